@@ -1,0 +1,64 @@
+import { LRUCache } from "lru-cache";
+import { getConfig } from "~/config.server";
+
+/**
+ * Short-lived caches for what every page needs and rarely changes: the
+ * identity record (disabled, refresh tokens revoked), the logged-out
+ * sessions list and the role. Their TTL is at most 30 s
+ * (AUTH_CACHE_TTL_SECONDS; DESIGN.md §1 Freshness, docs/decisions/002). Logout
+ * and role changes evict their entries on this instance at once; /admin/* and
+ * every action bypass the caches.
+ */
+export interface IdentityState {
+  uid: string;
+  email?: string;
+  emailVerified: boolean;
+  displayName?: string;
+  photoURL?: string;
+  disabled: boolean;
+  /** Sessions whose auth_time is before this (ms since epoch) are revoked. */
+  validSinceMs: number;
+}
+
+function makeCache<V extends object>() {
+  const ttl = getConfig().authCacheTtlMs;
+  return ttl > 0 ? new LRUCache<string, V>({ max: 10_000, ttl }) : undefined;
+}
+
+let identities: LRUCache<string, IdentityState> | undefined | null = null;
+let roles: LRUCache<string, { role: string }> | undefined | null = null;
+let revocations: LRUCache<string, { revoked: boolean }> | undefined | null = null;
+
+function identityCache() {
+  if (identities === null) identities = makeCache<IdentityState>();
+  return identities;
+}
+function roleCache() {
+  if (roles === null) roles = makeCache<{ role: string }>();
+  return roles;
+}
+function revocationCache() {
+  if (revocations === null) revocations = makeCache<{ revoked: boolean }>();
+  return revocations;
+}
+
+export const authCache = {
+  getIdentity: (uid: string) => identityCache()?.get(uid),
+  setIdentity: (state: IdentityState) => identityCache()?.set(state.uid, state),
+  getRole: (email: string) => roleCache()?.get(email)?.role,
+  setRole: (email: string, role: string) => roleCache()?.set(email, { role }),
+  forgetUser(uid: string, email?: string) {
+    identityCache()?.delete(uid);
+    if (email) roleCache()?.delete(email);
+  },
+  forgetRole: (email: string) => roleCache()?.delete(email),
+  /** Keyed by the session cookie's hash. */
+  getRevoked: (tokenHash: string) => revocationCache()?.get(tokenHash)?.revoked,
+  setRevoked: (tokenHash: string, revoked: boolean) => revocationCache()?.set(tokenHash, { revoked }),
+  /** For tests: start from empty caches with the current configuration. */
+  reset() {
+    identities = null;
+    roles = null;
+    revocations = null;
+  },
+};

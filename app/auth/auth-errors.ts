@@ -1,0 +1,54 @@
+/**
+ * Human messages for the identity service's error codes (seed §8). The user
+ * never sees a raw code; an unknown code gets a general message.
+ */
+const MESSAGES: Record<string, string> = {
+  "auth/email-already-in-use":
+    "An account with this email already exists. Sign in instead, or reset your password.",
+  "auth/wrong-password": "That email and password don't match. Check them and try again, or reset your password.",
+  "auth/invalid-credential":
+    "That email and password don't match. Check them and try again, or reset your password.",
+  "auth/invalid-login-credentials":
+    "That email and password don't match. Check them and try again, or reset your password.",
+  "auth/user-not-found": "There is no account with this email. Check the address, or create an account.",
+  "auth/too-many-requests":
+    "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password.",
+  "auth/user-disabled": "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
+  "auth/user-token-expired": "Your sign-in has expired. Please sign in again.",
+  "auth/network-request-failed":
+    "We couldn't reach the sign-in service. Check your connection and try again.",
+  "auth/requires-recent-login": "For your security, please sign in again to continue.",
+  "auth/invalid-email": "Enter a valid email address, like name@example.com.",
+  "auth/missing-email": "Enter your email address.",
+  "auth/missing-password": "Enter your password.",
+  "auth/weak-password": "Choose a stronger password (at least 6 characters).",
+  "auth/password-does-not-meet-requirements": "Choose a password that meets every requirement listed below it.",
+  "auth/popup-closed-by-user": "The Google sign-in window was closed before sign-in finished.",
+  "auth/cancelled-popup-request": "The Google sign-in window was closed before sign-in finished.",
+  "auth/popup-blocked": "Your browser blocked the sign-in window. Allow pop-ups for this site and try again.",
+  "auth/operation-not-allowed": "This way of signing in is not enabled for this site.",
+  "auth/account-exists-with-different-credential":
+    "An account already exists with this email using another sign-in method. Sign in that way instead.",
+  "auth/internal-error": "The sign-in service had a problem. Please try again.",
+};
+
+const GENERAL = "Sign-in didn't work. Please try again.";
+
+export function authErrorCode(error: unknown): string | undefined {
+  if (error && typeof error === "object" && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
+export function authErrorMessage(error: unknown): string {
+  const code = authErrorCode(error);
+  return (code && MESSAGES[code]) || GENERAL;
+}
+
+/** Errors that sign the current user out (seed §4, §8). */
+export function signsUserOut(error: unknown): boolean {
+  const code = authErrorCode(error);
+  return code === "auth/user-disabled" || code === "auth/user-token-expired";
+}

@@ -1,0 +1,320 @@
+import { json, redirect } from "@remix-run/node";
+import type { DecodedIdToken, UserRecord } from "firebase-admin/auth";
+import { getConfig } from "~/config.server";
+import { isSessionRevoked, revokeSession, sessionHash } from "~/data/revoked-sessions.server";
+import { readRole } from "~/data/roles.server";
+import { getDb } from "~/db/client.server";
+import {
+  BackendUnavailableError,
+  logBackendFault,
+  logBackendRecovered,
+  withDeadline,
+} from "~/deadline.server";
+import { adminAuth } from "~/firebase.server";
+import { authCache, type IdentityState } from "./auth-cache.server";
+import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./cookie.server";
+import { loginPath } from "./redirect";
+
+/**
+ * The one auth module: it owns the session cookie, verifies it with
+ * firebase-admin (revocation and disabled users included), resolves the role
+ * from users/{email}.stripeRole, and offers getSessionUser / requireUser /
+ * requireAdmin to loaders and actions. Nothing else touches the cookie.
+ */
+
+export interface SessionUser {
+  uid: string;
+  email: string | null;
+  displayName: string | null;
+  photoURL: string | null;
+  emailVerified: boolean;
+}
+
+export type SessionState =
+  | {
+      status: "signed-in";
+      user: SessionUser;
+      role: string;
+      isAdmin: boolean;
+      /** A backend could not be reached: the role fell back to "". */
+      degraded: boolean;
+      /** auth_time of the session, seconds since epoch. */
+      authTime: number;
+    }
+  | {
+      status: "signed-out";
+      /** The cookie was invalid (revoked, expired, malformed, disabled user): clear it. */
+      clearCookie: boolean;
+      /** A cookie was presented but could not be checked (backend fault): keep it. */
+      degraded: boolean;
+    };
+
+export type SignedIn = Extract<SessionState, { status: "signed-in" }>;
+
+const SIGNED_OUT: SessionState = { status: "signed-out", clearCookie: false, degraded: false };
+const INVALID: SessionState = { status: "signed-out", clearCookie: true, degraded: false };
+
+/** firebase-admin codes meaning "this cookie will never be good": sign out and clear it. */
+const INVALID_SESSION_CODES = new Set([
+  "auth/session-cookie-expired",
+  "auth/session-cookie-revoked",
+  "auth/argument-error",
+  "auth/invalid-argument",
+  "auth/user-disabled",
+  "auth/user-not-found",
+  "auth/id-token-expired",
+  "auth/invalid-session-cookie-duration",
+]);
+
+function errorCode(error: unknown): string | undefined {
+  if (error && typeof error === "object" && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}
+
+function isInvalidSession(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && INVALID_SESSION_CODES.has(code);
+}
+
+function deadline<T>(backend: string, work: Promise<T>): Promise<T> {
+  return withDeadline(backend, getConfig().backendTimeoutMs, work);
+}
+
+function identityFromRecord(record: UserRecord): IdentityState {
+  return {
+    uid: record.uid,
+    email: record.email,
+    emailVerified: record.emailVerified,
+    displayName: record.displayName,
+    photoURL: record.photoURL,
+    disabled: record.disabled,
+    validSinceMs: record.tokensValidAfterTime
+      ? new Date(record.tokensValidAfterTime).getTime()
+      : 0,
+  };
+}
+
+async function loadIdentity(uid: string, fresh: boolean): Promise<IdentityState> {
+  const cached = fresh ? undefined : authCache.getIdentity(uid);
+  if (cached) return cached;
+  const state = identityFromRecord(await deadline("identity", adminAuth().getUser(uid)));
+  logBackendRecovered("identity");
+  authCache.setIdentity(state);
+  return state;
+}
+
+async function loadRole(email: string, fresh: boolean): Promise<string> {
+  const cached = fresh ? undefined : authCache.getRole(email);
+  if (cached !== undefined) return cached;
+  const role = await deadline("firestore", readRole(email));
+  logBackendRecovered("firestore");
+  authCache.setRole(email, role);
+  return role;
+}
+
+async function loadRevoked(tokenHash: string, fresh: boolean): Promise<boolean> {
+  const cached = fresh ? undefined : authCache.getRevoked(tokenHash);
+  if (cached !== undefined) return cached;
+  const revoked = await deadline("postgres", getDb().then((db) => isSessionRevoked(db, tokenHash)));
+  logBackendRecovered("postgres");
+  authCache.setRevoked(tokenHash, revoked);
+  return revoked;
+}
+
+async function resolveSession(cookie: string, fresh: boolean): Promise<SessionState> {
+  let decoded: DecodedIdToken;
+  try {
+    // Signature and expiry only (local, keys cached); revocation is checked
+    // below together with the role, so a page costs one round trip, not two.
+    // The identity service's revocation has a granularity of one second, so
+    // logged-out sessions are also listed in PostgreSQL.
+    decoded = await deadline("identity", adminAuth().verifySessionCookie(cookie, false));
+  } catch (error) {
+    if (isInvalidSession(error)) return INVALID;
+    logBackendFault("identity", "verifying a session cookie", error);
+    return { status: "signed-out", clearCookie: false, degraded: true };
+  }
+
+  const email = decoded.email ?? null;
+  const [identity, role, revoked] = await Promise.allSettled([
+    loadIdentity(decoded.uid, fresh),
+    email ? loadRole(email, fresh) : Promise.resolve(""),
+    loadRevoked(sessionHash(cookie), fresh),
+  ]);
+  if (revoked.status === "fulfilled" && revoked.value) return INVALID;
+
+  const baseUser: SessionUser = {
+    uid: decoded.uid,
+    email,
+    displayName: (decoded.name as string | undefined) ?? null,
+    photoURL: decoded.picture ?? null,
+    emailVerified: decoded.email_verified ?? false,
+  };
+
+  if (identity.status === "rejected") {
+    if (isInvalidSession(identity.reason)) return INVALID;
+    // Cannot check revocation: keep the visitor and the cookie, but grant no role.
+    logBackendFault("identity", `loading user ${decoded.uid}`, identity.reason);
+    return { status: "signed-in", user: baseUser, role: "", isAdmin: false, degraded: true, authTime: decoded.auth_time };
+  }
+  if (revoked.status === "rejected") {
+    logBackendFault("postgres", "checking logged-out sessions", revoked.reason);
+  }
+  const record = identity.value;
+  if (record.disabled || decoded.auth_time * 1000 < record.validSinceMs) {
+    authCache.forgetUser(decoded.uid, email ?? undefined);
+    return INVALID;
+  }
+
+  const user: SessionUser = {
+    uid: record.uid,
+    email: record.email ?? email,
+    displayName: record.displayName ?? baseUser.displayName,
+    photoURL: record.photoURL ?? baseUser.photoURL,
+    emailVerified: record.emailVerified,
+  };
+  if (role.status === "rejected" || revoked.status === "rejected") {
+    if (role.status === "rejected") logBackendFault("firestore", `reading users/${email}`, role.reason);
+    return { status: "signed-in", user, role: "", isAdmin: false, degraded: true, authTime: decoded.auth_time };
+  }
+  return {
+    status: "signed-in",
+    user,
+    role: role.value,
+    // Roles are keyed by email: only a verified address may hold "admin",
+    // or whoever first signed up with an admin's address would be admin.
+    isAdmin: role.value === "admin" && user.emailVerified,
+    degraded: false,
+    authTime: decoded.auth_time,
+  };
+}
+
+/** Actions and /admin/* read fresh; other pages may use the short-lived caches. */
+function needsFreshState(request: Request): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return true;
+  return new URL(request.url).pathname.startsWith("/admin");
+}
+
+// The root loader and a route loader of one document request share one lookup.
+const perRequest = new WeakMap<Request, Promise<SessionState>>();
+
+export function getSessionUser(
+  request: Request,
+  { fresh = needsFreshState(request) }: { fresh?: boolean } = {},
+): Promise<SessionState> {
+  const memo = perRequest.get(request);
+  if (memo && !fresh) return memo;
+  const cookie = readSessionCookie(request);
+  const state = cookie ? resolveSession(cookie, fresh) : Promise.resolve(SIGNED_OUT);
+  perRequest.set(request, state);
+  return state;
+}
+
+/** Headers a response needs for this session state (clearing a dead cookie). */
+export function sessionHeaders(state: SessionState): HeadersInit {
+  return state.status === "signed-out" && state.clearCookie
+    ? { "Set-Cookie": clearSessionCookie() }
+    : {};
+}
+
+export async function requireUser(request: Request): Promise<SignedIn> {
+  const state = await getSessionUser(request);
+  if (state.status === "signed-in") return state;
+  if (state.degraded) {
+    throw json({ error: "Sign-in cannot be checked right now. Please try again shortly." }, { status: 503 });
+  }
+  throw redirect(loginPath(new URL(request.url)), { headers: sessionHeaders(state) });
+}
+
+export async function requireAdmin(request: Request): Promise<SignedIn> {
+  const state = await requireUser(request);
+  if (!state.isAdmin) {
+    // Fail closed: an admin whose role cannot be read right now is not let in.
+    if (state.degraded) {
+      throw json({ error: "The admin area is unavailable right now. Please try again shortly." }, { status: 503 });
+    }
+    throw json({ error: "This page is for admins only." }, { status: 403 });
+  }
+  return state;
+}
+
+// ---- creating and destroying sessions -------------------------------------
+
+const MAX_SIGN_IN_AGE_SECONDS = 5 * 60;
+
+export class SessionError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 503,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Verifies a fresh ID token (checking revocation) for sign-in. */
+export async function verifySignInToken(idToken: string): Promise<DecodedIdToken> {
+  let decoded: DecodedIdToken;
+  try {
+    decoded = await deadline("identity", adminAuth().verifyIdToken(idToken, true));
+  } catch (error) {
+    if (error instanceof BackendUnavailableError || !errorCode(error)?.startsWith("auth/")) {
+      logBackendFault("identity", "verifying an ID token", error);
+      throw new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
+    }
+    if (errorCode(error) === "auth/user-disabled") {
+      throw new SessionError(401, "This account has been disabled.");
+    }
+    throw new SessionError(401, "The sign-in token is invalid or expired. Please sign in again.");
+  }
+  if (Date.now() / 1000 - decoded.auth_time > MAX_SIGN_IN_AGE_SECONDS) {
+    throw new SessionError(401, "The sign-in is too old. Please sign in again.");
+  }
+  return decoded;
+}
+
+/** Exchanges a verified ID token for a Firebase session cookie; returns Set-Cookie. */
+export async function createSessionCookie(idToken: string, decoded: DecodedIdToken): Promise<string> {
+  const expiresIn = getConfig().sessionDays * 24 * 60 * 60 * 1000;
+  try {
+    const cookie = await deadline("identity", adminAuth().createSessionCookie(idToken, { expiresIn }));
+    // A new sign-in starts from fresh identity and role data.
+    authCache.forgetUser(decoded.uid, decoded.email);
+    return serializeSessionCookie(cookie);
+  } catch (error) {
+    logBackendFault("identity", "creating a session cookie", error);
+    throw new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
+  }
+}
+
+/**
+ * Ends the session: lists it as logged out in PostgreSQL and revokes the
+ * user's refresh tokens (so this cookie, and any copy of it, is refused on
+ * every instance), evicts the caches, and returns Set-Cookie.
+ */
+export async function destroySession(request: Request): Promise<string> {
+  const cookie = readSessionCookie(request);
+  if (!cookie) return clearSessionCookie();
+  let decoded: DecodedIdToken;
+  try {
+    decoded = await deadline("identity", adminAuth().verifySessionCookie(cookie, false));
+  } catch (error) {
+    // An invalid cookie has nothing to revoke; a fault must not keep the cookie.
+    if (!isInvalidSession(error)) logBackendFault("identity", "reading a session to end it", error);
+    return clearSessionCookie();
+  }
+  const tokenHash = sessionHash(cookie);
+  authCache.setRevoked(tokenHash, true);
+  authCache.forgetUser(decoded.uid, decoded.email);
+  const results = await Promise.allSettled([
+    deadline("postgres", getDb().then((db) => revokeSession(db, tokenHash, new Date(decoded.exp * 1000)))),
+    deadline("identity", adminAuth().revokeRefreshTokens(decoded.uid)),
+  ]);
+  for (const result of results) {
+    if (result.status === "rejected") logBackendFault("session", "ending a session", result.reason);
+  }
+  authCache.forgetUser(decoded.uid, decoded.email);
+  return clearSessionCookie();
+}

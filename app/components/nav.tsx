@@ -1,0 +1,72 @@
+import { Form, Link, NavLink, useLocation } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { useAuthPending } from "./auth-pending";
+
+export interface NavProps {
+  signedIn: boolean;
+  isAdmin: boolean;
+}
+
+/** The site navigation (seed §2; names in DESIGN.md §1), rendered on the server from the root loader. */
+export function SiteNav({ signedIn, isAdmin }: NavProps) {
+  const pending = useAuthPending();
+  const [open, setOpen] = useState(false);
+  const location = useLocation();
+  // Close the narrow-screen menu after a navigation.
+  useEffect(() => setOpen(false), [location.pathname]);
+
+  return (
+    <header className="site-header">
+      <nav aria-label="Main" className="site-nav">
+        <Link to="/" className="brand" prefetch="none">
+          Nuvara<sup>2</sup>
+        </Link>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={open}
+          aria-controls="nav-links"
+          onClick={() => setOpen((o) => !o)}
+        >
+          Menu
+        </button>
+        {pending ? (
+          <p className="nav-pending" role="status">
+            {pending === "signing-in" ? "Signing in…" : "Signing out…"}
+          </p>
+        ) : (
+          <ul id="nav-links" className={open ? "nav-links open" : "nav-links"}>
+            <li>
+              <NavLink to="/nuvara">Assistant</NavLink>
+            </li>
+            <li>
+              <NavLink to="/dashboard">Dashboard</NavLink>
+            </li>
+            <li>
+              <NavLink to="/tools">Tools</NavLink>
+            </li>
+            {isAdmin ? (
+              <li>
+                <NavLink to="/admin/messages">Admin</NavLink>
+              </li>
+            ) : null}
+            <li>
+              {signedIn ? (
+                <Form method="post" action="/api/auth/logout" className="logout-form">
+                  <button type="submit" className="link-button">
+                    Logout
+                  </button>
+                </Form>
+              ) : (
+                // No prefetch: /login's code (the Firebase SDK) loads only when opened.
+                <NavLink to="/login" prefetch="none">
+                  Login
+                </NavLink>
+              )}
+            </li>
+          </ul>
+        )}
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,67 @@
+import path from "node:path";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import { getConfig } from "~/config.server";
+import * as schema from "./schema";
+
+export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
+
+// Relative to the working directory: operators run remix-serve from the repo
+// root, as npm start and the tests do.
+const MIGRATIONS_DIR = path.resolve(process.env.MIGRATIONS_DIR ?? "app/db/migrations");
+
+// Any fixed number: serialises migrations when several instances start at once.
+const MIGRATION_LOCK = 74_210_001;
+
+export async function openDatabase(
+  connectionString: string,
+  { timeoutMs = 5_000, max = 10 }: { timeoutMs?: number; max?: number } = {},
+): Promise<Db> {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+  });
+  // An idle client that loses its server must not crash the process.
+  pool.on("error", (error) => console.error("[postgres] idle client error:", error.message));
+  const db = drizzle(pool, { schema }) as Db;
+  await applyMigrations(pool);
+  return db;
+}
+
+async function applyMigrations(pool: pg.Pool) {
+  const client = await pool.connect();
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_DIR });
+    } finally {
+      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+let ready: Promise<Db> | undefined;
+
+/** The app's database, migrated on first use. */
+export function getDb(): Promise<Db> {
+  if (!ready) {
+    const { databaseUrl, backendTimeoutMs } = getConfig();
+    if (!databaseUrl) {
+      return Promise.reject(
+        new Error("DATABASE_URL is not set (npm start sets it in local mode)."),
+      );
+    }
+    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000) }).catch(
+      (error) => {
+        ready = undefined; // try again on the next request
+        throw error;
+      },
+    );
+  }
+  return ready;
+}

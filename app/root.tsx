@@ -1,0 +1,70 @@
+import { json, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import type { ReactNode } from "react";
+import { getSessionUser, sessionHeaders } from "~/auth/session.server";
+import { AuthPendingProvider } from "~/components/auth-pending";
+import { AppErrorBoundary, errorTitle } from "~/components/error-boundary";
+import { SiteNav } from "~/components/nav";
+import { pageTitle } from "~/meta";
+import stylesheet from "~/styles/app.css";
+
+export const meta: MetaFunction = ({ error }) => pageTitle(error ? errorTitle(error) : undefined);
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+
+/** Verifies the session cookie and resolves the role: the nav is right in the first byte. */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const state = await getSessionUser(request);
+  const data =
+    state.status === "signed-in"
+      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded }
+      : { user: null, role: "", isAdmin: false, degraded: state.degraded };
+  return json(data, { headers: sessionHeaders(state) });
+}
+
+export type RootData = ReturnType<typeof useRootData>;
+
+export function useRootData() {
+  return useRouteLoaderData<typeof loader>("root");
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const data = useRootData();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        <AuthPendingProvider>
+          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} />
+          {data?.degraded ? (
+            <p className="banner" role="status">
+              Some services are not answering right now; a few features may be unavailable.
+            </p>
+          ) : null}
+          <main id="main">{children}</main>
+        </AuthPendingProvider>
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export const ErrorBoundary = AppErrorBoundary;

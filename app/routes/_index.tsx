@@ -1,0 +1,68 @@
+import type { MetaFunction } from "@remix-run/node";
+import { Link } from "@remix-run/react";
+import { useRootData } from "~/root";
+import { pageTitle } from "~/meta";
+
+export const meta: MetaFunction = () => [
+  ...pageTitle(),
+  { name: "description", content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, signed in with Firebase." },
+];
+
+export default function Home() {
+  const data = useRootData();
+  const user = data?.user;
+  const name = user?.displayName || user?.email;
+  return (
+    <div className="page home">
+      <section className="hero" aria-labelledby="hero-title">
+        <h1 id="hero-title">
+          Nuvara<sup>2</sup>
+        </h1>
+        <p className="lead">
+          Your own AI assistant: ask questions, draft and improve writing, explain code and work through
+          problems — on models you choose, on a server you control.
+        </p>
+        {user ? (
+          <>
+            <p>Welcome back{name ? `, ${name}` : ""}.</p>
+            <p className="actions">
+              <Link className="button primary" to="/nuvara">
+                Open the assistant
+              </Link>
+              <Link className="button" to="/dashboard">
+                Your dashboard
+              </Link>
+            </p>
+          </>
+        ) : (
+          <p className="actions">
+            <Link className="button primary" to="/login" prefetch="none">
+              Sign in
+            </Link>
+            <Link className="button" to="/login?mode=signup" prefetch="none">
+              Create an account
+            </Link>
+          </p>
+        )}
+      </section>
+      <section className="features" aria-label="What Nuvara² does">
+        <article>
+          <h2>Assistant</h2>
+          <p>Chat with streaming replies, keep your conversations, and pick the model that fits the task.</p>
+        </article>
+        <article>
+          <h2>Tools</h2>
+          <p>Ready-made prompts for summarising, translating and explaining code, plus a calculator and converters the assistant can use.</p>
+        </article>
+        <article>
+          <h2>Dashboard</h2>
+          <p>Your usage, your plan and your account in one place.</p>
+        </article>
+        <article>
+          <h2>Private by design</h2>
+          <p>Sessions live on the server in an HttpOnly cookie; your conversations are stored in your own database.</p>
+        </article>
+      </section>
+    </div>
+  );
+}

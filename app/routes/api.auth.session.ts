@@ -1,0 +1,91 @@
+import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import { safeRedirect } from "~/auth/redirect";
+import { clientAddress, isSameOrigin } from "~/auth/request.server";
+import { createSessionCookie, SessionError, verifySignInToken } from "~/auth/session.server";
+import { getConfig } from "~/config.server";
+import { hitRateLimit } from "~/data/rate-limits.server";
+import { getDb } from "~/db/client.server";
+import { logBackendFault } from "~/deadline.server";
+
+/** POST /api/auth/session: a fresh Firebase ID token in, the `__session` cookie out. */
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+const bodySchema = z.object({
+  idToken: z.string({ error: "idToken is required." }).min(1, "idToken is required.").max(8192, "idToken is too long."),
+  redirectTo: z.string().optional(),
+});
+
+function problem(status: number, error: string, headers?: HeadersInit) {
+  return json({ error }, { status, headers: { "Cache-Control": "no-store", ...headers } });
+}
+
+async function readBody(request: Request): Promise<{ isJson: boolean; body: unknown }> {
+  const isJson = (request.headers.get("Content-Type") ?? "").includes("application/json");
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw problem(413, "The request is too large.");
+  if (isJson) {
+    try {
+      return { isJson, body: JSON.parse(text) };
+    } catch {
+      throw problem(400, "The request body is not valid JSON.");
+    }
+  }
+  return { isJson, body: Object.fromEntries(new URLSearchParams(text)) };
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  if (request.method !== "POST") return problem(405, "Use POST.", { Allow: "POST" });
+  if (!isSameOrigin(request)) return problem(403, "Cross-origin sign-in requests are refused.");
+  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_BODY_BYTES) {
+    return problem(413, "The request is too large.");
+  }
+
+  const { isJson, body } = await readBody(request);
+  const parsed = bodySchema.safeParse(body);
+  if (!parsed.success) return problem(400, parsed.error.issues[0]?.message ?? "Bad request.");
+  const { idToken, redirectTo } = parsed.data;
+
+  let setCookie: string;
+  try {
+    const decoded = await verifySignInToken(idToken);
+    const limited = await checkRateLimits(request, decoded.uid);
+    if (limited) return limited;
+    setCookie = await createSessionCookie(idToken, decoded);
+  } catch (error) {
+    if (error instanceof SessionError) return problem(error.status, error.message);
+    throw error;
+  }
+
+  const headers = { "Set-Cookie": setCookie, "Cache-Control": "no-store" };
+  if (isJson) return new Response(null, { status: 204, headers });
+  return redirect(safeRedirect(redirectTo), { status: 303, headers });
+}
+
+export function loader() {
+  return problem(405, "Use POST.", { Allow: "POST" });
+}
+
+/** Per account, and per client address where the proxy tells it; counts in PostgreSQL. */
+async function checkRateLimits(request: Request, uid: string): Promise<Response | undefined> {
+  const limit = getConfig().sessionRateLimitPerMinute;
+  const keys = [`session:uid:${uid}`];
+  const address = clientAddress(request);
+  if (address) keys.push(`session:ip:${address}`);
+  try {
+    const db = await getDb();
+    for (const key of keys) {
+      const result = await hitRateLimit(db, key, limit, 60);
+      if (!result.allowed) {
+        return problem(429, "Too many sign-in attempts. Please wait a minute and try again.", {
+          "Retry-After": String(result.retryAfterSeconds),
+        });
+      }
+    }
+  } catch (error) {
+    logBackendFault("postgres", "counting sign-in attempts", error);
+    return problem(503, "Sign-in is unavailable right now. Please try again shortly.");
+  }
+  return undefined;
+}

@@ -1,0 +1,222 @@
+import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
+import { useEffect, useState, type FormEvent } from "react";
+import { authErrorMessage, signsUserOut } from "~/auth/auth-errors";
+import {
+  checkPassword,
+  clientAuth,
+  clientSignOut,
+  sendReset,
+  signInForIdToken,
+  type PasswordCheck,
+  type SignInMethod,
+} from "~/auth/firebase-client";
+import { safeRedirect } from "~/auth/redirect";
+import { getSessionUser, sessionHeaders } from "~/auth/session.server";
+import { useSetAuthPending } from "~/components/auth-pending";
+import { getConfig } from "~/config.server";
+import { pageTitle } from "~/meta";
+
+export const meta: MetaFunction = () => pageTitle("Sign in");
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const url = new URL(request.url);
+  const redirectTo = safeRedirect(url.searchParams.get("redirectTo"));
+  const state = await getSessionUser(request);
+  // A signed-in visitor has nothing to do here.
+  if (state.status === "signed-in") throw redirect(redirectTo);
+  const config = getConfig();
+  return json(
+    { firebase: config.publicFirebase, redirectTo, localMode: config.mode === "local" },
+    { headers: sessionHeaders(state) },
+  );
+}
+
+type Mode = "signin" | "signup" | "reset";
+
+const TITLES: Record<Mode, string> = {
+  signin: "Sign in",
+  signup: "Create your account",
+  reset: "Reset your password",
+};
+
+export default function Login() {
+  const { firebase, redirectTo, localMode } = useLoaderData<typeof loader>();
+  const [searchParams] = useSearchParams();
+  const initialMode = searchParams.get("mode");
+  const [mode, setMode] = useState<Mode>(initialMode === "signup" || initialMode === "reset" ? initialMode : "signin");
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [checks, setChecks] = useState<PasswordCheck[]>([]);
+  const setPending = useSetAuthPending();
+
+  // The password policy, shown as the user types a new password.
+  useEffect(() => {
+    if (mode !== "signup") return;
+    let current = true;
+    clientAuth(firebase)
+      .then((auth) => checkPassword(auth, password))
+      .then((result) => current && setChecks(result));
+    return () => {
+      current = false;
+    };
+  }, [mode, password, firebase]);
+
+  async function finishSignIn(method: SignInMethod) {
+    const auth = await clientAuth(firebase);
+    try {
+      const idToken = await signInForIdToken(auth, method);
+      setPending("signing-in");
+      const response = await fetch("/api/auth/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ idToken }),
+      });
+      await clientSignOut(auth);
+      if (!response.ok) {
+        const body = (await response.json().catch(() => null)) as { error?: string } | null;
+        setPending(null);
+        setError(body?.error ?? "Sign-in didn't work. Please try again.");
+        return;
+      }
+      // A full page load: every page, nav included, is rendered from the new session.
+      window.location.assign(redirectTo);
+    } catch (caught) {
+      setPending(null);
+      if (signsUserOut(caught)) {
+        await clientSignOut(auth);
+        await fetch("/api/auth/logout", { method: "POST" }).catch(() => undefined);
+      }
+      setError(authErrorMessage(caught));
+    }
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setError(null);
+    setNotice(null);
+    setBusy(true);
+    try {
+      if (mode === "reset") {
+        const auth = await clientAuth(firebase);
+        try {
+          await sendReset(auth, email.trim());
+          setNotice(
+            `If an account exists for ${email.trim()}, we've sent it a link to reset the password.` +
+              (localMode ? " In local mode the Auth emulator prints the link in its log." : ""),
+          );
+        } catch (caught) {
+          setError(authErrorMessage(caught));
+        }
+        return;
+      }
+      if (mode === "signup" && checks.some((check) => !check.met)) {
+        setError("Choose a password that meets every requirement listed below it.");
+        return;
+      }
+      await finishSignIn({ kind: mode === "signup" ? "signup" : "password", email: email.trim(), password });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function onGoogle() {
+    setError(null);
+    setNotice(null);
+    setBusy(true);
+    try {
+      await finishSignIn({ kind: "google" });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function switchMode(next: Mode) {
+    setMode(next);
+    setError(null);
+    setNotice(null);
+  }
+
+  return (
+    <div className="page auth-page">
+      <h1>{TITLES[mode]}</h1>
+      <form className="auth-form" onSubmit={onSubmit} noValidate aria-describedby={error ? "auth-error" : undefined}>
+        <label htmlFor="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+        />
+        {mode !== "reset" ? (
+          <>
+            <label htmlFor="password">Password</label>
+            <input
+              id="password"
+              name="password"
+              type="password"
+              autoComplete={mode === "signup" ? "new-password" : "current-password"}
+              required
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+              aria-describedby={mode === "signup" ? "password-rules" : undefined}
+            />
+          </>
+        ) : null}
+        {mode === "signup" ? (
+          <ul id="password-rules" className="password-rules" aria-label="Password requirements">
+            {checks.map((check) => (
+              <li key={check.label} className={check.met ? "met" : "unmet"}>
+                <span aria-hidden="true">{check.met ? "✓" : "•"}</span> {check.label}
+                <span className="visually-hidden">{check.met ? " (met)" : " (not met yet)"}</span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {error ? (
+          <p id="auth-error" className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        {notice ? (
+          <p className="form-notice" role="status">
+            {notice}
+          </p>
+        ) : null}
+        <button type="submit" className="button primary" disabled={busy}>
+          {mode === "signin" ? "Sign in" : mode === "signup" ? "Create account" : "Send reset link"}
+        </button>
+      </form>
+      {mode !== "reset" ? (
+        <button type="button" className="button google" onClick={onGoogle} disabled={busy}>
+          Continue with Google
+        </button>
+      ) : null}
+      <p className="auth-switch">
+        {mode !== "signin" ? (
+          <button type="button" className="link-button" onClick={() => switchMode("signin")}>
+            Have an account? Sign in
+          </button>
+        ) : (
+          <button type="button" className="link-button" onClick={() => switchMode("signup")}>
+            New here? Create an account
+          </button>
+        )}
+        {mode !== "reset" ? (
+          <button type="button" className="link-button" onClick={() => switchMode("reset")}>
+            Forgot your password?
+          </button>
+        ) : null}
+      </p>
+      <p className="fine-print">
+        <Link to="/">Back to the home page</Link>
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { ConfigError, parseConfig } from "../app/config.server";
+import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
+import { DEMO_ACCOUNTS } from "./local/seed";
+import { resetDataDir, startLocalStack } from "./local/stack";
+
+/**
+ * `npm start`. With a real Firebase project configured it is remix-serve
+ * alone. Otherwise (local mode) it first starts the Auth emulator, a
+ * Firestore emulator and embedded PostgreSQL on this machine, seeds the demo
+ * accounts, and prints them. Ctrl-C stops everything it started.
+ *
+ *   npm start                 local mode, data kept in .local/
+ *   npm start -- --fresh      local mode, starting from empty data
+ */
+if (fs.existsSync(".env")) process.loadEnvFile(".env");
+
+const fresh = process.argv.includes("--fresh") || process.env.FRESH === "1";
+const port = process.env.PORT ?? "3000";
+
+let config;
+try {
+  config = parseConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+buildIfStale();
+
+const serveArgs = [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD];
+
+function serve(env: NodeJS.ProcessEnv) {
+  return spawn(process.execPath, serveArgs, {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...env, NODE_ENV: "production", PORT: port },
+  });
+}
+
+if (config.mode === "real") {
+  const child = serve(process.env);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code) => process.exit(code ?? 0));
+} else {
+  const dataDir = path.resolve(process.env.LOCAL_DATA_DIR ?? `.local/${config.projectId}-${port}`);
+  if (fresh) resetDataDir(dataDir);
+  console.log(`Local mode: starting the Firebase emulators and embedded PostgreSQL (data in ${path.relative(".", dataDir)})…`);
+  const stack = await startLocalStack({
+    projectId: config.projectId,
+    authHost: config.authEmulatorHost!,
+    firestoreHost: config.firestoreEmulatorHost!,
+    databaseUrl: config.databaseUrl,
+    dataDir,
+    workDir: path.join(dataDir, "run"),
+  });
+  await stack.admin.close();
+
+  const child = serve({ ...process.env, ...stack.env });
+  let stopping = false;
+  async function shutdown(code: number) {
+    if (stopping) return;
+    stopping = true;
+    child.kill("SIGTERM");
+    await stack.stop();
+    process.exit(code);
+  }
+  process.on("SIGINT", () => void shutdown(0));
+  process.on("SIGTERM", () => void shutdown(0));
+  child.on("exit", (code) => void shutdown(code ?? 0));
+
+  const url = `http://localhost:${port}`;
+  console.log(
+    [
+      "",
+      `Nuvara² is starting on ${url} (local mode, project ${config.projectId})`,
+      `  Auth emulator      ${stack.env.FIREBASE_AUTH_EMULATOR_HOST}  (verification and reset links appear in ${path.relative(".", stack.authLogPath)})`,
+      `  Firestore emulator ${stack.env.FIRESTORE_EMULATOR_HOST}`,
+      `  PostgreSQL         ${config.databaseUrl ? "DATABASE_URL" : "embedded PGlite"}`,
+      "",
+      "Demo accounts:",
+      ...DEMO_ACCOUNTS.map((a) => `  ${a.role === "admin" ? "admin" : "user "}  ${a.email}  password: ${a.password}`),
+      "",
+      "Press Ctrl-C to stop.",
+      "",
+    ].join("\n"),
+  );
+}
