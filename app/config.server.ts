@@ -130,7 +130,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
-      authDomain: e.FIREBASE_AUTH_DOMAIN,
+      // The popup flow needs an auth domain; the emulator serves its own handler.
+      authDomain: e.FIREBASE_AUTH_DOMAIN ?? (mode === "local" ? `${projectId}.firebaseapp.com` : undefined),
       projectId,
       appId: e.FIREBASE_APP_ID,
       authEmulatorUrl: authEmulatorHost ? `http://${authEmulatorHost}` : undefined,

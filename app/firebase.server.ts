@@ -1,4 +1,4 @@
-import { cert, getApps, initializeApp, type App } from "firebase-admin/app";
+import { cert, initializeApp, type App } from "firebase-admin/app";
 import { getAuth, type Auth } from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { getConfig } from "./config.server";
@@ -16,17 +16,17 @@ function adminApp(): App {
   // Without a credential the Google libraries probe a cloud metadata server
   // that does not exist here; the emulators need no credential.
   if (config.mode === "local") process.env.METADATA_SERVER_DETECTION ??= "none";
-  app =
-    getApps().find((a) => a.name === "nuvara") ??
-    initializeApp(
+  // A name of its own per module instance: tests load this module afresh per
+  // file, with other emulator addresses.
+  app = initializeApp(
       {
         projectId: config.projectId,
         ...(config.serviceAccount
           ? { credential: cert(config.serviceAccount as Parameters<typeof cert>[0]) }
           : {}),
       },
-      "nuvara",
-    );
+    `nuvara-${process.pid}-${Date.now()}`,
+  );
   return app;
 }
 

@@ -17,7 +17,10 @@ import stylesheet from "~/styles/app.css";
 
 export const meta: MetaFunction = ({ error }) => pageTitle(error ? errorTitle(error) : undefined);
 
-export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+export const links: LinksFunction = () => [
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  { rel: "stylesheet", href: stylesheet },
+];
 
 /** Verifies the session cookie and resolves the role: the nav is right in the first byte. */
 export async function loader({ request }: LoaderFunctionArgs) {

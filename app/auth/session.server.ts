@@ -12,6 +12,7 @@ import {
 } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { authCache, type IdentityState } from "./auth-cache.server";
+import { verifyEmulatorSessionCookie } from "./emulator-token.server";
 import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./cookie.server";
 import { loginPath } from "./redirect";
 
@@ -83,6 +84,15 @@ function deadline<T>(backend: string, work: Promise<T>): Promise<T> {
   return withDeadline(backend, getConfig().backendTimeoutMs, work);
 }
 
+/** Signature and expiry (no revocation): local, with no round trip. */
+function verifyCookie(cookie: string): Promise<DecodedIdToken> {
+  const config = getConfig();
+  if (config.authEmulatorHost) {
+    return Promise.resolve().then(() => verifyEmulatorSessionCookie(cookie, config.projectId));
+  }
+  return deadline("identity", adminAuth().verifySessionCookie(cookie, false));
+}
+
 function identityFromRecord(record: UserRecord): IdentityState {
   return {
     uid: record.uid,
@@ -131,7 +141,7 @@ async function resolveSession(cookie: string, fresh: boolean): Promise<SessionSt
     // below together with the role, so a page costs one round trip, not two.
     // The identity service's revocation has a granularity of one second, so
     // logged-out sessions are also listed in PostgreSQL.
-    decoded = await deadline("identity", adminAuth().verifySessionCookie(cookie, false));
+    decoded = await verifyCookie(cookie);
   } catch (error) {
     if (isInvalidSession(error)) return INVALID;
     logBackendFault("identity", "verifying a session cookie", error);
@@ -254,23 +264,33 @@ export class SessionError extends Error {
   }
 }
 
-/** Verifies a fresh ID token (checking revocation) for sign-in. */
+/** Verifies a fresh ID token for sign-in: signature, age, then the account's state. */
 export async function verifySignInToken(idToken: string): Promise<DecodedIdToken> {
+  const unavailable = (error: unknown) => {
+    logBackendFault("identity", "verifying a sign-in", error);
+    return new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
+  };
   let decoded: DecodedIdToken;
   try {
-    decoded = await deadline("identity", adminAuth().verifyIdToken(idToken, true));
+    decoded = await deadline("identity", adminAuth().verifyIdToken(idToken, false));
   } catch (error) {
-    if (error instanceof BackendUnavailableError || !errorCode(error)?.startsWith("auth/")) {
-      logBackendFault("identity", "verifying an ID token", error);
-      throw new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
-    }
-    if (errorCode(error) === "auth/user-disabled") {
-      throw new SessionError(401, "This account has been disabled.");
-    }
+    if (error instanceof BackendUnavailableError || !errorCode(error)?.startsWith("auth/")) throw unavailable(error);
     throw new SessionError(401, "The sign-in token is invalid or expired. Please sign in again.");
   }
+  // Only a recent sign-in may become a long session (Firebase's guidance).
   if (Date.now() / 1000 - decoded.auth_time > MAX_SIGN_IN_AGE_SECONDS) {
     throw new SessionError(401, "The sign-in is too old. Please sign in again.");
+  }
+  let identity: IdentityState;
+  try {
+    identity = await loadIdentity(decoded.uid, true);
+  } catch (error) {
+    if (isInvalidSession(error)) throw new SessionError(401, "This account no longer exists.");
+    throw unavailable(error);
+  }
+  if (identity.disabled) throw new SessionError(401, "This account has been disabled.");
+  if (decoded.auth_time * 1000 < identity.validSinceMs) {
+    throw new SessionError(401, "This sign-in has been revoked. Please sign in again.");
   }
   return decoded;
 }
@@ -299,7 +319,7 @@ export async function destroySession(request: Request): Promise<string> {
   if (!cookie) return clearSessionCookie();
   let decoded: DecodedIdToken;
   try {
-    decoded = await deadline("identity", adminAuth().verifySessionCookie(cookie, false));
+    decoded = await verifyCookie(cookie);
   } catch (error) {
     // An invalid cookie has nothing to revoke; a fault must not keep the cookie.
     if (!isInvalidSession(error)) logBackendFault("identity", "reading a session to end it", error);

@@ -3,6 +3,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { getConfig } from "~/config.server";
+import { logBackendFault } from "~/deadline.server";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
@@ -25,7 +26,7 @@ export async function openDatabase(
     query_timeout: timeoutMs,
   });
   // An idle client that loses its server must not crash the process.
-  pool.on("error", (error) => console.error("[postgres] idle client error:", error.message));
+  pool.on("error", (error) => logBackendFault("postgres", "an idle connection was lost", error));
   const db = drizzle(pool, { schema }) as Db;
   await applyMigrations(pool);
   return db;

@@ -21,18 +21,18 @@ function problem(status: number, error: string, headers?: HeadersInit) {
   return json({ error }, { status, headers: { "Cache-Control": "no-store", ...headers } });
 }
 
-async function readBody(request: Request): Promise<{ isJson: boolean; body: unknown }> {
+async function readBody(
+  request: Request,
+): Promise<{ isJson: boolean; body: unknown; refusal?: undefined } | { refusal: Response }> {
   const isJson = (request.headers.get("Content-Type") ?? "").includes("application/json");
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw problem(413, "The request is too large.");
-  if (isJson) {
-    try {
-      return { isJson, body: JSON.parse(text) };
-    } catch {
-      throw problem(400, "The request body is not valid JSON.");
-    }
+  if (text.length > MAX_BODY_BYTES) return { refusal: problem(413, "The request is too large.") };
+  if (!isJson) return { isJson, body: Object.fromEntries(new URLSearchParams(text)) };
+  try {
+    return { isJson, body: JSON.parse(text) };
+  } catch {
+    return { refusal: problem(400, "The request body is not valid JSON.") };
   }
-  return { isJson, body: Object.fromEntries(new URLSearchParams(text)) };
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -42,7 +42,9 @@ export async function action({ request }: ActionFunctionArgs) {
     return problem(413, "The request is too large.");
   }
 
-  const { isJson, body } = await readBody(request);
+  const read = await readBody(request);
+  if (read.refusal) return read.refusal;
+  const { isJson, body } = read;
   const parsed = bodySchema.safeParse(body);
   if (!parsed.success) return problem(400, parsed.error.issues[0]?.message ?? "Bad request.");
   const { idToken, redirectTo } = parsed.data;

@@ -53,6 +53,11 @@ export default function Login() {
   const [checks, setChecks] = useState<PasswordCheck[]>([]);
   const setPending = useSetAuthPending();
 
+  // Ready before the first click: a popup must open within the click's user activation.
+  useEffect(() => {
+    void clientAuth(firebase);
+  }, [firebase]);
+
   // The password policy, shown as the user types a new password.
   useEffect(() => {
     if (mode !== "signup") return;

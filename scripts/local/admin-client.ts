@@ -11,10 +11,11 @@ export function emulatorAdmin(projectId: string, authHost: string, firestoreHost
   process.env.FIRESTORE_EMULATOR_HOST = firestoreHost;
   process.env.METADATA_SERVER_DETECTION ??= "none";
   const app: App = initializeApp({ projectId }, `script-${Math.random().toString(36).slice(2)}`);
+  let closed: Promise<void> | undefined;
   return {
     auth: getAuth(app),
     firestore: getFirestore(app),
-    close: () => deleteApp(app),
+    close: () => (closed ??= deleteApp(app)),
   };
 }
 

@@ -1,0 +1,68 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+import { freePort } from "./scripts/local/ports";
+
+/**
+ * Browser tests against the built app in local mode, started exactly as a
+ * user does (`npm start -- --fresh`), on free ports and a scratch data folder.
+ * The ports are chosen once, in the runner, and reach the workers through
+ * the environment.
+ */
+process.env.E2E_PORT ??= String(await freePort());
+process.env.E2E_AUTH_HOST ??= `127.0.0.1:${await freePort()}`;
+process.env.E2E_FIRESTORE_HOST ??= `127.0.0.1:${await freePort()}`;
+process.env.E2E_PROJECT_ID ??= "demo-nuvara-e2e";
+process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-e2e-"));
+
+const baseURL = `http://localhost:${process.env.E2E_PORT}`;
+const systemChromium = "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  timeout: 30_000,
+  expect: { timeout: 7_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME
+    ? [["list"], ["json", { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME }]]
+    : [["list"]],
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    launchOptions: {
+      // Debian's Chromium where it exists (Playwright cannot download its own here).
+      executablePath: fs.existsSync(systemChromium) ? systemChromium : undefined,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  webServer: {
+    command: "node node_modules/tsx/dist/cli.mjs scripts/start.ts --fresh",
+    url: `${baseURL}/healthz`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: process.env.E2E_PORT,
+      FIREBASE_PROJECT_ID: process.env.E2E_PROJECT_ID,
+      FIREBASE_AUTH_EMULATOR_HOST: process.env.E2E_AUTH_HOST,
+      FIRESTORE_EMULATOR_HOST: process.env.E2E_FIRESTORE_HOST,
+      LOCAL_DATA_DIR: process.env.E2E_DATA_DIR,
+      // Pages may cache role and revocation for up to 30 s in production;
+      // the tests use 1 s so that freshness is observable quickly.
+      AUTH_CACHE_TTL_SECONDS: "1",
+      DATABASE_URL: "",
+    },
+  },
+});

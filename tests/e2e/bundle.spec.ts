@@ -1,0 +1,33 @@
+import { expect, test } from "./fixtures";
+
+/** Firebase client code is loaded by /login only (DESIGN.md §2). */
+const FIREBASE_MARKERS = ["identitytoolkit.googleapis.com", "@firebase/auth", "securetoken.googleapis.com"];
+
+async function scriptsOf(page: import("@playwright/test").Page, path: string) {
+  const bodies: Array<{ url: string; body: string }> = [];
+  page.on("response", async (response) => {
+    if (response.request().resourceType() === "script") {
+      bodies.push({ url: response.url(), body: await response.text().catch(() => "") });
+    }
+  });
+  await page.goto(path);
+  await page.waitForLoadState("networkidle");
+  return bodies;
+}
+
+test("/ requests no Firebase client code", async ({ page }) => {
+  const scripts = await scriptsOf(page, "/");
+  expect(scripts.length).toBeGreaterThan(0);
+  for (const { url, body } of scripts) {
+    for (const marker of FIREBASE_MARKERS) expect(body, `${url} contains ${marker}`).not.toContain(marker);
+  }
+  // Hovering the Login link does not prefetch the login route's code either.
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Login" }).hover();
+  await page.waitForTimeout(300);
+  for (const { body } of scripts) expect(body).not.toContain("identitytoolkit.googleapis.com");
+});
+
+test("/login loads the Firebase auth code", async ({ page }) => {
+  const scripts = await scriptsOf(page, "/login");
+  expect(scripts.some(({ body }) => body.includes("identitytoolkit.googleapis.com"))).toBe(true);
+});

@@ -1,0 +1,47 @@
+import { test as base, expect, type Page } from "@playwright/test";
+import { emulatorAdmin, type EmulatorAdmin } from "../../scripts/local/admin-client";
+import { createAccount, idTokenFor, type TestAccount } from "../support/identity";
+
+/**
+ * Browser-test fixtures. Tests log in by minting a real session (emulator ID
+ * token → the app's own session endpoint), except the tests of the login UI.
+ */
+export const env = {
+  projectId: process.env.E2E_PROJECT_ID!,
+  authHost: process.env.E2E_AUTH_HOST!,
+  firestoreHost: process.env.E2E_FIRESTORE_HOST!,
+  baseURL: `http://localhost:${process.env.E2E_PORT}`,
+};
+
+export async function signIn(page: Page, account: Pick<TestAccount, "email" | "password">) {
+  const idToken = await idTokenFor(env.authHost, account);
+  const response = await page.request.post("/api/auth/session", {
+    data: { idToken },
+    headers: { Origin: env.baseURL },
+  });
+  expect(response.status()).toBe(204);
+}
+
+export const test = base.extend<
+  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount> },
+  { firebase: EmulatorAdmin }
+>({
+  firebase: [
+    async ({}, use) => {
+      const admin = emulatorAdmin(env.projectId, env.authHost, env.firestoreHost);
+      await use(admin);
+      await admin.close();
+    },
+    { scope: "worker" },
+  ],
+  newAccount: async ({ firebase }, use) => {
+    await use((options) => createAccount(firebase, options));
+  },
+});
+
+export { expect };
+
+/** The site navigation landmark. */
+export function mainNav(page: Page) {
+  return page.getByRole("navigation", { name: "Main" });
+}

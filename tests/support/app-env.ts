@@ -1,0 +1,45 @@
+import { createAccount, idTokenFor, testAdmin, type TestAccount } from "./identity";
+
+/**
+ * For integration tests that call the app's loaders and actions in-process
+ * against the emulators started by global-setup.ts.
+ */
+export const APP_ORIGIN = "http://app.test";
+
+export function admin() {
+  return testAdmin({
+    projectId: process.env.FIREBASE_PROJECT_ID!,
+    authHost: process.env.FIREBASE_AUTH_EMULATOR_HOST!,
+    firestoreHost: process.env.FIRESTORE_EMULATOR_HOST!,
+  });
+}
+
+export function appRequest(pathname: string, init: RequestInit & { cookie?: string } = {}) {
+  const headers = new Headers(init.headers);
+  headers.set("Host", new URL(APP_ORIGIN).host);
+  if (init.cookie) headers.set("Cookie", init.cookie);
+  return new Request(new URL(pathname, APP_ORIGIN), { ...init, headers });
+}
+
+export async function freshIdToken(account: TestAccount) {
+  return idTokenFor(process.env.TEST_AUTH_EMULATOR_DIRECT!, account);
+}
+
+/** Mints a real session through the app's own session endpoint; returns the Cookie header value. */
+export async function sessionCookieFor(account: TestAccount): Promise<string> {
+  const { action } = await import("~/routes/api.auth.session");
+  const response = await action({
+    request: appRequest("/api/auth/session", {
+      method: "POST",
+      headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+      body: JSON.stringify({ idToken: await freshIdToken(account) }),
+    }),
+    params: {},
+    context: {},
+  });
+  const setCookie = response.headers.get("Set-Cookie");
+  if (response.status !== 204 || !setCookie) throw new Error(`Session not created: ${response.status}`);
+  return setCookie.split(";")[0];
+}
+
+export { createAccount };

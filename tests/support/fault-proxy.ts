@@ -1,0 +1,62 @@
+import net from "node:net";
+
+/**
+ * A TCP proxy on loopback in front of a backend, for fault and latency
+ * tests: "pass" forwards (optionally after `latencyMs` per chunk), "refuse"
+ * drops every connection as if the backend had stopped, "stall" accepts
+ * connections and never answers.
+ */
+export type FaultMode = "pass" | "refuse" | "stall";
+
+export interface FaultProxy {
+  hostPort: string;
+  mode: FaultMode;
+  latencyMs: number;
+  setMode(mode: FaultMode): void;
+  close(): Promise<void>;
+}
+
+export async function startFaultProxy(target: string, { latencyMs = 0 } = {}): Promise<FaultProxy> {
+  const [targetHost, targetPort] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
+  const open = new Set<net.Socket>();
+  const delay = (fn: () => void) => (proxy.latencyMs > 0 ? setTimeout(fn, proxy.latencyMs) : fn());
+
+  const server = net.createServer((client) => {
+    open.add(client);
+    client.on("close", () => open.delete(client));
+    client.on("error", () => undefined);
+    if (proxy.mode === "refuse") {
+      client.destroy();
+      return;
+    }
+    if (proxy.mode === "stall") return; // hold it open, never answer
+    const upstream = net.connect(targetPort, targetHost);
+    open.add(upstream);
+    upstream.on("close", () => (open.delete(upstream), client.destroy()));
+    upstream.on("error", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+    client.on("data", (chunk) => delay(() => upstream.write(chunk)));
+    upstream.on("data", (chunk) => delay(() => client.write(chunk)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+
+  const proxy: FaultProxy = {
+    hostPort: `127.0.0.1:${port}`,
+    mode: "pass",
+    latencyMs,
+    setMode(mode) {
+      proxy.mode = mode;
+      // Existing connections go too: a stopped or stalled backend affects
+      // calls on kept-alive connections as well as new ones, and a healed one
+      // must not leave clients waiting on a stalled connection.
+      for (const socket of open) socket.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return proxy;
+}

@@ -1,0 +1,16 @@
+import path from "node:path";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { alias: { "~": path.resolve("app") } },
+  test: {
+    include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
+    environment: "node",
+    globalSetup: ["tests/support/global-setup.ts"],
+    // Integration tests share one set of emulators and put them in fault
+    // modes in turn: files run one at a time.
+    fileParallelism: false,
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+  },
+});
