@@ -119,7 +119,8 @@ describe("logout", () => {
       logoutLoader({ request: appRequest("/api/auth/logout?redirectTo=%2Ftools", { cookie, headers }), params: {}, context: {} });
 
     const cookie = await sessionCookieFor(account);
-    for (const headers of [{ "Sec-Fetch-Site": "cross-site" }, {}, { "Sec-Fetch-Site": "same-origin", "Sec-Purpose": "prefetch" }]) {
+    const refused: Array<Record<string, string>> = [{ "Sec-Fetch-Site": "cross-site" }, {}, { "Sec-Fetch-Site": "same-origin", "Sec-Purpose": "prefetch" }];
+    for (const headers of refused) {
       const response = await get(headers, cookie);
       expect(response.status).toBe(303);
       expect(response.headers.get("Location")).toBe("/");

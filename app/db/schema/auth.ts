@@ -1,0 +1,25 @@
+import { integer, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
+
+/** Session and abuse-limit state shared by every server instance. */
+
+/** Fixed-window counters shared by every server instance (rate limits). */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text("key").notNull(),
+    windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+/**
+ * Sessions ended by logout, by hash of their cookie, until the cookie would
+ * have expired anyway: every instance refuses them at once, even a cookie
+ * minted in the same second as a refresh-token revocation.
+ */
+export const revokedSessions = pgTable("revoked_sessions", {
+  tokenHash: text("token_hash").primaryKey(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  revokedAt: timestamp("revoked_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,107 @@
+/**
+ * The built-in function tools the assistant can call, as one catalogue.
+ *
+ * Each entry carries a human label and one-sentence description for the
+ * catalogue page, and a factory for the AI SDK tool: tools are created per
+ * request because some depend on the user (time zone) and tests need a fixed
+ * clock. Tool ids double as the function names the model sees.
+ */
+import { tool, type Tool, type ToolSet } from "ai";
+import { z } from "zod";
+import { calculate, MAX_EXPRESSION_LENGTH } from "./calculator";
+import { describeDateTime } from "./datetime";
+import { convertUnits, supportedUnits } from "./units";
+
+export interface ToolContext {
+  /** The user's IANA time zone; UTC (with a note to the model) when missing or invalid. */
+  timeZone?: string;
+  now: () => Date;
+}
+
+export interface BuiltInTool {
+  id: string;
+  /** Human label, e.g. for the tool catalogue page. */
+  name: string;
+  /** One sentence for the catalogue page (the model gets a fuller description). */
+  description: string;
+  createTool(context: ToolContext): Tool;
+}
+
+const calculatorTool: BuiltInTool = {
+  id: "calculator",
+  name: "Calculator",
+  description: "Works out arithmetic exactly, without the rounding errors of floating point.",
+  createTool: () =>
+    tool({
+      description:
+        "Evaluate an arithmetic expression exactly with decimal arithmetic. Use it for any calculation " +
+        "instead of computing in your head. Supports + - * / ^ (power), parentheses, unary minus, decimals, " +
+        "x% (= x/100), `mod` (remainder), sqrt(), abs(), round(), floor(), ceil(), and the constants pi and e. " +
+        `At most ${MAX_EXPRESSION_LENGTH} characters. Returns { result } or { error }.`,
+      inputSchema: z.object({
+        expression: z.string().describe('The expression, e.g. "(1.5 + 2) * 3^2 / 7" or "19.99 * 3 * 8%"'),
+      }),
+      execute: ({ expression }) => calculate(expression),
+    }),
+};
+
+const currentDateTimeTool: BuiltInTool = {
+  id: "current_datetime",
+  name: "Current date and time",
+  description: "Tells the assistant today's date, the time and the weekday in your time zone.",
+  createTool: ({ timeZone, now }) =>
+    tool({
+      description:
+        "Get the current date, time and weekday. Without arguments it answers in the user's own time zone; " +
+        "pass an IANA time zone (e.g. Asia/Tokyo) to get the time somewhere else.",
+      inputSchema: z.object({
+        timeZone: z.string().optional().describe("IANA time zone such as Europe/Paris; omit for the user's own zone"),
+      }),
+      execute: (input) => describeDateTime(now(), input.timeZone ?? timeZone),
+    }),
+};
+
+const convertUnitsTool: BuiltInTool = {
+  id: "convert_units",
+  name: "Unit converter",
+  description: "Converts length, mass, volume, temperature, speed, area, time and data sizes exactly.",
+  createTool: () => {
+    const units = Object.entries(supportedUnits())
+      .map(([category, symbols]) => `${category} (${symbols.join(", ")})`)
+      .join("; ");
+    return tool({
+      description:
+        `Convert a value between units of the same kind with exact decimal factors. Units: ${units}. ` +
+        "Full names and plurals also work (e.g. miles, kilograms, fahrenheit). Returns { result, text } or { error }.",
+      inputSchema: z.object({
+        value: z.number().describe("The amount to convert"),
+        from: z.string().describe('Unit of the value, e.g. "km"'),
+        to: z.string().describe('Unit to convert to, e.g. "mi"'),
+      }),
+      execute: ({ value, from, to }) => convertUnits(value, from, to),
+    });
+  },
+};
+
+/** Every built-in tool, in catalogue order. */
+export const BUILT_IN_TOOLS: readonly BuiltInTool[] = [calculatorTool, currentDateTimeTool, convertUnitsTool];
+
+export const BUILT_IN_TOOL_IDS: readonly string[] = BUILT_IN_TOOLS.map((entry) => entry.id);
+
+export interface BuildToolsOptions {
+  /** Ids of the tools to offer; all when omitted. Unknown ids are ignored. */
+  enabledIds?: readonly string[];
+  timeZone?: string;
+  now?: () => Date;
+}
+
+/** The ToolSet for streamText, keyed by tool id, with only the enabled tools. */
+export function buildTools(options: BuildToolsOptions = {}): ToolSet {
+  const enabled = options.enabledIds ? new Set(options.enabledIds) : null;
+  const context: ToolContext = { timeZone: options.timeZone, now: options.now ?? (() => new Date()) };
+  const tools: ToolSet = {};
+  for (const entry of BUILT_IN_TOOLS) {
+    if (!enabled || enabled.has(entry.id)) tools[entry.id] = entry.createTool(context);
+  }
+  return tools;
+}

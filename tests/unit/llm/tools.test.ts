@@ -1,0 +1,80 @@
+import type { ToolSet } from "ai";
+import { describe, expect, it } from "vitest";
+import { BUILT_IN_TOOL_IDS, BUILT_IN_TOOLS, buildTools } from "../../../app/llm/tools.server";
+
+const FIXED_NOW = new Date("2024-03-10T14:30:05.000Z");
+
+/** Runs a tool the way the AI SDK does after the model called it. */
+async function run(tools: ToolSet, id: string, input: unknown): Promise<unknown> {
+  const entry = tools[id];
+  if (!entry?.execute) throw new Error(`tool ${id} is missing or not executable`);
+  return await entry.execute(input, { toolCallId: "call-test", messages: [], context: {} });
+}
+
+describe("tool catalogue", () => {
+  it("lists each built-in tool once with a label and a one-sentence description", () => {
+    expect(BUILT_IN_TOOL_IDS).toEqual(["calculator", "current_datetime", "convert_units"]);
+    for (const entry of BUILT_IN_TOOLS) {
+      expect(entry.name.length).toBeGreaterThan(0);
+      expect(entry.description).toMatch(/^[A-Z][^.]*\.$/);
+    }
+  });
+
+  it("offers every tool when no ids are given", () => {
+    expect(Object.keys(buildTools())).toEqual(["calculator", "current_datetime", "convert_units"]);
+  });
+
+  it("offers only the enabled tools and ignores unknown ids", () => {
+    expect(Object.keys(buildTools({ enabledIds: ["convert_units", "web_search"] }))).toEqual(["convert_units"]);
+    expect(Object.keys(buildTools({ enabledIds: [] }))).toEqual([]);
+  });
+
+  it("gives the model a description of each tool", () => {
+    const tools = buildTools();
+    expect(tools.calculator?.description).toMatch(/exactly/);
+    expect(tools.convert_units?.description).toContain("GiB");
+  });
+});
+
+describe("built-in tools", () => {
+  it("calculator answers exactly and reports errors as values", async () => {
+    const tools = buildTools({ enabledIds: ["calculator"] });
+    expect(await run(tools, "calculator", { expression: "0.1 + 0.2" })).toEqual({ expression: "0.1 + 0.2", result: "0.3" });
+    expect(await run(tools, "calculator", { expression: "1/0" })).toEqual({ expression: "1/0", error: "Division by zero." });
+  });
+
+  it("current_datetime uses the user's zone and the injected clock", async () => {
+    const tools = buildTools({ timeZone: "Asia/Tokyo", now: () => FIXED_NOW });
+    expect(await run(tools, "current_datetime", {})).toMatchObject({
+      iso: "2024-03-10T23:30:05+09:00",
+      timeZone: "Asia/Tokyo",
+      weekday: "Sunday",
+    });
+  });
+
+  it("current_datetime can be asked about another zone", async () => {
+    const tools = buildTools({ timeZone: "Asia/Tokyo", now: () => FIXED_NOW });
+    expect(await run(tools, "current_datetime", { timeZone: "America/Los_Angeles" })).toMatchObject({
+      iso: "2024-03-10T07:30:05-07:00",
+      timeZone: "America/Los_Angeles",
+    });
+  });
+
+  it("current_datetime falls back to UTC for an invalid user zone and says so", async () => {
+    const tools = buildTools({ timeZone: "Nowhere/Land", now: () => FIXED_NOW });
+    const answer = await run(tools, "current_datetime", {});
+    expect(answer).toMatchObject({ timeZone: "UTC", iso: "2024-03-10T14:30:05+00:00" });
+    expect(answer).toHaveProperty("note", expect.stringContaining("Nowhere/Land"));
+  });
+
+  it("convert_units converts and reports unknown units as values", async () => {
+    const tools = buildTools();
+    expect(await run(tools, "convert_units", { value: 10, from: "km", to: "mi" })).toMatchObject({
+      result: "6.21371192237334",
+      approximate: true,
+    });
+    expect(await run(tools, "convert_units", { value: 1, from: "parsec", to: "km" })).toEqual({
+      error: expect.stringContaining('Unknown unit "parsec"'),
+    });
+  });
+});
