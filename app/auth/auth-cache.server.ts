@@ -22,7 +22,8 @@ export interface IdentityState {
 
 function makeCache<V extends object>() {
   const ttl = getConfig().authCacheTtlMs;
-  return ttl > 0 ? new LRUCache<string, V>({ max: 10_000, ttl }) : undefined;
+  // The clock is looked up at each call (not captured once), so tests can move it.
+  return ttl > 0 ? new LRUCache<string, V>({ max: 10_000, ttl, perf: { now: () => performance.now() } }) : undefined;
 }
 
 let identities: LRUCache<string, IdentityState> | undefined | null = null;

@@ -65,7 +65,7 @@ export async function startAuthEmulator(options: AuthEmulatorOptions) {
     });
   } catch (error) {
     child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}\n${fs.readFileSync(logPath, "utf8").slice(-2000)}`);
+    throw new Error(`${(error as Error).message}\n${fs.readFileSync(logPath, "utf8").slice(-2000)}`, { cause: error });
   }
 
   return {
