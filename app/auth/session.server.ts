@@ -208,18 +208,19 @@ function needsFreshState(request: Request): boolean {
   return new URL(request.url).pathname.startsWith("/admin");
 }
 
-// The root loader and a route loader of one document request share one lookup.
-const perRequest = new WeakMap<Request, Promise<SessionState>>();
+// The root loader and a route loader of one document request share one
+// lookup (a fresh one serves both).
+const perRequest = new WeakMap<Request, { fresh: boolean; state: Promise<SessionState> }>();
 
 export function getSessionUser(
   request: Request,
   { fresh = needsFreshState(request) }: { fresh?: boolean } = {},
 ): Promise<SessionState> {
   const memo = perRequest.get(request);
-  if (memo && !fresh) return memo;
+  if (memo && (memo.fresh || !fresh)) return memo.state;
   const cookie = readSessionCookie(request);
   const state = cookie ? resolveSession(cookie, fresh) : Promise.resolve(SIGNED_OUT);
-  perRequest.set(request, state);
+  perRequest.set(request, { fresh, state });
   return state;
 }
 
