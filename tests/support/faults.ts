@@ -9,5 +9,13 @@ export async function setFault(backend: Backend, mode: FaultMode) {
 }
 
 export async function healAll() {
-  await Promise.all((["identity", "firestore", "postgres"] as const).map((b) => setFault(b, "pass")));
+  await Promise.all(
+    (["identity", "firestore", "postgres"] as const).flatMap((b) => [setFault(b, "pass"), setLatency(b, 0)]),
+  );
+}
+
+/** Adds `ms` of delay to every chunk in each direction through a backend's proxy. */
+export async function setLatency(backend: Backend, ms: number) {
+  const response = await fetch(`${process.env.FAULT_CONTROL_URL}/${backend}/latency/${ms}`, { method: "POST" });
+  if (response.status !== 204) throw new Error(`Could not set ${backend} latency`);
 }

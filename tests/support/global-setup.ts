@@ -29,6 +29,12 @@ export default async function setup(_project: TestProject) {
   };
 
   const control = http.createServer((req, res) => {
+    const latency = /^\/(identity|firestore|postgres)\/latency\/(\d+)$/.exec(req.url ?? "");
+    if (req.method === "POST" && latency) {
+      proxies[latency[1]].latencyMs = Number(latency[2]);
+      res.writeHead(204).end();
+      return;
+    }
     const match = /^\/(identity|firestore|postgres)\/(pass|refuse|stall)$/.exec(req.url ?? "");
     if (req.method !== "POST" || !match) {
       res.writeHead(404).end();
