@@ -15,12 +15,16 @@ process.env.E2E_AUTH_HOST ??= `127.0.0.1:${await freePort()}`;
 process.env.E2E_FIRESTORE_HOST ??= `127.0.0.1:${await freePort()}`;
 process.env.E2E_PROJECT_ID ??= "demo-nuvara-e2e";
 process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-e2e-"));
+// The scripted model server the app talks to, and its control endpoint (tests/e2e/global-setup.ts).
+process.env.E2E_MODEL_PORT ??= String(await freePort());
+process.env.E2E_MODEL_CONTROL_PORT ??= String(await freePort());
 
 const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 const systemChromium = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "tests/e2e",
+  globalSetup: "./tests/e2e/global-setup.ts",
   timeout: 30_000,
   expect: { timeout: 7_000 },
   fullyParallel: false,
@@ -63,6 +67,11 @@ export default defineConfig({
       // the tests use 1 s so that freshness is observable quickly.
       AUTH_CACHE_TTL_SECONDS: "1",
       DATABASE_URL: "",
+      // Two models so the picker can be tested; a tiny quota for the role "tiny".
+      LLM_BASE_URL: `http://127.0.0.1:${process.env.E2E_MODEL_PORT}/v1`,
+      LLM_MODELS: "test-model,test-model-b",
+      QUOTA_DAILY_MESSAGES: "tiny=2",
+      LLM_TIMEOUT_MS: "5000",
     },
   },
 });

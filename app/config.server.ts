@@ -1,4 +1,12 @@
 import { z } from "zod";
+import {
+  parseDailyLimits,
+  parseRoleModels,
+  splitList,
+  type DailyLimit,
+  type ModelAllowance,
+  type RoleMap,
+} from "~/chat/role-settings";
 
 /**
  * Server configuration, read once from the environment and validated, so a
@@ -41,6 +49,19 @@ const envSchema = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(30).max(10_000).default(30),
   ),
+  // The admin inbox's abuse limits, per hour (contact form and reports).
+  CONTACT_RATE_LIMIT_PER_EMAIL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(5)),
+  CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
+  CONTACT_RATE_LIMIT_OVERALL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(200)),
+  REPORT_RATE_LIMIT_PER_ACCOUNT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
+  REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(60)),
+  // The assistant's model provider (DESIGN.md §1) and per-role policy (app/chat/role-settings.ts).
+  LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  LLM_API_KEY: optionalString,
+  LLM_MODELS: optionalString,
+  LLM_ROLE_MODELS: optionalString,
+  LLM_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(600_000).default(60_000)),
+  QUOTA_DAILY_MESSAGES: optionalString,
 });
 
 export type Mode = "real" | "local";
@@ -58,6 +79,27 @@ export interface Config {
   trustProxy: boolean;
   databaseUrl?: string;
   sessionRateLimitPerMinute: number;
+  /** Inbox abuse limits, each per hour (admin inbox: contact form and reports). */
+  inboxLimits: {
+    contactPerEmail: number;
+    contactPerAddress: number;
+    contactOverall: number;
+    reportPerAccount: number;
+    reportPerAddress: number;
+  };
+  /** The assistant's model provider and per-role policy (never sent to the browser). */
+  llm: {
+    baseURL?: string;
+    apiKey?: string;
+    /** Configured model ids; the first is the default. Empty: ask the endpoint, or local fallbacks. */
+    models: string[];
+    /** Which models each role may use; roles not listed may use all. */
+    roleModels: RoleMap<ModelAllowance>;
+    /** Longest wait for the model's first token, and between two tokens. */
+    timeoutMs: number;
+  };
+  /** Daily message quota per role; null = unlimited. */
+  dailyLimits: RoleMap<DailyLimit>;
   /** Sent to the browser: only public values (the web config is public by design). */
   publicFirebase: {
     apiKey: string;
@@ -69,6 +111,14 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+function roleSetting<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = envSchema.safeParse(env);
@@ -128,6 +178,21 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: Boolean(e.TRUST_PROXY && e.TRUST_PROXY !== "0" && e.TRUST_PROXY !== "false"),
     databaseUrl: e.DATABASE_URL,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
+    llm: {
+      baseURL: e.LLM_BASE_URL?.replace(/\/+$/, ""),
+      apiKey: e.LLM_API_KEY,
+      models: splitList(e.LLM_MODELS, ","),
+      roleModels: roleSetting("LLM_ROLE_MODELS", () => parseRoleModels(e.LLM_ROLE_MODELS)),
+      timeoutMs: e.LLM_TIMEOUT_MS,
+    },
+    dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
+    inboxLimits: {
+      contactPerEmail: e.CONTACT_RATE_LIMIT_PER_EMAIL,
+      contactPerAddress: e.CONTACT_RATE_LIMIT_PER_ADDRESS,
+      contactOverall: e.CONTACT_RATE_LIMIT_OVERALL,
+      reportPerAccount: e.REPORT_RATE_LIMIT_PER_ACCOUNT,
+      reportPerAddress: e.REPORT_RATE_LIMIT_PER_ADDRESS,
+    },
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
       // The popup flow needs an auth domain; the emulator serves its own handler.
@@ -144,4 +209,9 @@ let cached: Config | undefined;
 export function getConfig(): Config {
   cached ??= parseConfig(process.env);
   return cached;
+}
+
+/** For tests that change the environment: read it again on next use. */
+export function resetConfig() {
+  cached = undefined;
 }

@@ -8,27 +8,36 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { readSessionCookie } from "~/auth/cookie.server";
 import { getSessionUser, sessionHeaders } from "~/auth/session.server";
 import { AuthPendingProvider } from "~/components/auth-pending";
 import { AppErrorBoundary, errorTitle } from "~/components/error-boundary";
 import { SiteNav } from "~/components/nav";
+import { useNonce } from "~/components/nonce";
+import { newMessageCountForNav } from "~/data/inbox.server";
 import { pageTitle } from "~/meta";
 import stylesheet from "~/styles/app.css";
+import inboxStylesheet from "~/styles/inbox.css";
 
 export const meta: MetaFunction = ({ error }) => pageTitle(error ? errorTitle(error) : undefined);
 
 export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
   { rel: "stylesheet", href: stylesheet },
+  { rel: "stylesheet", href: inboxStylesheet },
 ];
 
 /** Verifies the session cookie and resolves the role: the nav is right in the first byte. */
 export async function loader({ request }: LoaderFunctionArgs) {
+  // The Admin link's badge is asked for alongside the session check (it is
+  // cached briefly), so an admin's page costs one round trip, not two.
+  const badge = readSessionCookie(request) ? newMessageCountForNav() : null;
   const state = await getSessionUser(request);
+  const newMessages = state.status === "signed-in" && state.isAdmin ? await badge : null;
   const data =
     state.status === "signed-in"
-      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded }
-      : { user: null, role: "", isAdmin: false, degraded: state.degraded };
+      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded, newMessages }
+      : { user: null, role: "", isAdmin: false, degraded: state.degraded, newMessages };
   return json(data, { headers: sessionHeaders(state) });
 }
 
@@ -40,6 +49,7 @@ export function useRootData() {
 
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
+  const nonce = useNonce();
   return (
     <html lang="en">
       <head>
@@ -51,7 +61,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         <AuthPendingProvider>
-          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} />
+          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} newMessages={data?.newMessages ?? null} />
           {data?.degraded ? (
             <p className="banner" role="status">
               Some services are not answering right now; a few features may be unavailable.
@@ -59,8 +69,8 @@ export function Layout({ children }: { children: ReactNode }) {
           ) : null}
           <main id="main">{children}</main>
         </AuthPendingProvider>
-        <ScrollRestoration />
-        <Scripts />
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
       </body>
     </html>
   );

@@ -4,7 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
+import { randomUUID } from "node:crypto";
 import { startFaultProxy, type FaultProxy } from "../tests/support/fault-proxy";
+import { startModelServer } from "../tests/support/model-server";
 import { createAccount, idTokenFor } from "../tests/support/identity";
 import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
 import { freePort, waitFor } from "./local/ports";
@@ -98,6 +100,7 @@ async function main() {
   const databaseUrl = new URL(stack.env.DATABASE_URL);
   databaseUrl.host = proxies.postgres.hostPort;
 
+  const model = await startModelServer({ models: ["bench-model"] });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   let server: ChildProcess | undefined;
@@ -114,6 +117,8 @@ async function main() {
         FIRESTORE_EMULATOR_HOST: proxies.firestore.hostPort,
         DATABASE_URL: databaseUrl.toString(),
         BACKEND_TIMEOUT_MS: "10000",
+        LLM_BASE_URL: model.url,
+        LLM_MODELS: "bench-model",
       },
     });
     await waitFor("the app", async () => (await fetch(`${baseUrl}/healthz`)).ok);
@@ -130,12 +135,25 @@ async function main() {
     };
     const userCookie = await sessionCookie("");
     const adminCookie = await sessionCookie("admin");
+    const premiumCookie = await sessionCookie("premium");
+    const chatHeaders = (cookie: string) => ({ "Content-Type": "application/json", Origin: baseUrl, cookie });
+
+    // A user with 50 conversations, made through the chat endpoint itself.
+    for (let i = 0; i < 50; i++) {
+      const response = await fetch(`${baseUrl}/api/chat`, {
+        method: "POST",
+        headers: chatHeaders(premiumCookie),
+        body: chatBody("bench-model", `Conversation number ${i + 1}`),
+      });
+      await readStream(response, isAppToken, performance.now());
+    }
 
     const scenarios: Array<{ name: string; path: string; cookie?: string }> = [
       { name: "GET / anonymous", path: "/" },
       { name: "GET / signed in", path: "/", cookie: userCookie },
       { name: "GET / admin", path: "/", cookie: adminCookie },
       { name: "GET /admin/messages admin", path: "/admin/messages", cookie: adminCookie },
+      { name: "GET /nuvara, 50 conversations", path: "/nuvara", cookie: premiumCookie },
     ];
 
     const results: Measurement[] = [];
@@ -158,6 +176,63 @@ async function main() {
       }
     }
 
+    const chatFigures: ChatFigures[] = [];
+    const longText = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+    for (const latency of [0, backendLatency]) {
+      proxies.identity.latencyMs = latency / 2;
+      proxies.firestore.latencyMs = latency / 2;
+      proxies.postgres.latencyMs = latency > 0 ? 1 : 0;
+      const direct: number[] = [];
+      const viaApp: number[] = [];
+      let rate = 0;
+      for (let i = 0; i < 15; i++) {
+        let started = performance.now();
+        const straight = await fetch(`${model.url}/chat/completions`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "hello there" }] }),
+        });
+        direct.push((await readStream(straight, isModelToken, started)).firstTokenMs);
+        started = performance.now();
+        const app = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", "hello there") });
+        viaApp.push((await readStream(app, isAppToken, started)).firstTokenMs);
+      }
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const app = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", longText) });
+        const { tokens, totalMs } = await readStream(app, isAppToken, started);
+        rate = Math.max(rate, tokens / (totalMs / 1000));
+      }
+      const figures = { latency, directFirstTokenMs: median(direct), appFirstTokenMs: median(viaApp), tokensPerSecond: rate };
+      chatFigures.push(figures);
+      console.log(
+        `chat +${latency} ms: first token ${figures.directFirstTokenMs.toFixed(1)} ms direct, ${figures.appFirstTokenMs.toFixed(1)} ms through the app; ${rate.toFixed(0)} tokens/s`,
+      );
+    }
+
+    proxies.identity.latencyMs = 0;
+    proxies.firestore.latencyMs = 0;
+    proxies.postgres.latencyMs = 0;
+    const rssBeforeMb = rssMb(server.pid!);
+    const streamsStarted = performance.now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, async () => {
+        const response = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", longText) });
+        const { tokens } = await readStream(response, isAppToken, performance.now());
+        if (tokens === 0) throw new Error("no tokens");
+      }),
+    );
+    const streamsFigures: StreamsFigures = {
+      streams: outcomes.length,
+      errors: outcomes.filter((o) => o.status === "rejected").length,
+      seconds: (performance.now() - streamsStarted) / 1000,
+      rssBeforeMb,
+      rssAfterMb: rssMb(server.pid!),
+    };
+    console.log(
+      `100 concurrent streams: ${streamsFigures.errors} errors in ${streamsFigures.seconds.toFixed(1)} s; RSS ${rssBeforeMb.toFixed(0)} → ${streamsFigures.rssAfterMb.toFixed(0)} MB`,
+    );
+
     const weights = {
       "/": await javascriptWeight(baseUrl, "/"),
       "/login": await javascriptWeight(baseUrl, "/login"),
@@ -167,16 +242,82 @@ async function main() {
       console.log(`JS for ${page}: ${w.gzipKb.toFixed(1)} KB gzip in ${w.files} files; Firebase client code: ${w.firebase ? "yes" : "no"}`);
     }
 
-    writeReport(results, weights);
+    writeReport(results, weights, chatFigures, streamsFigures);
   } finally {
     server?.kill("SIGTERM");
+    await model.close();
     for (const proxy of Object.values(proxies)) await proxy.close();
     await stack.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
 
-function writeReport(results: Measurement[], weights: Record<string, { files: number; gzipKb: number; firebase: boolean }>) {
+interface ChatFigures {
+  latency: number;
+  directFirstTokenMs: number;
+  appFirstTokenMs: number;
+  tokensPerSecond: number;
+}
+
+interface StreamsFigures {
+  streams: number;
+  errors: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  seconds: number;
+}
+
+function median(values: number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Reads a streaming response until `isToken` matches a line; returns ms to that line and the token count. */
+async function readStream(response: Response, isToken: (line: string) => boolean, started: number) {
+  if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}: ${await response.text()}`);
+  const decoder = new TextDecoder();
+  let firstTokenMs = NaN;
+  let tokens = 0;
+  let buffered = "";
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffered += decoder.decode(value, { stream: true });
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!isToken(line)) continue;
+      tokens++;
+      if (Number.isNaN(firstTokenMs)) firstTokenMs = performance.now() - started;
+    }
+  }
+  return { firstTokenMs, tokens, totalMs: performance.now() - started };
+}
+
+const isModelToken = (line: string) => line.startsWith("data: {") && line.includes('"content":"');
+const isAppToken = (line: string) => line.startsWith("data: {") && line.includes('"type":"text-delta"');
+
+function chatBody(model: string, text: string) {
+  return JSON.stringify({
+    conversationId: randomUUID(),
+    create: true,
+    message: { id: randomUUID(), role: "user", parts: [{ type: "text", text }] },
+    model,
+  });
+}
+
+function rssMb(pid: number) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function writeReport(
+  results: Measurement[],
+  weights: Record<string, { files: number; gzipKb: number; firebase: boolean }>,
+  chat: ChatFigures[],
+  streams: StreamsFigures,
+) {
   const find = (scenario: string, latency: number, connections: number) =>
     results.find((r) => r.scenario === scenario && r.latency === latency && r.connections === connections)!;
   const lines: string[] = [];
@@ -207,6 +348,12 @@ function writeReport(results: Measurement[], weights: Record<string, { files: nu
       lines.push(`| +${latency} ms | ${c} | ${(user.rps / anon.rps * 100).toFixed(0)}% | ${(user.p95 / anon.p95).toFixed(2)}× | ${(admin.rps / anon.rps * 100).toFixed(0)}% |`);
     }
   }
+  lines.push("", "## Chat (through the app against straight from the scripted model server)", "");
+  lines.push("| backend latency | first token, model direct | first token, through the app | overhead | tokens/s through the app |", "|---|---|---|---|---|");
+  for (const c of chat) {
+    lines.push(`| +${c.latency} ms | ${c.directFirstTokenMs.toFixed(1)} ms | ${c.appFirstTokenMs.toFixed(1)} ms | ${(c.appFirstTokenMs - c.directFirstTokenMs).toFixed(1)} ms | ${c.tokensPerSecond.toFixed(0)} |`);
+  }
+  lines.push("", `${streams.streams} concurrent streams: ${streams.errors} errors, ${streams.seconds.toFixed(1)} s, server RSS ${streams.rssBeforeMb.toFixed(0)} MB before, ${streams.rssAfterMb.toFixed(0)} MB after (growth ${(streams.rssAfterMb - streams.rssBeforeMb).toFixed(0)} MB).`);
   lines.push("", "## Page weight (JavaScript requested by the page, gzip)", "");
   lines.push("| page | files | KB gzip | Firebase client code |", "|---|---|---|---|");
   for (const [page, w] of Object.entries(weights)) lines.push(`| ${page} | ${w.files} | ${w.gzipKb.toFixed(1)} | ${w.firebase ? "yes" : "no"} |`);

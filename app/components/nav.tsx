@@ -5,10 +5,12 @@ import { useAuthPending } from "./auth-pending";
 export interface NavProps {
   signedIn: boolean;
   isAdmin: boolean;
+  /** New messages in the admin inbox (admins only; null when unknown). */
+  newMessages?: number | null;
 }
 
 /** The site navigation (seed §2; names in DESIGN.md §1), rendered on the server from the root loader. */
-export function SiteNav({ signedIn, isAdmin }: NavProps) {
+export function SiteNav({ signedIn, isAdmin, newMessages }: NavProps) {
   const pending = useAuthPending();
   const [open, setOpen] = useState(false);
   const location = useLocation();
@@ -47,7 +49,16 @@ export function SiteNav({ signedIn, isAdmin }: NavProps) {
             </li>
             {isAdmin ? (
               <li>
-                <NavLink to="/admin/messages">Admin</NavLink>
+                <NavLink to="/admin/messages">
+                  Admin
+                  {newMessages ? (
+                    // The link's name stays "Admin…" and says what the number counts.
+                    <>
+                      <span className="badge" aria-hidden="true">{newMessages > 99 ? "99+" : newMessages}</span>
+                      <span className="visually-hidden">{` (${newMessages} new ${newMessages === 1 ? "message" : "messages"})`}</span>
+                    </>
+                  ) : null}
+                </NavLink>
               </li>
             ) : null}
             <li>

@@ -25,8 +25,13 @@ export async function openDatabase(
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
   });
-  // An idle client that loses its server must not crash the process.
+  // A client that loses its server must not crash the process: idle ones
+  // report through the pool, checked-out ones (mid-transaction) through
+  // their own listener; the query in flight fails with the same error.
   pool.on("error", (error) => logBackendFault("postgres", "an idle connection was lost", error));
+  pool.on("connect", (client) =>
+    client.on("error", (error) => logBackendFault("postgres", "a connection was lost", error)),
+  );
   const db = drizzle(pool, { schema }) as Db;
   await applyMigrations(pool);
   return db;

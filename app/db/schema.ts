@@ -4,3 +4,6 @@
  * here, with real constraints. After a change: `npm run db:generate`.
  */
 export * from "./schema/auth";
+export * from "./schema/inbox";
+export * from "./schema/tools";
+export * from "./schema/chat";

@@ -6,6 +6,12 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 
+// Node's own fetch, taken when the server build is imported: remix-serve then
+// replaces the global with @remix-run/web-fetch, whose abort handler throws an
+// uncaught TypeError ("Cannot cancel a stream that already has a reader") when
+// a request is aborted while its body is being read — Stop would crash the server.
+const nativeFetch = globalThis.fetch;
+
 export interface ChatModelSettings {
   /** e.g. "http://127.0.0.1:11434/v1" or "https://api.openai.com/v1". */
   baseURL: string;
@@ -21,6 +27,7 @@ export function createChatModel({ baseURL, apiKey, modelId }: ChatModelSettings)
     apiKey,
     // Without this, streamed answers come back with no token counts.
     includeUsage: true,
+    fetch: nativeFetch,
   });
   return provider.chatModel(modelId);
 }
@@ -34,7 +41,7 @@ export function createChatModel({ baseURL, apiKey, modelId }: ChatModelSettings)
 export async function listOllamaModels(baseURL: string, timeoutMs: number, apiKey?: string): Promise<string[] | null> {
   const url = `${baseURL.replace(/\/+$/, "")}/models`;
   try {
-    const response = await fetch(url, {
+    const response = await nativeFetch(url, {
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
       signal: AbortSignal.timeout(timeoutMs),
     });

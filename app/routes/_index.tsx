@@ -1,5 +1,6 @@
 import type { MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
+import { ContactForm } from "~/components/contact-form";
 import { useRootData } from "~/root";
 import { pageTitle } from "~/meta";
 
@@ -63,6 +64,7 @@ export default function Home() {
           <p>Sessions live on the server in an HttpOnly cookie; your conversations are stored in your own database.</p>
         </article>
       </section>
+      <ContactForm signedInEmail={user?.email} />
     </div>
   );
 }

@@ -1,29 +1,118 @@
-import { json, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import {
+  json,
+  type ActionFunctionArgs,
+  type HeadersFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { z } from "zod";
 import { requireAdmin } from "~/auth/session.server";
-import { SignedInAs } from "~/components/signed-in-as";
+import { ConfirmDelete } from "~/components/admin/confirm-delete";
+import { firstError } from "~/components/admin/labels";
+import { InboxFilters } from "~/components/admin/inbox-filters";
+import { InboxTable } from "~/components/admin/inbox-table";
+import { decodeCursor, listInbox, withDatabase } from "~/data/inbox.server";
+import { fieldErrors, inboxActionSchema, readBody, runInboxAction } from "~/data/inbox-input.server";
+import { INBOX_KINDS } from "~/db/schema";
 import { pageTitle } from "~/meta";
 
 export const meta: MetaFunction = () => pageTitle("Admin messages");
 
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export const headers: HeadersFunction = () => NO_STORE;
+
+const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
+const cursor = z.preprocess(
+  blankToUndefined,
+  z.string().max(200).refine((value) => decodeCursor(value) !== undefined, "That page link is not valid.").optional(),
+);
+
+const querySchema = z.object({
+  status: z.preprocess(blankToUndefined, z.enum(["inbox", "new", "read", "archived", "all"]).default("inbox")),
+  kind: z.preprocess(blankToUndefined, z.enum(INBOX_KINDS).optional()),
+  q: z.preprocess(blankToUndefined, z.string().trim().max(200, "Search for at most 200 characters.").optional()),
+  after: cursor,
+  before: cursor,
+});
+
 // Every loader and action under /admin checks the role freshly (DESIGN.md §1).
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, role } = await requireAdmin(request);
-  return json({ user, role }, { headers: { "Cache-Control": "no-store" } });
+  await requireAdmin(request);
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = querySchema.safeParse(params);
+  if (!parsed.success) throw json({ error: firstError(fieldErrors(parsed.error)), fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
+  const query = parsed.data;
+  const page = await withDatabase("listing admin messages", (db) => listInbox(db, query));
+  return json({ query, page }, { headers: NO_STORE });
 }
 
 export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request);
-  return json({ error: "No admin actions are available yet." }, { status: 400 });
+  const body = await readBody(request);
+  if ("refusal" in body) return body.refusal;
+  const parsed = inboxActionSchema.safeParse(body.fields);
+  if (!parsed.success) return json({ fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
+  const result = await withDatabase("changing admin messages", (db) => runInboxAction(db, parsed.data));
+  return json(result, { headers: NO_STORE });
 }
 
 export default function AdminMessages() {
-  const { user, role } = useLoaderData<typeof loader>();
+  const { query, page } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const location = useLocation();
+  const busy = useNavigation().state === "submitting";
+  const here = `${location.pathname}${location.search}`;
+  const formRef = useRef<HTMLFormElement>(null);
+  // A done action clears the selection: its rows may be gone or moved.
+  useEffect(() => {
+    if (actionData && "ok" in actionData) formRef.current?.reset();
+  }, [actionData]);
+
+  const pageLink = (cursorName: "after" | "before", value: string) => {
+    const params = new URLSearchParams(location.search);
+    params.delete("after");
+    params.delete("before");
+    params.set(cursorName, value);
+    return `?${params}`;
+  };
+
   return (
-    <div className="page">
+    <>
       <h1>Admin messages</h1>
-      <p>Messages from users reach admins here.</p>
-      <SignedInAs user={user} role={role} />
-    </div>
+      <InboxFilters query={query} />
+      {actionData && "confirmDelete" in actionData ? <ConfirmDelete ids={actionData.confirmDelete} cancelTo={here} /> : null}
+      <div aria-live="polite">
+        {actionData && "notice" in actionData ? <p className="form-notice" role="status">{actionData.notice}</p> : null}
+        {actionData && "fieldErrors" in actionData ? (
+          <p className="form-error" role="alert">{firstError(actionData.fieldErrors)}</p>
+        ) : null}
+      </div>
+      {page.messages.length === 0 ? (
+        <p className="empty">{query.q || query.kind || query.status !== "inbox" ? "No messages match these filters." : "No messages yet."}</p>
+      ) : (
+        <Form ref={formRef} method="post" className="bulk-form">
+          <div className="bulk-actions" role="group" aria-label="Actions on selected messages">
+            <button type="submit" name="intent" value="mark-read" className="button" disabled={busy}>Mark read</button>
+            <button type="submit" name="intent" value="mark-unread" className="button" disabled={busy}>Mark unread</button>
+            {query.status === "archived" ? (
+              <button type="submit" name="intent" value="unarchive" className="button" disabled={busy}>Move to inbox</button>
+            ) : (
+              <button type="submit" name="intent" value="archive" className="button" disabled={busy}>Archive</button>
+            )}
+            <button type="submit" name="intent" value="delete" className="button danger" disabled={busy}>Delete…</button>
+          </div>
+          <InboxTable messages={page.messages} search={location.search} />
+        </Form>
+      )}
+      {page.newer || page.older ? (
+        <nav aria-label="Pages" className="pager">
+          {page.newer ? <Link to={pageLink("before", page.newer)}>← Newer messages</Link> : <span />}
+          {page.older ? <Link to={pageLink("after", page.older)}>Older messages →</Link> : null}
+        </nav>
+      ) : null}
+    </>
   );
 }

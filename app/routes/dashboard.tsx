@@ -1,23 +1,175 @@
-import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
+import {
+  json,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/auth/session.server";
-import { SignedInAs } from "~/components/signed-in-as";
+import { ContactForm } from "~/components/contact-form";
+import { AccountFacts } from "~/components/dashboard/account-facts";
+import { ChangePassword } from "~/components/dashboard/change-password";
+import { DataControls } from "~/components/dashboard/data-controls";
+import { DeleteAccount } from "~/components/dashboard/delete-account";
+import { DisplayNameForm } from "~/components/dashboard/display-name-form";
+import { planName } from "~/components/dashboard/plan";
+import { ProfileHeader } from "~/components/dashboard/profile-header";
+import { RecentConversations } from "~/components/dashboard/recent-conversations";
+import { UsageChart } from "~/components/dashboard/usage-chart";
+import { QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { getConfig } from "~/config.server";
+import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
+import { listConversations } from "~/data/conversations.server";
+import { getQuotaStatus } from "~/data/quotas.server";
+import { getUsageByDay } from "~/data/usage.server";
+import { getDb } from "~/db/client.server";
+import { logBackendFault, withDeadline } from "~/deadline.server";
 import { pageTitle } from "~/meta";
+import dashboardStylesheet from "~/styles/dashboard.css";
 
 export const meta: MetaFunction = () => pageTitle("Dashboard");
 
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: dashboardStylesheet }];
+
+const NO_STORE = { "Cache-Control": "no-store" };
+const CHART_DAYS = 30;
+
+/** A section whose store fails shows that it could not load; the rest of the page still works. */
+async function settled<T>(work: Promise<T>, context: string): Promise<T | null> {
+  try {
+    return await work;
+  } catch (error) {
+    logBackendFault("dashboard", context, error);
+    return null;
+  }
+}
+
+/**
+ * The usage figures and recent conversations, one query after another (three
+ * small indexed reads; embedded PostgreSQL in local mode mixes up
+ * parameterised queries sent at once on several connections), all within
+ * one deadline.
+ */
+async function usageFigures(uid: string, quotaRole: { role: string; isAdmin: boolean } | null, now: Date) {
+  const figures = async () => {
+    const db = await getDb();
+    const usage = await settled(getUsageByDay(db, uid, CHART_DAYS, now), "reading usage");
+    // The quota depends on the role: an unknown role, no quota shown.
+    const quota = quotaRole ? await settled(getQuotaStatus(db, uid, quotaRole, now), "reading the quota") : null;
+    const recent = await settled(listConversations(db, uid, { limit: 5 }), "listing conversations");
+    return { usage, quota, recent };
+  };
+  const read = await settled(withDeadline("postgres", getConfig().backendTimeoutMs, figures()), "reading usage figures");
+  return read ?? { usage: null, quota: null, recent: null };
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, role } = await requireUser(request);
-  return json({ user, role });
+  const { user, role, isAdmin, degraded } = await requireUser(request);
+  const now = new Date();
+  const config = getConfig();
+  const [details, { usage, quota, recent }] = await Promise.all([
+    settled(getAccountDetails(user.uid), "reading the identity record"),
+    usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
+  ]);
+  return json(
+    {
+      now: now.toISOString(),
+      profile: {
+        displayName: details?.displayName ?? user.displayName,
+        email: details?.email ?? user.email,
+        photoURL: details?.photoURL ?? user.photoURL,
+      },
+      // A degraded session could not read the role: no plan is shown rather than a wrong one.
+      plan: degraded ? null : planName(role),
+      // Roles are keyed by email: "admin" counts only once the address is verified.
+      adminPending: role === "admin" && !isAdmin,
+      account: details,
+      usage,
+      quota,
+      recent,
+      firebase: config.publicFirebase,
+      localMode: config.mode === "local",
+    },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const { user } = await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
+  const typed = String(form.get("displayName") ?? "");
+  const parsed = parseDisplayName(typed);
+  if (!parsed.success) {
+    return json({ value: typed, fieldErrors: { displayName: parsed.error } }, { status: 400, headers: NO_STORE });
+  }
+  try {
+    await setDisplayName(user.uid, user.email, parsed.name);
+  } catch (error) {
+    logBackendFault("identity", "changing a display name", error);
+    return json(
+      { value: typed, fieldErrors: { displayName: "Your name could not be saved right now. Please try again shortly." } },
+      { status: 503, headers: NO_STORE },
+    );
+  }
+  return json({ ok: true, notice: `Your name is now ${parsed.name}.` }, { headers: NO_STORE });
 }
 
 export default function DashboardPage() {
-  const { user, role } = useLoaderData<typeof loader>();
+  const { now, profile, plan, adminPending, account, usage, quota, recent, firebase, localMode } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
-    <div className="page">
+    <div className="page dashboard">
       <h1>Dashboard</h1>
-      <p>Your usage, plan and account.</p>
-      <SignedInAs user={user} role={role} />
+      <ProfileHeader {...profile} plan={plan} adminPending={adminPending} />
+
+      <section aria-labelledby="usage-title" className="dashboard-section">
+        <h2 id="usage-title">Usage</h2>
+        {quota && plan ? (
+          <QuotaSummary quota={quota} plan={plan} now={now} />
+        ) : (
+          <p className="form-error">Today's usage cannot be loaded right now. Please try again shortly.</p>
+        )}
+        {usage ? (
+          <>
+            <UsageTotals days={usage} />
+            <UsageChart days={usage} />
+          </>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="recent-title" className="dashboard-section">
+        <h2 id="recent-title">Recent conversations</h2>
+        <RecentConversations conversations={recent} />
+      </section>
+
+      <section id="account" aria-labelledby="account-title" className="dashboard-section">
+        <h2 id="account-title">Account</h2>
+        {account ? (
+          <>
+            <AccountFacts account={account} firebase={firebase} localMode={localMode} />
+            <DisplayNameForm current={account.displayName} result={actionData} />
+            {account.hasPassword && account.email ? <ChangePassword firebase={firebase} email={account.email} /> : null}
+          </>
+        ) : (
+          <p className="form-error">Your account details cannot be loaded right now. Please try again shortly.</p>
+        )}
+      </section>
+
+      <section id="your-data" aria-labelledby="data-title" className="dashboard-section">
+        <h2 id="data-title">Your data</h2>
+        <DataControls />
+        {account?.email ? (
+          <div id="delete-account">
+            <h3>Delete account</h3>
+            <DeleteAccount email={account.email} firebase={firebase} hasPassword={account.hasPassword} hasGoogle={hasGoogle} />
+          </div>
+        ) : null}
+      </section>
+
+      <ContactForm signedInEmail={profile.email} />
     </div>
   );
 }

@@ -1,23 +1,196 @@
-import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { useLoaderData } from "@remix-run/react";
-import { requireUser } from "~/auth/session.server";
-import { SignedInAs } from "~/components/signed-in-as";
+import {
+  json,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { getSessionUser, requireAdmin, requireUser, sessionHeaders } from "~/auth/session.server";
+import {
+  categoriesOf,
+  filterCatalogue,
+  type FunctionToolSummary,
+  type PromptToolSummary,
+} from "~/components/tools/catalogue";
+import { FunctionToolList } from "~/components/tools/function-tool-list";
+import { PromptToolCard, type AdminActionResult } from "~/components/tools/prompt-tool-card";
+import { ToolFilters } from "~/components/tools/tool-filters";
+import { readBody } from "~/data/inbox-input.server";
+import { getEnabledToolIds, setToolEnabled } from "~/data/preferences.server";
+import {
+  adminToolActionSchema,
+  BUILT_IN_PROMPT_TOOLS,
+  deletePromptTool,
+  functionSwitchSchema,
+  parseCatalogueFilters,
+  listPromptTools,
+  setPromptToolEnabled,
+  toolStore,
+  type PromptTool,
+} from "~/data/prompt-tools.server";
+import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { pageTitle } from "~/meta";
+import toolsStylesheet from "~/styles/tools.css";
 
 export const meta: MetaFunction = () => pageTitle("Tools");
 
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: toolsStylesheet }];
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+function summary(tool: PromptTool): PromptToolSummary {
+  return { id: tool.id, name: tool.name, description: tool.description, category: tool.category, builtIn: tool.builtIn, enabled: tool.enabled };
+}
+
+/** Public: anyone may browse; the switches and admin controls need a session. */
 export async function loader({ request }: LoaderFunctionArgs) {
-  const { user, role } = await requireUser(request);
-  return json({ user, role });
+  const session = await getSessionUser(request);
+  const user = session.status === "signed-in" ? session : null;
+  const isAdmin = Boolean(user?.isAdmin);
+  const url = new URL(request.url);
+  const filters = parseCatalogueFilters(url.searchParams);
+
+  // Without the database the built-in tools still show; what needs it says so.
+  const stored = await toolStore((db) => listPromptTools(db, { includeDisabled: isAdmin })).catch(() => null);
+  const enabledIds = user ? await toolStore((db) => getEnabledToolIds(db, user.user.uid)).catch(() => null) : null;
+  const prompts = (stored ?? BUILT_IN_PROMPT_TOOLS).map(summary);
+  const functions: FunctionToolSummary[] = BUILT_IN_TOOLS.map((tool) => ({
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    enabled: enabledIds ? enabledIds.includes(tool.id) : null,
+  }));
+  const shown = filterCatalogue(prompts, functions, filters);
+  const saved = url.searchParams.get("saved");
+  return json(
+    {
+      signedIn: Boolean(user),
+      isAdmin,
+      filters,
+      categories: categoriesOf(prompts),
+      prompts: shown.prompts,
+      functions: shown.functions,
+      total: prompts.length + functions.length,
+      savedName: saved ? (prompts.find((tool) => tool.id === saved)?.name ?? null) : null,
+      storeUnavailable: stored === null || Boolean(user && enabledIds === null),
+    },
+    { headers: { ...sessionHeaders(session), ...(user ? NO_STORE : {}) } },
+  );
+}
+
+function answer(body: AdminActionResult, status = 200) {
+  return json(body, { status, headers: NO_STORE });
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  const body = await readBody(request, 8 * 1024);
+  if ("refusal" in body) return body.refusal;
+  const intent = body.fields.intent;
+
+  if (intent === "set-function") {
+    // A signed-out visitor is sent to sign in and back here.
+    const { user } = await requireUser(request);
+    const parsed = functionSwitchSchema().safeParse(body.fields);
+    if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
+    const { toolId, enabled } = parsed.data;
+    try {
+      await toolStore((db) => setToolEnabled(db, user.uid, toolId, enabled === "on"));
+    } catch {
+      return answer({ error: "Your choice could not be saved right now. Please try again shortly." }, 503);
+    }
+    const name = BUILT_IN_TOOLS.find((tool) => tool.id === toolId)?.name ?? toolId;
+    return answer({ ok: true, notice: `${name} is ${enabled} for your chats.` });
+  }
+
+  // Every other intent changes the shared catalogue: admins only, checked freshly.
+  await requireAdmin(request);
+  const parsed = adminToolActionSchema().safeParse(body.fields);
+  if (!parsed.success) {
+    return answer({ error: typeof intent === "string" && ["enable", "disable", "delete"].includes(intent) ? "There is no such tool." : "Unknown action." }, 400);
+  }
+  const { intent: what, id, confirm } = parsed.data;
+  if (what === "delete" && confirm !== "yes") return answer({ confirmDelete: id });
+  let found: boolean;
+  try {
+    found = await toolStore((db) => (what === "delete" ? deletePromptTool(db, id) : setPromptToolEnabled(db, id, what === "enable")));
+  } catch {
+    return answer({ error: "The tool could not be changed right now. Please try again shortly." }, 503);
+  }
+  if (!found) return answer({ error: "That tool no longer exists." }, 404);
+  const done = { enable: "enabled", disable: "disabled", delete: "deleted" }[what];
+  return answer({ ok: true, notice: `The tool was ${done}.` });
 }
 
 export default function ToolsPage() {
-  const { user, role } = useLoaderData<typeof loader>();
+  const { signedIn, isAdmin, filters, categories, prompts, functions, total, savedName, storeUnavailable } =
+    useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const confirmDelete = actionData && "confirmDelete" in actionData ? actionData.confirmDelete : undefined;
+  const nothing = prompts.length === 0 && functions.length === 0;
   return (
-    <div className="page">
+    <div className="page tools-page">
       <h1>Tools</h1>
-      <p>Prompt tools and the functions the assistant can call.</p>
-      <SignedInAs user={user} role={role} />
+      <p className="lead">
+        Ready-made prompts that start a chat with the right instructions, and the functions your assistant can call.
+      </p>
+      <div aria-live="polite">
+        {savedName ? (
+          <p className="form-notice" role="status">
+            “{savedName}” was saved.
+          </p>
+        ) : null}
+        {actionData && "notice" in actionData && actionData.notice ? (
+          <p className="form-notice" role="status">
+            {actionData.notice}
+          </p>
+        ) : null}
+        {actionData && "error" in actionData && actionData.error ? (
+          <p className="form-error" role="alert">
+            {actionData.error}
+          </p>
+        ) : null}
+      </div>
+      {storeUnavailable ? (
+        <p className="banner" role="status">
+          Some tools and settings cannot be loaded right now; the built-in tools still work.
+        </p>
+      ) : null}
+      <ToolFilters filters={filters} categories={categories} />
+      {isAdmin ? (
+        <p className="tool-admin-bar">
+          <Link to="/tools/new" className="button primary">
+            New prompt tool
+          </Link>
+        </p>
+      ) : null}
+      {nothing ? (
+        <p className="empty" role="status">
+          No tool matches {filters.q ? `“${filters.q}”` : "this filter"} among {total} tools.{" "}
+          <Link to="/tools">Show all tools</Link>
+        </p>
+      ) : null}
+      {prompts.length > 0 ? (
+        <section aria-labelledby="prompt-tools-title">
+          <h2 id="prompt-tools-title">Prompt tools</h2>
+          <p className="fine-print">
+            {signedIn
+              ? "Open one, fill in its form, and a new chat starts with its instructions."
+              : "Open one to use it: you'll be asked to sign in first."}
+          </p>
+          <ul className="tool-grid">
+            {prompts.map((tool) => (
+              <PromptToolCard key={tool.id} tool={tool} isAdmin={isAdmin} confirmDelete={confirmDelete === tool.id} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {functions.length > 0 ? (
+        <section aria-labelledby="function-tools-title">
+          <h2 id="function-tools-title">Functions the assistant can call</h2>
+          <FunctionToolList tools={functions} signedIn={signedIn} />
+        </section>
+      ) : null}
     </div>
   );
 }

@@ -1,13 +1,22 @@
 import { expect, mainNav, signIn, test } from "./fixtures";
 
 test.describe("protected pages and the admin gate", () => {
-  for (const path of ["/nuvara", "/dashboard", "/tools"]) {
+  for (const path of ["/nuvara", "/dashboard"]) {
     test(`${path} sends a signed-out visitor to /login?redirectTo=${path}`, async ({ page }) => {
       await page.goto(path);
       await expect(page).toHaveURL(`/login?redirectTo=${encodeURIComponent(path)}`);
       await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
     });
   }
+
+  test("/tools is public; using a tool sends a signed-out visitor to /login?redirectTo=<the tool>", async ({ page }) => {
+    const response = await page.goto("/tools");
+    expect(response?.status()).toBe(200);
+    await expect(page.getByRole("heading", { level: 1, name: "Tools" })).toBeVisible();
+    await page.getByRole("link", { name: "Summarize" }).click();
+    await expect(page).toHaveURL("/login?redirectTo=%2Ftools%2Fsummarize");
+    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+  });
 
   test("/admin/messages: anonymous is sent to login", async ({ page }) => {
     await page.goto("/admin/messages");
@@ -39,11 +48,15 @@ test.describe("protected pages and the admin gate", () => {
   test("signed-in pages show their heading and the user", async ({ page, newAccount }) => {
     const account = await newAccount({ displayName: "Sam Signed" });
     await signIn(page, account);
-    for (const [path, heading] of [["/nuvara", "Assistant"], ["/dashboard", "Dashboard"], ["/tools", "Tools"]]) {
+    for (const [path, heading] of [["/nuvara", "Assistant"], ["/dashboard", "Dashboard"]]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
       await expect(page.getByText("Sam Signed")).toBeVisible();
     }
+    // /tools is public; signed in, it has the user's own switches for the assistant's functions.
+    await page.goto("/tools");
+    await expect(page.getByRole("heading", { level: 1, name: "Tools" })).toBeVisible();
+    await expect(page.getByRole("switch", { name: "Calculator" })).toBeVisible();
   });
 });
 

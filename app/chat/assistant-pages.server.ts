@@ -1,0 +1,155 @@
+import { json } from "@remix-run/node";
+import { isSameOrigin } from "~/auth/request.server";
+import { requireUser, type SignedIn } from "~/auth/session.server";
+import {
+  deleteConversation,
+  getConversation,
+  listConversations,
+  MAX_TITLE_LENGTH,
+  renameConversation,
+  setConversationModel,
+} from "~/data/conversations.server";
+import { getConversationWithMessages, toChatMessage } from "~/data/messages.server";
+import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
+import { getQuotaStatus } from "~/data/quotas.server";
+import { getDb, type Db } from "~/db/client.server";
+import { logBackendFault } from "~/deadline.server";
+import { getModelRegistry, modelsForRole } from "~/llm/models.server";
+import { BUILT_IN_TOOLS } from "~/llm/tools.server";
+import { checkCustomInstructions } from "./custom-instructions";
+import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
+
+/** What the /nuvara routes load and do; the route modules stay thin. */
+
+const MAX_SEARCH_LENGTH = 200;
+
+async function database(): Promise<Db> {
+  try {
+    return await getDb();
+  } catch (error) {
+    logBackendFault("postgres", "opening the database for the assistant", error);
+    throw json({ error: "Your conversations can't be reached right now. Please try again shortly." }, { status: 503 });
+  }
+}
+
+/** An action changes data in the user's name: another site must not trigger it. */
+function requireSameOrigin(request: Request) {
+  if (!isSameOrigin(request)) throw json({ error: "Cross-origin requests are refused." }, { status: 403 });
+}
+
+const notFound = () => json({ error: "This conversation doesn't exist." }, { status: 404 });
+
+/** The layout: conversation list (searched), quota, models, instructions. */
+export async function loadAssistant(request: Request) {
+  const session = await requireUser(request);
+  const search = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, MAX_SEARCH_LENGTH);
+  const db = await database();
+  const uid = session.user.uid;
+  const [conversations, quota, customInstructions, registry] = await Promise.all([
+    listConversations(db, uid, { search }),
+    getQuotaStatus(db, uid, session),
+    getCustomInstructions(db, uid),
+    getModelRegistry(),
+  ]);
+  return {
+    user: session.user,
+    role: session.role,
+    search,
+    conversations: conversations.map((item) => ({ id: item.id, title: item.title, updatedAt: item.updatedAt.toISOString() })),
+    quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
+    customInstructions,
+    models: modelsForRole(registry, session),
+    toolNames: Object.fromEntries(BUILT_IN_TOOLS.map((tool) => [tool.id, tool.name])),
+  };
+}
+
+export async function updateInstructions(request: Request) {
+  requireSameOrigin(request);
+  const session = await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "instructions") return json({ error: "Unknown action." }, { status: 400 });
+  const text = String(form.get("instructions") ?? "");
+  const problem = checkCustomInstructions(text);
+  if (problem) return json({ error: problem }, { status: 400 });
+  await setCustomInstructions(await database(), session.user.uid, text);
+  return json({ ok: true });
+}
+
+async function ownConversation(request: Request, id: string | undefined): Promise<{ session: SignedIn; db: Db; id: string }> {
+  const session = await requireUser(request);
+  // Not a UUID: no conversation has that id (and PostgreSQL would refuse to compare).
+  if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound();
+  return { session, db: await database(), id };
+}
+
+/** One conversation and its transcript; another user's is a 404. */
+export async function loadConversation(request: Request, conversationId: string | undefined) {
+  const { session, db, id } = await ownConversation(request, conversationId);
+  const found = await getConversationWithMessages(db, session.user.uid, id);
+  if (!found) throw notFound();
+  const { conversation, messages: rows } = found;
+  return {
+    conversation: {
+      id: conversation.id,
+      title: conversation.title,
+      model: conversation.model,
+      customInstructions: conversation.customInstructions,
+      hasToolInstructions: Boolean(conversation.systemPrompt),
+    },
+    messages: rows.map(toChatMessage),
+  };
+}
+
+/** Rename, delete, or change the model of a conversation; another user's is a 404. */
+export async function changeConversation(request: Request, conversationId: string | undefined) {
+  requireSameOrigin(request);
+  const { session, db, id } = await ownConversation(request, conversationId);
+  const uid = session.user.uid;
+  if (!(await getConversation(db, uid, id))) throw notFound();
+  const form = await request.formData();
+  const intent = form.get("intent");
+
+  if (intent === "rename") {
+    const title = String(form.get("title") ?? "").replace(/\s+/g, " ").trim();
+    if (!title) return json({ error: "Please enter a title." }, { status: 400 });
+    if (title.length > MAX_TITLE_LENGTH) {
+      return json({ error: `Please keep the title to ${MAX_TITLE_LENGTH} characters or fewer.` }, { status: 400 });
+    }
+    if (!(await renameConversation(db, uid, id, title))) throw notFound();
+    return json({ ok: true });
+  }
+  if (intent === "delete") {
+    if (!(await deleteConversation(db, uid, id))) throw notFound();
+    return json({ ok: true });
+  }
+  if (intent === "model") {
+    const model = String(form.get("model") ?? "");
+    const allowed = modelsForRole(await getModelRegistry(), session);
+    if (!allowed.some((option) => option.id === model)) {
+      return json({ error: `The model "${model}" isn't available to you.` }, { status: 400 });
+    }
+    if (!(await setConversationModel(db, uid, id, model))) throw notFound();
+    return json({ ok: true });
+  }
+  return json({ error: "Unknown action." }, { status: 400 });
+}
+
+/** The conversation as a Markdown file. */
+export async function exportConversation(request: Request, conversationId: string | undefined) {
+  const { session, db, id } = await ownConversation(request, conversationId);
+  const found = await getConversationWithMessages(db, session.user.uid, id);
+  if (!found) throw notFound();
+  const { conversation, messages: rows } = found;
+  const markdown = conversationToMarkdown({
+    title: conversation.title,
+    createdAt: conversation.createdAt,
+    messages: rows.map(toChatMessage),
+  });
+  return new Response(markdown, {
+    headers: {
+      "Content-Type": "text/markdown; charset=utf-8",
+      "Content-Disposition": attachmentHeader(exportFileName(conversation.title)),
+      "Cache-Control": "private, no-store",
+    },
+  });
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+
+/**
+ * The body of POST /api/chat, shared by the browser (which builds it) and the
+ * endpoint (which validates it). The server keeps the conversation's history:
+ * a request carries only the message to answer, and anything else (a forged
+ * history, unknown fields) is refused. The message is new, or the last one
+ * the user sent: with the same text it is answered again (regenerate, or
+ * Retry after a failure), with new text it is an edit.
+ */
+export const MAX_MESSAGE_LENGTH = 8_000;
+/** Far above any valid request; a larger body is refused before it is parsed. */
+export const MAX_CHAT_BODY_BYTES = 64 * 1024;
+
+/** A message for a value of the wrong type; zod's own wording (e.g. for unknown keys) otherwise. */
+function onlyForWrongType(message: string) {
+  return (issue: { code?: string }) => (issue.code === "invalid_type" ? message : undefined);
+}
+
+const userMessageSchema = z.strictObject(
+  {
+    id: z.uuid({ error: "The message id must be a UUID." }),
+    role: z.literal("user", { error: "Only your own message can be sent." }),
+    parts: z
+      .array(z.strictObject({ type: z.literal("text"), text: z.string() }), {
+        error: "The message must be a list of text parts.",
+      })
+      .length(1, { error: "The message must have exactly one text part." }),
+  },
+  { error: onlyForWrongType("The message is missing or malformed.") },
+);
+
+export const chatRequestSchema = z
+  .strictObject(
+    {
+      conversationId: z.uuid({ error: "The conversation id must be a UUID." }),
+      /** A new chat: create the conversation if it does not exist yet. */
+      create: z.boolean().default(false),
+      message: userMessageSchema,
+      model: z.string({ error: "Choose a model." }).min(1, { error: "Choose a model." }).max(200),
+      /** The browser's IANA time zone, for the date and time tool. */
+      timeZone: z.string().max(64).optional(),
+    },
+    { error: onlyForWrongType("The request must be a JSON object.") },
+  )
+  .superRefine((request, context) => {
+    // Runs after non-fatal issues too (e.g. no text part): check only what is there.
+    const text = request.message?.parts?.[0]?.text;
+    if (typeof text !== "string") return;
+    if (text.trim() === "") context.addIssue({ code: "custom", message: "The message is empty." });
+    if (text.length > MAX_MESSAGE_LENGTH) {
+      context.addIssue({
+        code: "custom",
+        message: `Your message is ${text.length.toLocaleString("en-US")} characters long; the limit is ${MAX_MESSAGE_LENGTH.toLocaleString("en-US")}.`,
+      });
+    }
+  });
+
+export type ChatRequest = z.infer<typeof chatRequestSchema>;
+
+export type ParsedChatRequest = { ok: true; request: ChatRequest } | { ok: false; error: string };
+
+export function parseChatRequest(body: unknown): ParsedChatRequest {
+  const parsed = chatRequestSchema.safeParse(body);
+  if (parsed.success) return { ok: true, request: parsed.data };
+  const issue = parsed.error.issues[0];
+  if (issue.code === "unrecognized_keys") {
+    return {
+      ok: false,
+      error: `The request has fields the chat endpoint doesn't accept (${issue.keys.join(", ")}). The server keeps the conversation's history: send only the new message.`,
+    };
+  }
+  const where = issue.path.length > 0 && issue.code !== "custom" ? ` (${issue.path.join(".")})` : "";
+  return { ok: false, error: `${issue.message}${where}` };
+}

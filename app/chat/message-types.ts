@@ -1,0 +1,45 @@
+import type { UIMessage } from "ai";
+
+/**
+ * The messages the chat page and the chat endpoint exchange: AI SDK UI
+ * messages with Nuvara's metadata and data parts. Shared by server and browser.
+ */
+
+export type ReplyStatus = "completed" | "stopped";
+
+export interface MessageMetadata {
+  /** Model id that wrote a reply. */
+  model?: string;
+  /** The model is the built-in demo, not an AI. */
+  demo?: boolean;
+  status?: ReplyStatus;
+  /** ISO time the message was stored. */
+  createdAt?: string;
+}
+
+/** What the endpoint confirms once an exchange is stored. */
+export interface SavedExchange {
+  conversationId: string;
+  userMessageId: string;
+  replyId: string;
+  status: ReplyStatus;
+  title: string | null;
+  /** Messages left today; null when unlimited. */
+  remaining: number | null;
+}
+
+export type ChatDataParts = {
+  /** First chunk of every reply: the conversation exists on the server from now on. */
+  conversation: { id: string };
+  saved: SavedExchange;
+};
+
+export type ChatMessage = UIMessage<MessageMetadata, ChatDataParts>;
+
+/** The plain text of a message's text parts, e.g. for copying, search and export. */
+export function messageText(message: Pick<ChatMessage, "parts">): string {
+  return message.parts
+    .flatMap((part) => (part.type === "text" ? [part.text] : []))
+    .join("\n\n")
+    .trim();
+}

@@ -1,0 +1,25 @@
+import type { ChatMessage } from "./message-types";
+
+type Part = ChatMessage["parts"][number];
+
+function isToolPart(part: Part): part is Extract<Part, { toolCallId: string }> {
+  return "toolCallId" in part;
+}
+
+/**
+ * A reply's parts as they are stored. A stopped reply can end mid-way: a tool
+ * call without its result would make the next request to the model fail
+ * (every call needs a result), and an empty text part says nothing. Those
+ * are dropped, and texts still marked as streaming are closed.
+ */
+export function settleParts(parts: ChatMessage["parts"]): ChatMessage["parts"] {
+  return parts.flatMap((part): Part[] => {
+    if (isToolPart(part)) {
+      return part.state === "output-available" || part.state === "output-error" ? [part] : [];
+    }
+    if (part.type === "text" || part.type === "reasoning") {
+      return part.text === "" ? [] : [{ ...part, state: "done" }];
+    }
+    return [part];
+  });
+}

@@ -1,0 +1,256 @@
+import {
+  convertToModelMessages,
+  readUIMessageStream,
+  stepCountIs,
+  streamText,
+  type LanguageModel,
+  type ToolSet,
+  type UIMessageChunk,
+} from "ai";
+import { refundMessage, type Reservation } from "~/data/quotas.server";
+import { saveExchange } from "~/data/messages.server";
+import type { Db } from "~/db/client.server";
+import { logBackendFault, logBackendRecovered } from "~/deadline.server";
+import type { ExchangeKind } from "./history";
+import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
+import { messageText } from "./message-types";
+import { describeModelError, MODEL_DROPPED_MESSAGE, MODEL_TIMEOUT_MESSAGE } from "./model-errors.server";
+import { settleParts } from "./reply-parts";
+
+/**
+ * One reply, from the model request to the stored exchange.
+ *
+ * The model request starts at once, so the quota check (run by the caller at
+ * the same time) adds no latency; nothing reaches the browser until the
+ * caller has the quota's answer. Tokens are forwarded as they arrive. When
+ * the reply ends it is stored with the user's message in one transaction —
+ * completed, or stopped when the browser hung up (Stop, a closed tab) — and
+ * the browser is told it is saved. A failed reply stores nothing and gives
+ * its quota back.
+ */
+
+/** Most tool round trips one reply may take before it must answer. */
+const MAX_STEPS = 5;
+
+export interface ReplyPlan {
+  uid: string;
+  conversationId: string;
+  kind: ExchangeKind;
+  user: { id: string; text: string; sentAt: Date };
+  /** The messages the model sees, ending with the one it answers. */
+  history: ChatMessage[];
+  system: string;
+  model: { id: string; demo: boolean };
+  languageModel: LanguageModel;
+  tools: ToolSet;
+  /** Longest wait for the first token and between two tokens. */
+  timeoutMs: number;
+  /** Title for a conversation that has none yet. */
+  title: string;
+}
+
+export interface PendingReply {
+  /** Stops the model request, e.g. when the quota says no. */
+  cancel(): void;
+  /** The reply's UI message stream for the browser; stores the exchange when it ends. */
+  stream(reservation: Reservation): ReadableStream<UIMessageChunk>;
+}
+
+class ModelTimeoutError extends Error {}
+class ClientGoneError extends Error {}
+class CancelledError extends Error {}
+
+export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal): PendingReply {
+  const abort = new AbortController();
+  const onRequestAbort = () => abort.abort(new ClientGoneError("the browser hung up"));
+  if (requestSignal.aborted) onRequestAbort();
+  else requestSignal.addEventListener("abort", onRequestAbort, { once: true });
+
+  // The AI SDK's own timeouts surface as a plain abort; ours says which it was.
+  let watchdog: NodeJS.Timeout | undefined;
+  const armWatchdog = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => abort.abort(new ModelTimeoutError("no token in time")), plan.timeoutMs);
+  };
+  armWatchdog();
+
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let modelError: unknown;
+  const replyId = crypto.randomUUID();
+
+  const uiStream = (async () => {
+    const messages = await convertToModelMessages(plan.history, { tools: plan.tools, ignoreIncompleteToolCalls: true });
+    const result = streamText({
+      model: plan.languageModel,
+      system: plan.system,
+      messages,
+      tools: plan.tools,
+      stopWhen: stepCountIs(MAX_STEPS),
+      // The person chatting decides about retrying (the Retry button); automatic
+      // retries would multiply the wait and the provider's bill.
+      maxRetries: 0,
+      abortSignal: abort.signal,
+      onStepEnd: (step) => {
+        usage.inputTokens += step.usage.inputTokens ?? 0;
+        usage.outputTokens += step.usage.outputTokens ?? 0;
+      },
+      onError: ({ error }) => {
+        modelError ??= error;
+      },
+    });
+    return result.toUIMessageStream<ChatMessage>({
+      generateMessageId: () => replyId,
+      sendReasoning: false,
+      // Held back until the exchange is stored (see finish below).
+      sendFinish: false,
+      messageMetadata: ({ part }) =>
+        part.type === "start" ? { model: plan.model.id, demo: plan.model.demo || undefined } : undefined,
+      onError: (error) => {
+        modelError ??= error;
+        return describeModelError(error);
+      },
+    });
+  })();
+
+  const finish = () => {
+    clearTimeout(watchdog);
+    requestSignal.removeEventListener("abort", onRequestAbort);
+  };
+
+  return {
+    cancel() {
+      abort.abort(new CancelledError("cancelled before the reply was shown"));
+      finish();
+      // Nobody will read the stream: let it end without an unhandled rejection.
+      void uiStream.then((stream) => stream.cancel()).catch(() => undefined);
+    },
+
+    stream(reservation) {
+      let browserGone = false;
+      return new ReadableStream<UIMessageChunk>({
+        start(controller) {
+          const send = (chunk: UIMessageChunk) => {
+            if (browserGone) return;
+            try {
+              controller.enqueue(chunk);
+            } catch {
+              browserGone = true;
+            }
+          };
+          void relay(send).finally(() => {
+            finish();
+            if (!browserGone) controller.close();
+          });
+        },
+        cancel() {
+          browserGone = true;
+          abort.abort(new ClientGoneError("the browser stopped reading"));
+        },
+      });
+
+      async function relay(send: (chunk: UIMessageChunk) => void) {
+        // The browser learns first that the conversation exists (a new chat can take its URL).
+        send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
+
+        // A second copy of the chunks builds the reply as the browser sees it, for storing.
+        const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
+        const copyWriter = copy.writable.getWriter();
+        const assembled = lastMessage(
+          readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined }),
+        ).catch(() => undefined);
+
+        let received = 0;
+        let thrown = false;
+        try {
+          for await (const chunk of await uiStream) {
+            received += 1;
+            armWatchdog();
+            // After our own timeout the browser gets an error, not the SDK's plain abort.
+            if (chunk.type === "abort" && abort.signal.reason instanceof ModelTimeoutError) continue;
+            void copyWriter.write(chunk).catch(() => undefined);
+            send(chunk);
+          }
+        } catch (error) {
+          // A connection dropped mid-stream makes the iteration throw (the SDK sends no error chunk then).
+          thrown = !abort.signal.aborted;
+          modelError ??= error;
+        }
+        clearTimeout(watchdog);
+        void copyWriter.close().catch(() => undefined);
+        const reply = await assembled;
+
+        const reason = abort.signal.reason;
+        let failure: string | undefined;
+        if (reason instanceof ModelTimeoutError) failure = MODEL_TIMEOUT_MESSAGE;
+        else if (thrown && received > 0) failure = MODEL_DROPPED_MESSAGE;
+        else if (modelError !== undefined && !abort.signal.aborted) failure = describeModelError(modelError);
+
+        if (failure !== undefined) {
+          logBackendFault("model", `reply with ${plan.model.id}`, modelError ?? reason);
+          // The SDK already sent its error chunk for errors it saw itself.
+          if (reason instanceof ModelTimeoutError || thrown) send({ type: "error", errorText: failure });
+          await giveBack(db, plan.uid, reservation);
+          return;
+        }
+
+        const status: ReplyStatus = abort.signal.aborted ? "stopped" : "completed";
+        if (status === "completed") logBackendRecovered("model");
+        const parts = settleParts(reply?.parts ?? []);
+        try {
+          const saved = await saveExchange(db, {
+            uid: plan.uid,
+            conversationId: plan.conversationId,
+            kind: plan.kind,
+            user: plan.user,
+            reply: {
+              id: replyId,
+              parts,
+              content: messageText({ parts }),
+              status,
+              model: plan.model.id,
+              inputTokens: usage.inputTokens,
+              outputTokens: usage.outputTokens,
+            },
+            usageDay: reservation.day,
+            title: plan.title,
+          });
+          if (!saved) {
+            await giveBack(db, plan.uid, reservation);
+            send({ type: "error", errorText: "This conversation was deleted, so the reply was not saved." });
+            return;
+          }
+          const confirmation: SavedExchange = {
+            conversationId: plan.conversationId,
+            userMessageId: plan.user.id,
+            replyId,
+            status,
+            title: saved.title,
+            remaining: reservation.remaining,
+          };
+          send({ type: "data-saved", data: confirmation, transient: true });
+          send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
+        } catch (error) {
+          logBackendFault("postgres", "saving a reply", error);
+          await giveBack(db, plan.uid, reservation);
+          send({ type: "error", errorText: "The reply could not be saved. Please try again." });
+        }
+      }
+    },
+  };
+}
+
+async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMessage | undefined> {
+  let last: ChatMessage | undefined;
+  for await (const message of messages) last = message;
+  return last;
+}
+
+/** A failed reply does not use up the quota. */
+async function giveBack(db: Db, uid: string, reservation: Reservation) {
+  if (!reservation.allowed) return;
+  try {
+    await refundMessage(db, uid, reservation.day);
+  } catch (error) {
+    logBackendFault("postgres", "giving back a quota reservation", error);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Per-role settings written in one environment variable, e.g.
+ *
+ *   QUOTA_DAILY_MESSAGES="none=20;premium=500;*=200;admin=unlimited"
+ *   LLM_ROLE_MODELS="none=llama3.2:1b;premium=*"
+ *
+ * Entries are separated by ";", each `role=value`. `none` stands for users
+ * without a role (stripeRole ""), `*` for every role not listed. `admin`
+ * applies to verified admins only; an unverified "admin" counts as any other
+ * role. "=" separates (not ":") because Ollama model ids contain colons.
+ */
+export const NO_ROLE_KEY = "none";
+export const OTHER_ROLES_KEY = "*";
+export const ADMIN_KEY = "admin";
+
+export type RoleMap<T> = ReadonlyMap<string, T>;
+
+export function parseRoleMap<T>(
+  text: string | undefined,
+  parseValue: (value: string, role: string) => T,
+): RoleMap<T> {
+  const map = new Map<string, T>();
+  if (!text) return map;
+  for (const entry of text.split(";")) {
+    if (entry.trim() === "") continue;
+    const at = entry.indexOf("=");
+    if (at === -1) throw new Error(`"${entry.trim()}" is not role=value`);
+    const role = entry.slice(0, at).trim();
+    if (role === "") throw new Error(`"${entry.trim()}" has no role (write "${NO_ROLE_KEY}" for users without one)`);
+    if (map.has(role)) throw new Error(`role "${role}" is listed twice`);
+    map.set(role, parseValue(entry.slice(at + 1).trim(), role));
+  }
+  return map;
+}
+
+/** The key a signed-in user's settings are looked up by. */
+export function roleKey({ role, isAdmin }: { role: string; isAdmin: boolean }): string {
+  if (isAdmin) return ADMIN_KEY;
+  if (role === "" || role === NO_ROLE_KEY) return NO_ROLE_KEY;
+  // An unverified "admin" must not get an admin's allowance.
+  if (role === ADMIN_KEY) return OTHER_ROLES_KEY;
+  return role;
+}
+
+/** The role's own entry, else the `*` entry, else undefined. */
+export function lookupRole<T>(map: RoleMap<T>, key: string): T | undefined {
+  // has(), not ??: a null value (unlimited) is an answer, not a missing entry.
+  return map.has(key) ? map.get(key) : map.get(OTHER_ROLES_KEY);
+}
+
+/** Daily message quota: a whole number, or null for unlimited. */
+export type DailyLimit = number | null;
+
+export const DEFAULT_DAILY_LIMITS: RoleMap<DailyLimit> = new Map<string, DailyLimit>([
+  [NO_ROLE_KEY, 20],
+  [OTHER_ROLES_KEY, 200],
+  [ADMIN_KEY, null],
+]);
+
+export function parseDailyLimits(text: string | undefined): RoleMap<DailyLimit> {
+  const overrides = parseRoleMap<DailyLimit>(text, (value, role) => {
+    if (value.toLowerCase() === "unlimited") return null;
+    if (!/^\d+$/.test(value)) throw new Error(`quota for "${role}" must be a whole number or "unlimited", not "${value}"`);
+    return Number(value);
+  });
+  // Roles not mentioned keep their defaults.
+  return new Map([...DEFAULT_DAILY_LIMITS, ...overrides]);
+}
+
+/** Model ids a role may use: a list, or "*" for every configured model. */
+export type ModelAllowance = readonly string[] | "*";
+
+export function parseRoleModels(text: string | undefined): RoleMap<ModelAllowance> {
+  return parseRoleMap<ModelAllowance>(text, (value, role) => {
+    if (value === "*") return "*";
+    const ids = splitList(value, ",");
+    if (ids.length === 0) throw new Error(`no models listed for "${role}"`);
+    return ids;
+  });
+}
+
+export function splitList(text: string | undefined, separator: string): string[] {
+  return (text ?? "")
+    .split(separator)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,115 @@
+import { useState, type FormEvent, type KeyboardEvent } from "react";
+import type { ChatMessage } from "~/chat/message-types";
+import { messageText } from "~/chat/message-types";
+import { CopyButton } from "./copy-button";
+import { Markdown } from "./markdown";
+import { isToolPart, ToolStep } from "./tool-step";
+
+export interface MessageActions {
+  /** Offered on the last reply when idle. */
+  onRegenerate?: () => void;
+  /** Offered on the last message the user sent when idle. */
+  onEdit?: (text: string) => void;
+  /** Offered on stored replies. */
+  onReport?: () => void;
+}
+
+/** One message of the transcript: the user's as plain text, a reply as safe Markdown with its tool steps. */
+export function ChatMessageView({
+  message,
+  streaming,
+  isDemo,
+  toolNames,
+  actions,
+}: {
+  message: ChatMessage;
+  streaming: boolean;
+  isDemo: boolean;
+  toolNames: Record<string, string>;
+  actions: MessageActions;
+}) {
+  const [editing, setEditing] = useState(false);
+  const isUser = message.role === "user";
+  const text = messageText(message);
+  const status = message.metadata?.status;
+
+  return (
+    <article className={`message ${isUser ? "from-user" : "from-assistant"}`} aria-label={isUser ? "You" : "Assistant"}>
+      <header className="message-header">
+        <span className="message-author">{isUser ? "You" : "Assistant"}</span>
+        {!isUser && isDemo ? <span className="badge demo">Demo — not an AI</span> : null}
+        {!isUser && message.metadata?.model && !isDemo ? <span className="message-model">{message.metadata.model}</span> : null}
+        {status === "stopped" ? <span className="badge">Stopped</span> : null}
+      </header>
+
+      {editing && actions.onEdit ? (
+        <EditForm
+          initial={text}
+          onCancel={() => setEditing(false)}
+          onSave={(next) => {
+            setEditing(false);
+            actions.onEdit?.(next);
+          }}
+        />
+      ) : (
+        <div className="message-body">
+          {isUser ? (
+            <p className="user-text">{text}</p>
+          ) : (
+            message.parts.map((part, index) => {
+              if (part.type === "text") return <Markdown key={index}>{part.text}</Markdown>;
+              if (isToolPart(part)) return <ToolStep key={part.toolCallId} part={part} toolNames={toolNames} />;
+              return null;
+            })
+          )}
+          {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
+        </div>
+      )}
+
+      {!streaming && !editing ? (
+        <footer className="message-actions">
+          {text ? <CopyButton text={text} label={isUser ? "Copy message" : "Copy reply"} /> : null}
+          {actions.onEdit ? (
+            <button type="button" className="chip-button" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          ) : null}
+          {actions.onRegenerate ? (
+            <button type="button" className="chip-button" onClick={actions.onRegenerate}>
+              Regenerate
+            </button>
+          ) : null}
+          {actions.onReport ? (
+            <button type="button" className="chip-button" onClick={actions.onReport}>
+              Report
+            </button>
+          ) : null}
+        </footer>
+      ) : null}
+    </article>
+  );
+}
+
+function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (text: string) => void; onCancel: () => void }) {
+  const [text, setText] = useState(initial);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (text.trim()) onSave(text);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Escape") onCancel();
+  };
+  return (
+    <form className="edit-form" onSubmit={submit}>
+      <textarea aria-label="Edit your message" value={text} onChange={(event) => setText(event.target.value)} onKeyDown={onKeyDown} rows={3} autoFocus />
+      <div className="edit-actions">
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className="button primary" disabled={!text.trim()}>
+          Save and send
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,274 @@
+import { useChat } from "@ai-sdk/react";
+import { useFetcher, useNavigate, useRevalidator } from "@remix-run/react";
+import { useEffect, useMemo, useState } from "react";
+import { describeChatError } from "~/chat/client-errors";
+import type { ChatMessage } from "~/chat/message-types";
+import { messageText } from "~/chat/message-types";
+import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/chat/quota-text";
+import { ChatMessageView, type MessageActions } from "./chat-message";
+import { chatSession } from "./chat-sessions";
+import { Composer } from "./composer";
+import { moveDraft, unsent, useDraft } from "./drafts";
+import { ReportDialog } from "./report-dialog";
+import { useHydrated } from "./use-hydrated";
+
+export interface ModelChoice {
+  id: string;
+  label: string;
+  demo: boolean;
+}
+
+export interface QuotaView {
+  limit: number | null;
+  remaining: number | null;
+  resetsAt: string;
+}
+
+export interface ChatViewProps {
+  /** The conversation's id (for a new chat, the one it will be created with). */
+  chatId: string;
+  /** Not on the server yet: the first send creates it. */
+  isNew: boolean;
+  title: string | null;
+  initialMessages: ChatMessage[];
+  models: ModelChoice[];
+  /** The conversation's model; the first allowed model when unset or no longer allowed. */
+  model: string | null;
+  quota: QuotaView;
+  /** Instructions in effect for this conversation, shown so the user knows. */
+  customInstructions: string | null;
+  toolInstructions: boolean;
+  toolNames: Record<string, string>;
+}
+
+/** One conversation: its header (title, model, export), the transcript, errors with Retry, and the composer. */
+export function ChatView(props: ChatViewProps) {
+  const { chatId, isNew, models } = props;
+  const initialModel = models.find((option) => option.id === props.model)?.id ?? models[0]?.id ?? "";
+  const session = chatSession(chatId, props.initialMessages, { model: initialModel, create: isNew });
+  const { messages, status, error, sendMessage, regenerate, stop, setMessages } = useChat({ chat: session.chat });
+  const busy = status === "submitted" || status === "streaming";
+
+  const navigate = useNavigate();
+  const revalidator = useRevalidator();
+  const modelFetcher = useFetcher();
+  const hydrated = useHydrated();
+  const timeZone = hydrated ? undefined : "UTC";
+  const draftKey = isNew ? "new" : chatId;
+  const [draft, setDraft] = useDraft(draftKey);
+  const [model, setModel] = useState(session.settings.model);
+  const [reporting, setReporting] = useState<string | null>(null);
+  const [restoredNotice, setRestoredNotice] = useState(false);
+
+  // Show what the server holds (e.g. returning to a conversation, or after a
+  // reply is saved) — unless this tab is ahead of it: a reply streaming, a
+  // failed send waiting for Retry, or an exchange the loaded data predates.
+  useEffect(() => {
+    const chat = session.chat;
+    if (isNew || chat.status !== "ready") return;
+    const stored = new Set(props.initialMessages.map((message) => message.id));
+    if (chat.messages.every((message) => stored.has(message.id))) setMessages(props.initialMessages);
+  }, [session, isNew, props.initialMessages, setMessages]);
+
+  // A message whose reply was never confirmed comes back into the composer after a reload.
+  useEffect(() => {
+    const text = unsent.read(draftKey);
+    if (!text) return;
+    const chat = session.chat;
+    const shown = chat.messages.some((message) => message.role === "user" && messageText(message) === text);
+    if (shown) {
+      // Loaded from the server: it was saved. Otherwise this tab still holds it (in flight, or with Retry).
+      if (chat.status === "ready") unsent.clear(draftKey);
+      return;
+    }
+    unsent.clear(draftKey);
+    if (!draft) setDraft(text);
+    setRestoredNotice(true);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per conversation shown
+  }, [draftKey]);
+
+  useEffect(() => {
+    session.events = {
+      onConversation(id) {
+        if (!isNew) return;
+        // The conversation exists now: give it its own URL (same chat, no reload).
+        unsent.move("new", id);
+        moveDraft("new", id);
+        navigate(`/nuvara/${id}`, { replace: true, preventScrollReset: true });
+      },
+      onSaved(saved) {
+        unsent.clear(saved.conversationId);
+        setMessages((current) =>
+          current.map((message) =>
+            message.id === saved.replyId
+              ? { ...message, metadata: { ...message.metadata, status: saved.status, createdAt: new Date().toISOString() } }
+              : message,
+          ),
+        );
+        revalidator.revalidate();
+      },
+      onFinish({ isAbort }) {
+        if (!isAbort) return;
+        // Stopped: the server keeps the partial reply, marked stopped.
+        unsent.clear(chatId);
+        setMessages((current) => {
+          const last = current[current.length - 1];
+          if (last?.role !== "assistant") return current;
+          return [...current.slice(0, -1), { ...last, metadata: { ...last.metadata, status: "stopped" } }];
+        });
+        setTimeout(() => revalidator.revalidate(), 300);
+      },
+    };
+    return () => {
+      session.events = {};
+    };
+  }, [session, isNew, chatId, navigate, revalidator, setMessages]);
+
+  const exhausted = props.quota.remaining === 0;
+  const blockedReason = models.length === 0 ? "No model is available." : exhausted ? "quota" : null;
+  const demoIds = useMemo(() => new Set(models.filter((option) => option.demo).map((option) => option.id)), [models]);
+  const shownError = error ? describeChatError(error, timeZone) : null;
+
+  function send(text: string) {
+    setRestoredNotice(false);
+    unsent.remember(draftKey, text);
+    setDraft("");
+    void sendMessage({ text });
+  }
+
+  function chooseModel(id: string) {
+    setModel(id);
+    session.settings.model = id;
+    if (!isNew) modelFetcher.submit({ intent: "model", model: id }, { method: "post", action: `/nuvara/${chatId}` });
+  }
+
+  const lastUserIndex = messages.findLastIndex((message) => message.role === "user");
+  const lastIndex = messages.length - 1;
+
+  function actionsFor(message: ChatMessage, index: number): MessageActions {
+    if (busy) return {};
+    if (message.role === "user") {
+      return index === lastUserIndex ? { onEdit: (text) => void sendMessage({ text, messageId: message.id }) } : {};
+    }
+    return {
+      onRegenerate: index === lastIndex ? () => void regenerate() : undefined,
+      onReport: message.metadata?.status ? () => setReporting(message.id) : undefined,
+    };
+  }
+
+  return (
+    <section className="chat" aria-labelledby="chat-title">
+      <header className="chat-header">
+        <h2 id="chat-title" className="chat-title">
+          {props.title ?? "New chat"}
+        </h2>
+        <div className="chat-tools">
+          {props.customInstructions ? (
+            <details className="instructions-badge">
+              <summary>Custom instructions on</summary>
+              <p>{props.customInstructions}</p>
+            </details>
+          ) : null}
+          {props.toolInstructions ? <span className="badge">Tool instructions on</span> : null}
+          <label className="model-picker">
+            <span>Model</span>
+            <select value={model} onChange={(event) => chooseModel(event.target.value)} disabled={busy || models.length === 0}>
+              {models.map((option) => (
+                <option key={option.id} value={option.id}>
+                  {option.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          {!isNew ? (
+            <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
+              Export
+            </a>
+          ) : null}
+        </div>
+      </header>
+
+      {models.length === 0 ? (
+        <p className="banner" role="alert">
+          No model is available for your plan. Please ask an administrator.
+        </p>
+      ) : demoIds.has(model) ? (
+        <p className="banner demo-banner">
+          You are using the built-in demo model. It is not an AI: it only explains how to connect a real model.
+        </p>
+      ) : null}
+
+      <div className="transcript" role="log" aria-label="Conversation" aria-busy={busy}>
+        {messages.length === 0 ? (
+          <div className="empty-chat">
+            <p className="lead">How can I help?</p>
+            <p className="fine-print">Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.</p>
+          </div>
+        ) : (
+          messages.map((message, index) => (
+            <ChatMessageView
+              key={message.id}
+              message={message}
+              streaming={busy && index === lastIndex && message.role === "assistant"}
+              isDemo={message.metadata?.demo === true || demoIds.has(message.metadata?.model ?? "")}
+              toolNames={props.toolNames}
+              actions={actionsFor(message, index)}
+            />
+          ))
+        )}
+        {status === "submitted" && messages[lastIndex]?.role !== "assistant" ? (
+          <p className="typing" role="status">
+            Assistant is thinking…
+          </p>
+        ) : null}
+        {shownError ? (
+          <div className="chat-error" role="alert">
+            <p>{shownError.message}</p>
+            {shownError.signedOut ? (
+              <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
+                Sign in again
+              </a>
+            ) : shownError.quotaExhausted ? null : (
+              <button type="button" className="button primary" onClick={() => void regenerate()}>
+                Retry
+              </button>
+            )}
+          </div>
+        ) : null}
+      </div>
+
+      <Composer
+        value={draft}
+        onChange={setDraft}
+        onSend={send}
+        onStop={() => void stop()}
+        busy={busy}
+        blockedReason={blockedReason}
+        footer={
+          <>
+            {restoredNotice ? <span role="status">Your last message wasn't confirmed as sent, so it's back in the box.</span> : null}
+            <QuotaLine quota={props.quota} timeZone={timeZone} />
+          </>
+        }
+      />
+      <ReportDialog messageId={reporting} onClose={() => setReporting(null)} />
+    </section>
+  );
+}
+
+function QuotaLine({ quota, timeZone }: { quota: QuotaView; timeZone: string | undefined }) {
+  if (quota.remaining === null || quota.limit === null) return null;
+  const resetsAt = new Date(quota.resetsAt);
+  if (quota.remaining === 0) {
+    return (
+      <span className="quota exhausted" role="status">
+        {quotaExhaustedMessage(quota.limit, resetsAt, timeZone)}
+      </span>
+    );
+  }
+  return (
+    <span className="quota">
+      {remainingText(quota.remaining)} · resets at {formatResetTime(resetsAt, timeZone)}
+    </span>
+  );
+}

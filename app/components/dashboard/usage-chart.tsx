@@ -1,0 +1,134 @@
+import { useId } from "react";
+import { formatDay, formatNumber, plural } from "./format";
+
+export interface DayUsage {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  messages: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+const WIDTH = 600;
+const HEIGHT = 150;
+const LEFT = 48;
+const RIGHT = 6;
+const TOP = 10;
+const BOTTOM = 22;
+
+/** The smallest 1, 2 or 5 × 10^n at or above `value` (at least 1), for a readable axis. */
+export function niceCeiling(value: number): number {
+  if (value <= 1) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
+  return 10 * power;
+}
+
+/** Short axis labels: 1,200 → "1.2k", 3,400,000 → "3.4M". */
+function compact(value: number): string {
+  if (value >= 1_000_000) return `${+(value / 1_000_000).toFixed(1)}M`;
+  if (value >= 1_000) return `${+(value / 1_000).toFixed(1)}k`;
+  return String(value);
+}
+
+/**
+ * One bar chart of a series over the days. The SVG is an image with a text
+ * description for screen readers; the exact figures are in the table under
+ * both charts. Colours come from the page's variables (light and dark).
+ */
+function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: number[]; title: string; unit: string }) {
+  const id = useId();
+  const max = Math.max(0, ...values);
+  const top = niceCeiling(max);
+  const plotWidth = WIDTH - LEFT - RIGHT;
+  const plotHeight = HEIGHT - TOP - BOTTOM;
+  const slot = plotWidth / Math.max(1, days.length);
+  const barWidth = Math.max(2, slot * 0.65);
+  const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
+  const total = values.reduce((sum, value) => sum + value, 0);
+  const busiest = max > 0 ? days[values.indexOf(max)] : undefined;
+  const labelled = days.length > 0 ? [0, Math.floor((days.length - 1) / 2), days.length - 1] : [];
+  const description =
+    days.length === 0
+      ? "No data."
+      : `${plural(total, unit)} from ${formatDay(days[0].day)} to ${formatDay(days[days.length - 1].day)}` +
+        (busiest ? `; the busiest day was ${formatDay(busiest.day)} with ${plural(max, unit)}.` : "; none on any day.");
+
+  return (
+    <figure className="usage-chart">
+      <figcaption id={`${id}-title`}>{title}</figcaption>
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+        <desc id={`${id}-desc`}>{description}</desc>
+        {[0, top / 2, top].map((tick) => (
+          <g key={tick} className="chart-grid">
+            <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} />
+            <text x={LEFT - 6} y={y(tick)} dy="0.35em" textAnchor="end">
+              {compact(tick)}
+            </text>
+          </g>
+        ))}
+        {days.map((day, index) =>
+          values[index] > 0 ? (
+            <rect
+              key={day.day}
+              className="chart-bar"
+              x={LEFT + index * slot + (slot - barWidth) / 2}
+              y={y(values[index])}
+              width={barWidth}
+              height={Math.max(1, y(0) - y(values[index]))}
+              rx={2}
+            >
+              <title>{`${formatDay(day.day)}: ${plural(values[index], unit)}`}</title>
+            </rect>
+          ) : null,
+        )}
+        {labelled.map((index) => (
+          <text key={index} className="chart-label" x={LEFT + index * slot + slot / 2} y={HEIGHT - 6} textAnchor="middle">
+            {formatDay(days[index].day)}
+          </text>
+        ))}
+      </svg>
+    </figure>
+  );
+}
+
+/** Messages and tokens per day (bars), with every figure in a table behind them. */
+export function UsageChart({ days }: { days: DayUsage[] }) {
+  return (
+    <div className="usage-charts">
+      <BarChart days={days} values={days.map((day) => day.messages)} title="Messages per day, last 30 days" unit="message" />
+      <BarChart
+        days={days}
+        values={days.map((day) => day.inputTokens + day.outputTokens)}
+        title="Tokens per day, last 30 days"
+        unit="token"
+      />
+      <details className="usage-table">
+        <summary>Show the numbers</summary>
+        <table>
+          <caption>Messages and tokens per day, last 30 days (UTC)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Messages</th>
+              <th scope="col">Input tokens</th>
+              <th scope="col">Output tokens</th>
+            </tr>
+          </thead>
+          <tbody>
+            {days.map((day) => (
+              <tr key={day.day}>
+                <th scope="row">
+                  <time dateTime={day.day}>{formatDay(day.day)}</time>
+                </th>
+                <td>{formatNumber(day.messages)}</td>
+                <td>{formatNumber(day.inputTokens)}</td>
+                <td>{formatNumber(day.outputTokens)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </div>
+  );
+}

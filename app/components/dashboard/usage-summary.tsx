@@ -1,0 +1,81 @@
+import { formatDateTime, formatDuration, formatNumber, plural } from "./format";
+import type { DayUsage } from "./usage-chart";
+
+export interface Quota {
+  used: number;
+  /** null: unlimited. */
+  limit: number | null;
+  remaining: number | null;
+  /** ISO 8601. */
+  resetsAt: string;
+}
+
+/** Today's messages against the plan's daily quota, and when it resets. */
+export function QuotaSummary({ quota, plan, now }: { quota: Quota; plan: string; now: string }) {
+  const resetsIn = formatDuration(new Date(quota.resetsAt).getTime() - new Date(now).getTime());
+  if (quota.limit === null) {
+    return (
+      <div className="quota">
+        <p className="quota-figure">
+          <strong>{plural(quota.used, "message")}</strong> today
+        </p>
+        <p>Your {plan} plan has no daily limit.</p>
+      </div>
+    );
+  }
+  const exhausted = quota.remaining === 0;
+  return (
+    <div className="quota">
+      <p className="quota-figure">
+        <strong>{formatNumber(quota.used)}</strong> of {plural(quota.limit, "message")} used today
+      </p>
+      <meter
+        min={0}
+        max={quota.limit}
+        low={quota.limit * 0.75}
+        high={quota.limit * 0.9}
+        optimum={0}
+        value={Math.min(quota.used, quota.limit)}
+        aria-label="Messages used today"
+      >
+        {formatNumber(quota.used)} of {formatNumber(quota.limit)}
+      </meter>
+      <p className={exhausted ? "form-error" : undefined}>
+        {exhausted
+          ? `You've used all of today's messages on the ${plan} plan.`
+          : `${plural(quota.remaining ?? 0, "message")} left today on the ${plan} plan.`}{" "}
+        The count resets at <time dateTime={quota.resetsAt}>{formatDateTime(quota.resetsAt)}</time> (in {resetsIn}).
+      </p>
+    </div>
+  );
+}
+
+/** Totals over the charted days. */
+export function UsageTotals({ days }: { days: DayUsage[] }) {
+  const messages = days.reduce((sum, day) => sum + day.messages, 0);
+  const input = days.reduce((sum, day) => sum + day.inputTokens, 0);
+  const output = days.reduce((sum, day) => sum + day.outputTokens, 0);
+  const active = days.filter((day) => day.messages > 0).length;
+  return (
+    <dl className="usage-totals" aria-label="Totals, last 30 days">
+      <div>
+        <dt>Messages</dt>
+        <dd>{formatNumber(messages)}</dd>
+      </div>
+      <div>
+        <dt>Tokens</dt>
+        <dd>{formatNumber(input + output)}</dd>
+      </div>
+      <div>
+        <dt>Tokens in / out</dt>
+        <dd>
+          {formatNumber(input)} / {formatNumber(output)}
+        </dd>
+      </div>
+      <div>
+        <dt>Active days</dt>
+        <dd>{formatNumber(active)}</dd>
+      </div>
+    </dl>
+  );
+}

@@ -1,0 +1,351 @@
+import { asc, eq, getTableName, inArray, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
+import type { UserRecord } from "firebase-admin/auth";
+import { authCache } from "~/auth/auth-cache.server";
+import { DISPLAY_NAME_MAX } from "~/components/dashboard/display-name-form";
+import { requireUser, type SignedIn } from "~/auth/session.server";
+import { getConfig } from "~/config.server";
+import type { Db } from "~/db/client.server";
+import {
+  conversations,
+  inboxMessages,
+  messages,
+  usageDaily,
+  userPreferences,
+  userToolSettings,
+} from "~/db/schema";
+import { withDeadline } from "~/deadline.server";
+import { adminAuth, adminFirestore } from "~/firebase.server";
+
+/**
+ * A user's account as a whole: what the identity service knows of them, and
+ * everything of theirs the product stores, to export it or delete it.
+ *
+ * Every PostgreSQL table holding rows of one user is listed in USER_TABLES;
+ * tests/integration/account-data.test.ts fails when a table with a uid
+ * column is neither listed there nor in RETAINED_TABLES with a reason.
+ */
+
+function deadline<T>(backend: string, work: Promise<T>): Promise<T> {
+  return withDeadline(backend, getConfig().backendTimeoutMs, work);
+}
+
+// ---- the session -------------------------------------------------------------------
+
+/** Deleting the account needs a sign-in at most this old (seed §8 requires-recent-login). */
+export const RECENT_SIGN_IN_SECONDS = 5 * 60;
+
+export function isRecentSignIn(authTime: number, now = Date.now()): boolean {
+  return now / 1000 - authTime <= RECENT_SIGN_IN_SECONDS;
+}
+
+/**
+ * requireUser for the account's API routes (fresh: they are actions). A
+ * visitor whose session ended meanwhile comes back to the dashboard after
+ * signing in, not to the API route itself.
+ */
+export async function requireAccountUser(request: Request): Promise<SignedIn> {
+  try {
+    return await requireUser(request);
+  } catch (thrown) {
+    if (thrown instanceof Response && thrown.status >= 300 && thrown.status < 400) {
+      const headers = new Headers(thrown.headers);
+      headers.set("Location", "/login?redirectTo=%2Fdashboard");
+      throw new Response(null, { status: thrown.status, headers });
+    }
+    throw thrown;
+  }
+}
+
+// ---- the identity service ------------------------------------------------------
+
+export interface SignInProvider {
+  id: string;
+  label: string;
+}
+
+export interface AccountDetails {
+  uid: string;
+  email: string | null;
+  emailVerified: boolean;
+  displayName: string | null;
+  photoURL: string | null;
+  providers: SignInProvider[];
+  /** Whether the user can sign in with a password (and so change it). */
+  hasPassword: boolean;
+  /** ISO 8601, or null when the identity service does not say. */
+  createdAt: string | null;
+  lastSignInAt: string | null;
+}
+
+const PROVIDER_LABELS: Record<string, string> = {
+  password: "Email and password",
+  "google.com": "Google",
+  "apple.com": "Apple",
+  "github.com": "GitHub",
+  "microsoft.com": "Microsoft",
+  "facebook.com": "Facebook",
+  "twitter.com": "X (Twitter)",
+  phone: "Phone number",
+  emailLink: "Email link",
+};
+
+function isoOrNull(time: string | undefined): string | null {
+  if (!time) return null;
+  const date = new Date(time);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+function details(record: UserRecord): AccountDetails {
+  const providers = record.providerData.map(({ providerId }) => ({
+    id: providerId,
+    label: PROVIDER_LABELS[providerId] ?? providerId,
+  }));
+  return {
+    uid: record.uid,
+    email: record.email ?? null,
+    emailVerified: record.emailVerified,
+    displayName: record.displayName ?? null,
+    photoURL: record.photoURL ?? null,
+    providers,
+    hasPassword: providers.some((provider) => provider.id === "password"),
+    createdAt: isoOrNull(record.metadata.creationTime),
+    lastSignInAt: isoOrNull(record.metadata.lastSignInTime),
+  };
+}
+
+/** The identity service's record of the user (seed §3), read fresh. */
+export async function getAccountDetails(uid: string): Promise<AccountDetails> {
+  return details(await deadline("identity", adminAuth().getUser(uid)));
+}
+
+const displayNameSchema = z.preprocess(
+  (value) => (typeof value === "string" ? value.replace(/\s+/g, " ").trim() : ""),
+  z
+    .string()
+    .min(1, "Enter a name.")
+    .max(DISPLAY_NAME_MAX, `A name is at most ${DISPLAY_NAME_MAX} characters.`)
+    // Shown as text everywhere, but markup in a name is never meant.
+    // eslint-disable-next-line no-control-regex
+    .refine((name) => !/[\u0000-\u001f\u007f<>]/.test(name), "A name cannot contain < > or control characters."),
+);
+
+/** A display name as typed: spaces tidied, then checked. */
+export function parseDisplayName(typed: unknown): { success: true; name: string } | { success: false; error: string } {
+  const parsed = displayNameSchema.safeParse(typed);
+  return parsed.success ? { success: true, name: parsed.data } : { success: false, error: parsed.error.issues[0].message };
+}
+
+export async function setDisplayName(uid: string, email: string | null, displayName: string): Promise<void> {
+  await deadline("identity", adminAuth().updateUser(uid, { displayName }));
+  // This instance shows the new name on the very next page.
+  authCache.forgetUser(uid, email ?? undefined);
+}
+
+/**
+ * Revokes every refresh token of the user: every session cookie minted
+ * before now is refused — at once on this instance, within the identity
+ * cache's TTL (DESIGN.md §1 Freshness) on others.
+ */
+export async function revokeAllSessions(uid: string, email: string | null): Promise<void> {
+  await deadline("identity", adminAuth().revokeRefreshTokens(uid));
+  authCache.forgetUser(uid, email ?? undefined);
+}
+
+// ---- the product's data ----------------------------------------------------------
+
+/**
+ * Tables whose rows belong to one user, by the column naming them. Messages
+ * belong to a conversation and go with it.
+ */
+export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
+  { table: conversations, owner: conversations.uid },
+  { table: usageDaily, owner: usageDaily.uid },
+  { table: userPreferences, owner: userPreferences.uid },
+  { table: userToolSettings, owner: userToolSettings.uid },
+  // What the user wrote to the admins (contact messages and reports): their words.
+  { table: inboxMessages, owner: inboxMessages.senderUid },
+];
+
+/** Tables that mention a user but are kept when the account goes, and why. */
+export const RETAINED_TABLES: Readonly<Record<string, string>> = {
+  role_audit:
+    "The admins' record of role changes (who changed whose role, when): kept for accountability; it holds emails and roles only.",
+};
+
+export interface AccountExport {
+  format: "nuvara-account-export";
+  version: 1;
+  exportedAt: string;
+  account: AccountDetails & { role: string; plan: string };
+  preferences: {
+    customInstructions: string;
+    functionTools: Array<{ toolId: string; enabled: boolean; updatedAt: string }>;
+  };
+  conversations: Array<{
+    id: string;
+    title: string | null;
+    model: string | null;
+    systemPrompt: string | null;
+    customInstructions: string | null;
+    createdAt: string;
+    updatedAt: string;
+    messages: Array<{
+      id: string;
+      role: string;
+      content: string;
+      parts: unknown[];
+      status: string | null;
+      model: string | null;
+      inputTokens: number | null;
+      outputTokens: number | null;
+      createdAt: string;
+      completedAt: string | null;
+    }>;
+  }>;
+  usage: Array<{ day: string; messages: number; inputTokens: number; outputTokens: number }>;
+  messagesToAdmins: Array<{ kind: string; body: string; reportReason: string | null; exchange: unknown; createdAt: string }>;
+}
+
+/** Everything the product holds about the user, as one JSON document. */
+export async function exportAccountData(
+  db: Db,
+  account: AccountDetails,
+  plan: { role: string; plan: string },
+  now = new Date(),
+): Promise<AccountExport> {
+  const uid = account.uid;
+  // One snapshot: a reply saved meanwhile is either wholly in the file or not at all.
+  const rows = await db.transaction(
+    async (tx) => ({
+      conversations: await tx.select().from(conversations).where(eq(conversations.uid, uid)).orderBy(asc(conversations.createdAt)),
+      messages: await tx
+        .select()
+        .from(messages)
+        .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid))))
+        .orderBy(asc(messages.seq)),
+      usage: await tx.select().from(usageDaily).where(eq(usageDaily.uid, uid)).orderBy(asc(usageDaily.day)),
+      preferences: await tx.select().from(userPreferences).where(eq(userPreferences.uid, uid)),
+      toolSettings: await tx.select().from(userToolSettings).where(eq(userToolSettings.uid, uid)).orderBy(asc(userToolSettings.toolId)),
+      inbox: await tx.select().from(inboxMessages).where(eq(inboxMessages.senderUid, uid)).orderBy(asc(inboxMessages.createdAt)),
+    }),
+    { isolationLevel: "repeatable read", accessMode: "read only" },
+  );
+
+  const byConversation = new Map<string, AccountExport["conversations"][number]["messages"]>();
+  for (const row of rows.messages) {
+    const list = byConversation.get(row.conversationId) ?? [];
+    list.push({
+      id: row.id,
+      role: row.role,
+      content: row.content,
+      parts: row.parts,
+      status: row.status,
+      model: row.model,
+      inputTokens: row.inputTokens,
+      outputTokens: row.outputTokens,
+      createdAt: row.createdAt.toISOString(),
+      completedAt: row.completedAt?.toISOString() ?? null,
+    });
+    byConversation.set(row.conversationId, list);
+  }
+
+  return {
+    format: "nuvara-account-export",
+    version: 1,
+    exportedAt: now.toISOString(),
+    account: { ...account, ...plan },
+    preferences: {
+      customInstructions: rows.preferences[0]?.customInstructions ?? "",
+      functionTools: rows.toolSettings.map((row) => ({ toolId: row.toolId, enabled: row.enabled, updatedAt: row.updatedAt.toISOString() })),
+    },
+    conversations: rows.conversations.map((row) => ({
+      id: row.id,
+      title: row.title,
+      model: row.model,
+      systemPrompt: row.systemPrompt,
+      customInstructions: row.customInstructions,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      messages: byConversation.get(row.id) ?? [],
+    })),
+    usage: rows.usage.map((row) => ({
+      day: row.day,
+      messages: row.messages,
+      inputTokens: Number(row.inputTokens),
+      outputTokens: Number(row.outputTokens),
+    })),
+    messagesToAdmins: rows.inbox.map((row) => ({
+      kind: row.kind,
+      body: row.body,
+      reportReason: row.reportReason,
+      exchange: row.exchange,
+      createdAt: row.createdAt.toISOString(),
+    })),
+  };
+}
+
+/** Deletes the user's rows from every table in USER_TABLES, in one transaction; returns rows deleted per table. */
+export async function deleteUserRows(db: Db, uid: string): Promise<Record<string, number>> {
+  return db.transaction(async (tx) => {
+    const counts: Record<string, number> = {};
+    // Explicitly, although the foreign key cascades: the count is reported, and
+    // nothing depends on the cascade staying.
+    const owned: SQL = inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid)));
+    counts.messages = (await tx.delete(messages).where(owned).returning({ id: messages.id })).length;
+    for (const { table, owner } of USER_TABLES) {
+      const result = await tx.delete(table).where(eq(owner, uid));
+      counts[getTableName(table)] = result.rowCount ?? 0;
+    }
+    return counts;
+  });
+}
+
+export class AccountDeletionError extends Error {
+  constructor(
+    message: string,
+    /** Whether the product's data (PostgreSQL, users/{email}) is already gone. */
+    readonly dataDeleted: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Deletes the account and everything of it: the user's PostgreSQL rows,
+ * users/{email} in Firestore, then the identity account.
+ *
+ * The account is disabled first, so no session of it can write anything
+ * meanwhile (every action reads the identity fresh), and the identity goes
+ * last, so a failure part-way leaves an account the user can sign in to and
+ * delete again (every step is idempotent); it is enabled again on failure.
+ */
+export async function deleteAccount(db: Db, { uid, email }: { uid: string; email: string | null }): Promise<Record<string, number>> {
+  const auth = adminAuth();
+  await deadline("identity", auth.updateUser(uid, { disabled: true }));
+  authCache.forgetUser(uid, email ?? undefined);
+  let counts: Record<string, number>;
+  let dataDeleted = false;
+  try {
+    // No deadline here: a transaction cut short by one might still commit, and
+    // the answer would then be wrong; each query has the pool's own timeout.
+    counts = await deleteUserRows(db, uid);
+    if (email) await deadline("firestore", adminFirestore().collection("users").doc(email).delete().then(() => undefined));
+    dataDeleted = true;
+    await deadline("identity", auth.deleteUser(uid));
+  } catch (error) {
+    await deadline("identity", auth.updateUser(uid, { disabled: false })).catch(() => undefined);
+    authCache.forgetUser(uid, email ?? undefined);
+    throw new AccountDeletionError(
+      dataDeleted
+        ? "Your data was deleted, but the account itself could not be removed right now. Please try again shortly."
+        : "Your account could not be deleted right now; nothing was deleted. Please try again shortly.",
+      dataDeleted,
+      { cause: error },
+    );
+  }
+  authCache.forgetUser(uid, email ?? undefined);
+  return counts;
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from "node:crypto";
+import { and, desc, eq, exists, ilike, or, sql } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { conversations, messages } from "~/db/schema";
+
+/**
+ * Conversations, always looked up by id AND owner: another user's
+ * conversation is indistinguishable from one that does not exist.
+ */
+
+export type ConversationRow = typeof conversations.$inferSelect;
+
+export interface ConversationSummary {
+  id: string;
+  title: string | null;
+  updatedAt: Date;
+}
+
+export const MAX_TITLE_LENGTH = 120;
+
+export interface NewConversation {
+  uid: string;
+  /** A UUID chosen by the caller (the browser for a new chat); random when omitted. */
+  id?: string;
+  title?: string | null;
+  systemPrompt?: string | null;
+  /** The user's custom instructions at creation; later edits apply to new chats only. */
+  customInstructions?: string | null;
+  model?: string | null;
+}
+
+/** Creates a conversation, e.g. one that a prompt tool opens with its instructions. */
+export async function createConversation(db: Db, input: NewConversation): Promise<ConversationRow> {
+  const [row] = await db
+    .insert(conversations)
+    .values({
+      id: input.id ?? randomUUID(),
+      uid: input.uid,
+      title: input.title ?? null,
+      systemPrompt: emptyToNull(input.systemPrompt),
+      customInstructions: emptyToNull(input.customInstructions),
+      model: input.model ?? null,
+    })
+    .returning();
+  return row;
+}
+
+/**
+ * The conversation with this id owned by `uid`, creating it when no
+ * conversation has the id yet. Null when the id belongs to someone else.
+ * `created` says whether this call made it.
+ */
+export async function findOrCreateConversation(
+  db: Db,
+  input: NewConversation & { id: string },
+): Promise<{ conversation: ConversationRow; created: boolean } | null> {
+  const [inserted] = await db
+    .insert(conversations)
+    .values({
+      id: input.id,
+      uid: input.uid,
+      title: input.title ?? null,
+      systemPrompt: emptyToNull(input.systemPrompt),
+      customInstructions: emptyToNull(input.customInstructions),
+      model: input.model ?? null,
+    })
+    .onConflictDoNothing({ target: conversations.id })
+    .returning();
+  if (inserted) return { conversation: inserted, created: true };
+  const existing = await getConversation(db, input.uid, input.id);
+  return existing ? { conversation: existing, created: false } : null;
+}
+
+export async function getConversation(db: Db, uid: string, id: string): Promise<ConversationRow | null> {
+  const [row] = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** `%`, `_` and `\` typed by the user are literal characters, not wildcards. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The user's conversations, most recently active first; with `search`, only
+ * those whose title or any message contains it (case-insensitive). Scoped to
+ * one user's rows through the (uid, updated_at) index, so a substring match
+ * stays cheap without a trigram index.
+ */
+export async function listConversations(
+  db: Db,
+  uid: string,
+  { search, limit = 200 }: { search?: string; limit?: number } = {},
+): Promise<ConversationSummary[]> {
+  const query = search?.trim();
+  const matches = query
+    ? or(
+        ilike(conversations.title, containsPattern(query)),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(messages)
+            .where(and(eq(messages.conversationId, conversations.id), ilike(messages.content, containsPattern(query)))),
+        ),
+      )
+    : undefined;
+  return db
+    .select({ id: conversations.id, title: conversations.title, updatedAt: conversations.updatedAt })
+    .from(conversations)
+    .where(and(eq(conversations.uid, uid), matches))
+    .orderBy(desc(conversations.updatedAt))
+    .limit(limit);
+}
+
+/** Renames; false when the user has no such conversation. */
+export async function renameConversation(db: Db, uid: string, id: string, title: string): Promise<boolean> {
+  const rows = await db
+    .update(conversations)
+    .set({ title })
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+export async function setConversationModel(db: Db, uid: string, id: string, model: string): Promise<boolean> {
+  const rows = await db
+    .update(conversations)
+    .set({ model })
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** Deletes the conversation and its messages; false when the user has no such conversation. */
+export async function deleteConversation(db: Db, uid: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+function emptyToNull(text: string | null | undefined): string | null {
+  return text && text.trim() !== "" ? text : null;
+}

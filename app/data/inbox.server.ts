@@ -1,0 +1,291 @@
+import { json } from "@remix-run/node";
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { getConfig } from "~/config.server";
+import type { Db } from "~/db/client.server";
+import { getDb } from "~/db/client.server";
+import {
+  conversations,
+  inboxMessages,
+  messages,
+  type InboxKind,
+  type InboxMessage,
+  type InboxStatus,
+  type ReportedExchange,
+  type ReportReason,
+} from "~/db/schema";
+import { logBackendFault, logBackendRecovered, withDeadline } from "~/deadline.server";
+
+/**
+ * The admin inbox in PostgreSQL: contact messages and reports on assistant
+ * replies, listed newest first with keyset pagination (created_at, id), so a
+ * page costs the same however deep it is and a message arriving meanwhile
+ * never shifts the next page.
+ */
+
+export const INBOX_PAGE_SIZE = 25;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Who wrote: a signed-in user (identity from the session) or a visitor (typed email). */
+export interface Sender {
+  email: string;
+  uid: string | null;
+  name: string | null;
+  role: string;
+}
+
+export async function addContactMessage(db: Db, sender: Sender, body: string): Promise<InboxMessage> {
+  const [row] = await db
+    .insert(inboxMessages)
+    .values({ kind: "contact", senderEmail: sender.email, senderUid: sender.uid, senderName: sender.name, senderRole: sender.role, body })
+    .returning();
+  forgetNewMessageCount();
+  return row;
+}
+
+export async function addReport(
+  db: Db,
+  sender: Sender,
+  report: { reason: ReportReason; comment: string; exchange: ReportedExchange },
+): Promise<InboxMessage> {
+  const [row] = await db
+    .insert(inboxMessages)
+    .values({
+      kind: "report",
+      senderEmail: sender.email,
+      senderUid: sender.uid,
+      senderName: sender.name,
+      senderRole: sender.role,
+      body: report.comment,
+      reportReason: report.reason,
+      exchange: report.exchange,
+    })
+    .returning();
+  forgetNewMessageCount();
+  return row;
+}
+
+/**
+ * The exchange a user reports: their assistant reply `messageId` and the
+ * user message before it, read from their own conversation only (another
+ * user's message is as unknown as a missing one). Undefined when not found.
+ */
+export async function findReportedExchange(db: Db, uid: string, messageId: string): Promise<ReportedExchange | undefined> {
+  if (!UUID.test(messageId)) return undefined;
+  const [reply] = await db
+    .select({ conversationId: messages.conversationId, seq: messages.seq, content: messages.content })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(and(eq(messages.id, messageId), eq(messages.role, "assistant"), eq(conversations.uid, uid)));
+  if (!reply) return undefined;
+  const [question] = await db
+    .select({ content: messages.content })
+    .from(messages)
+    .where(and(eq(messages.conversationId, reply.conversationId), eq(messages.role, "user"), lt(messages.seq, reply.seq)))
+    .orderBy(desc(messages.seq))
+    .limit(1);
+  return { conversationId: reply.conversationId, messageId, userText: question?.content ?? "", assistantText: reply.content };
+}
+
+/** "inbox" is the default view: everything not archived. */
+export type StatusFilter = InboxStatus | "inbox" | "all";
+
+export interface InboxQuery {
+  status: StatusFilter;
+  kind?: InboxKind;
+  q?: string;
+  /** Older than this cursor (the next page)… */
+  after?: string;
+  /** …or newer than this one (the previous page). */
+  before?: string;
+}
+
+export interface InboxPage {
+  messages: InboxMessage[];
+  /** Cursor of the last row when older rows exist. */
+  older: string | null;
+  /** Cursor of the first row when newer rows exist. */
+  newer: string | null;
+}
+
+interface Position {
+  createdAt: string;
+  id: string;
+}
+
+// The cursor carries created_at as PostgreSQL's own text (microseconds):
+// a JS Date would round it to milliseconds and skip or repeat rows.
+export function encodeCursor(position: Position): string {
+  return Buffer.from(`${position.createdAt}|${position.id}`).toString("base64url");
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+
+/** Undefined for anything that is not a cursor this module made. */
+export function decodeCursor(cursor: string): Position | undefined {
+  const [createdAt, id, extra] = Buffer.from(cursor, "base64url").toString().split("|");
+  if (extra !== undefined || !createdAt || !id || !TIMESTAMP.test(createdAt) || !UUID.test(id)) return undefined;
+  return { createdAt, id };
+}
+
+const createdAtText = sql<string>`to_char(${inboxMessages.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+// The same expression as the GIN index in schema/inbox.ts, so the index serves it.
+const searchDocument = sql`to_tsvector('simple', ${inboxMessages.senderEmail} || ' ' || coalesce(${inboxMessages.senderName}, '') || ' ' || ${inboxMessages.body})`;
+
+function escapeLike(text: string) {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function filters(query: InboxQuery): SQL[] {
+  const where: SQL[] = [];
+  if (query.status === "inbox") where.push(sql`${inboxMessages.status} <> 'archived'`);
+  else if (query.status !== "all") where.push(eq(inboxMessages.status, query.status));
+  if (query.kind) where.push(eq(inboxMessages.kind, query.kind));
+  const q = query.q?.trim();
+  if (q) {
+    // Words anywhere in the text or sender, or part of an address
+    // ("alice" finds alice@example.com, which the parser keeps as one token).
+    const pattern = `%${escapeLike(q)}%`;
+    where.push(
+      or(
+        sql`${searchDocument} @@ plainto_tsquery('simple', ${q})`,
+        sql`${inboxMessages.senderEmail} ilike ${pattern}`,
+        sql`${inboxMessages.senderName} ilike ${pattern}`,
+      )!,
+    );
+  }
+  return where;
+}
+
+export async function listInbox(db: Db, query: InboxQuery): Promise<InboxPage> {
+  const where = filters(query);
+  const cursor = query.before ? decodeCursor(query.before) : query.after ? decodeCursor(query.after) : undefined;
+  const backwards = Boolean(query.before && cursor);
+  if (cursor) {
+    const position = sql`(${cursor.createdAt}::timestamptz, ${cursor.id}::uuid)`;
+    where.push(
+      backwards
+        ? sql`(${inboxMessages.createdAt}, ${inboxMessages.id}) > ${position}`
+        : sql`(${inboxMessages.createdAt}, ${inboxMessages.id}) < ${position}`,
+    );
+  }
+  // One row more than a page tells whether another page exists beyond it.
+  const rows = await db
+    .select({ message: inboxMessages, createdAtText })
+    .from(inboxMessages)
+    .where(and(...where))
+    .orderBy(
+      ...(backwards
+        ? [inboxMessages.createdAt, inboxMessages.id]
+        : [desc(inboxMessages.createdAt), desc(inboxMessages.id)]),
+    )
+    .limit(INBOX_PAGE_SIZE + 1);
+
+  const more = rows.length > INBOX_PAGE_SIZE;
+  // Back at the newest rows: show a full first page rather than a short one.
+  if (backwards && !more) return listInbox(db, { ...query, before: undefined, after: undefined });
+  const page = rows.slice(0, INBOX_PAGE_SIZE);
+  if (backwards) page.reverse();
+  const first = page[0];
+  const last = page[page.length - 1];
+  const at = (row: (typeof rows)[number]) => encodeCursor({ createdAt: row.createdAtText, id: row.message.id });
+  return {
+    messages: page.map((row) => row.message),
+    // Going back, rows beyond the page are newer; going forward, older.
+    // The other direction has rows whenever we came from a cursor.
+    older: last && (backwards ? true : more) ? at(last) : null,
+    newer: first && (backwards ? more : Boolean(cursor)) ? at(first) : null,
+  };
+}
+
+export async function getInboxMessage(db: Db, id: string): Promise<InboxMessage | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const [row] = await db.select().from(inboxMessages).where(eq(inboxMessages.id, id));
+  return row;
+}
+
+/** Returns how many messages changed. */
+export async function setInboxStatus(db: Db, ids: string[], status: InboxStatus): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db
+    .update(inboxMessages)
+    .set({ status })
+    .where(inArray(inboxMessages.id, ids))
+    .returning({ id: inboxMessages.id });
+  forgetNewMessageCount();
+  return rows.length;
+}
+
+/** Opening a new message marks it read; read and archived ones keep their status. */
+export async function markOpened(db: Db, id: string): Promise<void> {
+  await db
+    .update(inboxMessages)
+    .set({ status: "read" })
+    .where(and(eq(inboxMessages.id, id), eq(inboxMessages.status, "new")));
+  forgetNewMessageCount();
+}
+
+export async function deleteInboxMessages(db: Db, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db.delete(inboxMessages).where(inArray(inboxMessages.id, ids)).returning({ id: inboxMessages.id });
+  forgetNewMessageCount();
+  return rows.length;
+}
+
+export async function countNewMessages(db: Db): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(inboxMessages)
+    .where(eq(inboxMessages.status, "new"));
+  return row.count;
+}
+
+/**
+ * The badge count is kept for a few seconds per instance: the root loader
+ * asks for it on every signed-in page, alongside the session check (before
+ * it knows whether the visitor is an admin), so it must be cheap. Changes
+ * made on this instance forget it at once.
+ */
+const BADGE_TTL_MS = 5_000;
+let badgeCount: { value: number; at: number } | undefined;
+
+function forgetNewMessageCount() {
+  badgeCount = undefined;
+}
+
+/**
+ * The nav badge's count. A fault must never break the page around it: no
+ * answer within the deadline shows no badge.
+ */
+export async function newMessageCountForNav(): Promise<number | null> {
+  if (badgeCount && Date.now() - badgeCount.at < BADGE_TTL_MS) return badgeCount.value;
+  try {
+    const count = await withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      getDb().then((db) => countNewMessages(db)),
+    );
+    logBackendRecovered("postgres");
+    badgeCount = { value: count, at: Date.now() };
+    return count;
+  } catch (error) {
+    logBackendFault("postgres", "counting new admin messages", error);
+    return null;
+  }
+}
+
+/**
+ * Runs admin-area work on the database with a deadline; a fault becomes a
+ * 503 page (the admin area fails closed) instead of a 500 or a hang.
+ */
+export async function withDatabase<T>(context: string, work: (db: Db) => Promise<T>): Promise<T> {
+  try {
+    const result = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then(work));
+    logBackendRecovered("postgres");
+    return result;
+  } catch (error) {
+    logBackendFault("postgres", context, error);
+    throw json({ error: "The admin data is unavailable right now. Please try again shortly." }, { status: 503 });
+  }
+}

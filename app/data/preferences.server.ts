@@ -1,0 +1,46 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { userPreferences, userToolSettings } from "~/db/schema";
+import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+
+/** A user's assistant preferences: custom instructions and which function tools the assistant may call. */
+
+export async function getCustomInstructions(db: Db, uid: string): Promise<string> {
+  const [row] = await db
+    .select({ text: userPreferences.customInstructions })
+    .from(userPreferences)
+    .where(eq(userPreferences.uid, uid))
+    .limit(1);
+  return row?.text ?? "";
+}
+
+export async function setCustomInstructions(db: Db, uid: string, text: string): Promise<void> {
+  const value = text.trim();
+  await db
+    .insert(userPreferences)
+    .values({ uid, customInstructions: value })
+    .onConflictDoUpdate({ target: userPreferences.uid, set: { customInstructions: value, updatedAt: sql`now()` } });
+}
+
+/** Ids of the built-in tools this user lets the assistant call (all of them unless switched off). */
+export async function getEnabledToolIds(db: Db, uid: string): Promise<string[]> {
+  const rows = await db
+    .select({ toolId: userToolSettings.toolId, enabled: userToolSettings.enabled })
+    .from(userToolSettings)
+    .where(eq(userToolSettings.uid, uid));
+  const off = new Set(rows.filter((row) => !row.enabled).map((row) => row.toolId));
+  return BUILT_IN_TOOL_IDS.filter((id) => !off.has(id));
+}
+
+export class UnknownToolError extends Error {}
+
+export async function setToolEnabled(db: Db, uid: string, toolId: string, enabled: boolean): Promise<void> {
+  if (!BUILT_IN_TOOL_IDS.includes(toolId)) throw new UnknownToolError(`There is no built-in tool "${toolId}".`);
+  await db
+    .insert(userToolSettings)
+    .values({ uid, toolId, enabled })
+    .onConflictDoUpdate({
+      target: [userToolSettings.uid, userToolSettings.toolId],
+      set: { enabled, updatedAt: sql`now()` },
+    });
+}

@@ -1,0 +1,100 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from "drizzle-orm/pg-core";
+
+/** The assistant's data: conversations, their messages, daily usage and preferences, all owned by a uid. */
+
+export const conversations = pgTable(
+  "conversations",
+  {
+    // Chosen by the browser for a new chat (a UUID), so the page can keep its URL and state.
+    id: uuid("id").primaryKey(),
+    uid: text("uid").notNull(),
+    /** Null until the first exchange names it (the UI shows "New chat"). */
+    title: text("title"),
+    /** The model picked for this conversation. */
+    model: text("model"),
+    /** Instructions the conversation started with, e.g. from a prompt tool. */
+    systemPrompt: text("system_prompt"),
+    /** The user's custom instructions as they were when the conversation began. */
+    customInstructions: text("custom_instructions"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc())],
+);
+
+export const messages = pgTable(
+  "messages",
+  {
+    id: uuid("id").primaryKey(),
+    conversationId: uuid("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    /** Order within the conversation (timestamps can tie). */
+    seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
+    role: text("role", { enum: ["user", "assistant"] }).notNull(),
+    /** The message's UI parts (text, tool steps) as the AI SDK streams them. */
+    parts: jsonb("parts").$type<unknown[]>().notNull(),
+    /** Plain text of the parts, for search and export. */
+    content: text("content").notNull(),
+    /** How a reply ended; null for the user's messages. */
+    status: text("status", { enum: ["completed", "stopped"] }),
+    model: text("model"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (t) => [
+    index("messages_conversation_seq_idx").on(t.conversationId, t.seq),
+    // A reply always says how it ended; a user's message never claims to.
+    check(
+      "messages_reply_status",
+      sql`(${t.role} = 'assistant' and ${t.status} is not null) or (${t.role} = 'user' and ${t.status} is null)`,
+    ),
+  ],
+);
+
+/** One row per user and UTC day: the quota's count and the dashboard's figures. */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    uid: text("uid").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    messages: integer("messages").notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.day] }), check("usage_daily_messages_nonnegative", sql`${t.messages} >= 0`)],
+);
+
+export const userPreferences = pgTable("user_preferences", {
+  uid: text("uid").primaryKey(),
+  customInstructions: text("custom_instructions").notNull().default(""),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** A user's choice for a built-in function tool; tools without a row are on. */
+export const userToolSettings = pgTable(
+  "user_tool_settings",
+  {
+    uid: text("uid").notNull(),
+    toolId: text("tool_id").notNull(),
+    enabled: boolean("enabled").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.toolId] })],
+);

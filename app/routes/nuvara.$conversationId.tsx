@@ -1,0 +1,39 @@
+import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { changeConversation, loadConversation } from "~/chat/assistant-pages.server";
+import type { ChatMessage } from "~/chat/message-types";
+import { ChatView } from "~/components/chat/chat-view";
+import { AppErrorBoundary } from "~/components/error-boundary";
+import { useAssistantData } from "./nuvara";
+
+/** /nuvara/<id>: one of the user's conversations (another user's is a 404). */
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  return json(await loadConversation(request, params.conversationId), { headers: { "Cache-Control": "private, no-store" } });
+}
+
+export function action({ request, params }: ActionFunctionArgs) {
+  return changeConversation(request, params.conversationId);
+}
+
+export default function ConversationPage() {
+  const { conversation, messages } = useLoaderData<typeof loader>();
+  const data = useAssistantData();
+  return (
+    <ChatView
+      key={conversation.id}
+      chatId={conversation.id}
+      isNew={false}
+      title={conversation.title}
+      // Serialized from ChatMessage objects: the JSON round trip keeps their shape.
+      initialMessages={messages as unknown as ChatMessage[]}
+      models={data.models}
+      model={conversation.model}
+      quota={data.quota}
+      customInstructions={conversation.customInstructions}
+      toolInstructions={conversation.hasToolInstructions}
+      toolNames={data.toolNames}
+    />
+  );
+}
+
+export const ErrorBoundary = AppErrorBoundary;

@@ -1,0 +1,124 @@
+import {
+  json,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
+import { Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
+import { useEffect } from "react";
+import { requireUser, type SignedIn } from "~/auth/session.server";
+import { prepareFirstMessage } from "~/components/tools/chat-handoff";
+import { ToolInputForm } from "~/components/tools/tool-input-form";
+import { readBody } from "~/data/inbox-input.server";
+import { createConversation } from "~/data/conversations.server";
+import { getCustomInstructions } from "~/data/preferences.server";
+import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools.server";
+import { pageTitle } from "~/meta";
+import toolsStylesheet from "~/styles/tools.css";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => pageTitle(data?.tool.name ?? "Tools");
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: toolsStylesheet }];
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** Using a tool needs a session: a signed-out visitor goes through /login and comes back here. */
+async function openTool(session: SignedIn, id: string): Promise<PromptTool> {
+  // Built-in tools open even while the database is away (starting the chat needs it).
+  const tool = findBuiltInPromptTool(id) ?? (await toolStore((db) => getPromptTool(db, id)));
+  // A disabled tool is gone for everyone but admins, who may still try it.
+  if (!tool || (!tool.enabled && !session.isAdmin)) {
+    throw json({ error: "There is no such tool. It may have been removed." }, { status: 404, headers: NO_STORE });
+  }
+  return tool;
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const session = await requireUser(request);
+  const tool = await openTool(session, params.toolId ?? "");
+  return json(
+    {
+      tool: {
+        id: tool.id,
+        name: tool.name,
+        description: tool.description,
+        category: tool.category,
+        systemPrompt: tool.systemPrompt,
+        inputFields: tool.inputFields,
+        enabled: tool.enabled,
+      },
+    },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const session = await requireUser(request);
+  const tool = await openTool(session, params.toolId ?? "");
+  const body = await readBody(request, 64 * 1024);
+  if ("refusal" in body) return body.refusal;
+  const parsed = parseToolInputs(tool, body.fields);
+  if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
+  const uid = session.user.uid;
+  const conversation = await toolStore(async (db) =>
+    createConversation(db, {
+      uid,
+      title: tool.name,
+      systemPrompt: tool.systemPrompt,
+      // As for any new chat: the user's custom instructions as they are now.
+      customInstructions: await getCustomInstructions(db, uid),
+    }),
+  );
+  // The browser puts the first message into the new chat's composer, then opens it.
+  return json({ started: { conversationId: conversation.id, message: parsed.message } }, { headers: NO_STORE });
+}
+
+export default function PromptToolPage() {
+  const { tool } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const started = actionData && "started" in actionData ? actionData.started : undefined;
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (started && prepareFirstMessage(started.conversationId, started.message)) navigate(`/nuvara/${started.conversationId}`);
+  }, [started, navigate]);
+
+  if (started) {
+    // With JavaScript the chat opens at once, the message in its composer; without
+    // it (or without sessionStorage) the message is shown here to copy.
+    return (
+      <div className="page tools-page tool-page">
+        <h1>{tool.name}</h1>
+        <p role="status">Your chat is ready. If it does not open by itself, copy your message, open the chat and paste it:</p>
+        <p className="tool-prompt">{started.message}</p>
+        <p>
+          <Link to={`/nuvara/${started.conversationId}`} className="button primary">
+            Open the chat
+          </Link>
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div className="page tools-page tool-page">
+      <p className="fine-print">
+        <Link to="/tools">← All tools</Link>
+      </p>
+      <p className="tool-category">
+        {tool.category}
+        {tool.enabled ? null : <span className="tool-badge off">Disabled: only admins see it</span>}
+      </p>
+      <h1>{tool.name}</h1>
+      <p className="lead">{tool.description}</p>
+      <details className="tool-instructions">
+        <summary>Instructions the assistant gets</summary>
+        <p className="tool-prompt">{tool.systemPrompt}</p>
+      </details>
+      <ToolInputForm
+        fields={tool.inputFields}
+        values={actionData && "values" in actionData ? actionData.values : undefined}
+        errors={actionData && "fieldErrors" in actionData ? actionData.fieldErrors : undefined}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,275 @@
+import { expect, signIn, test } from "./fixtures";
+import {
+  composer,
+  conversationList,
+  lastModelRequest,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
+
+test.beforeEach(async () => {
+  await scriptedModel.reset();
+});
+
+test.describe("chatting at /nuvara", () => {
+  test("a first message streams a reply, the conversation gets its URL and title, and reload restores it", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await expect(page).toHaveTitle("Assistant · Nuvara²");
+    await scriptedModel.enqueue({
+      type: "text",
+      text: ["Here is **bold** advice:\n\n", "- first\n", "- second\n\n", "| a | b |\n|---|---|\n| 1 | 2 |\n"],
+      chunkDelayMs: 400,
+    });
+    await sendMessage(page, "Give me some advice");
+
+    // The reply appears while it streams, before it is complete.
+    await expect(replies(page).getByText("Here is")).toBeVisible();
+    await expect(replies(page).getByRole("cell", { name: "2" })).toHaveCount(0);
+    await expect(replies(page).getByRole("cell", { name: "2" })).toBeVisible();
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expect(conversationList(page).getByRole("link", { name: "Give me some advice" })).toBeVisible();
+
+    await page.reload();
+    await expect(userMessages(page)).toHaveText([/Give me some advice/]);
+    const reply = replies(page).first();
+    await expect(reply.locator("strong", { hasText: "bold" })).toBeVisible();
+    await expect(reply.getByRole("listitem")).toHaveText(["first", "second"]);
+    await expect(reply.getByRole("table")).toBeVisible();
+    await expect(page.getByRole("heading", { level: 2, name: "Give me some advice" })).toBeVisible();
+  });
+
+  test("Enter sends, Shift+Enter adds a line, and the box grows with its text", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    const { box, send } = composer(page);
+    await box.fill("line one");
+    await expect(send).toBeEnabled();
+    const oneLine = (await box.boundingBox())!.height;
+    await box.press("Shift+Enter");
+    await box.pressSequentially("line two");
+    await box.press("Shift+Enter");
+    await box.pressSequentially("line three");
+    await expect(box).toHaveValue("line one\nline two\nline three");
+    expect((await box.boundingBox())!.height).toBeGreaterThan(oneLine + 20);
+    await expect(userMessages(page)).toHaveCount(0);
+
+    await box.press("Enter");
+    await expect(userMessages(page)).toHaveText([/line one\s+line two\s+line three/]);
+    await expect(replies(page)).toHaveText([/You said: line one/]);
+    await expect(box).toHaveValue("");
+  });
+
+  test("a draft is kept per conversation when the user navigates away", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await sendMessage(page, "First conversation");
+    await expect(replies(page)).toHaveText([/You said: First conversation/]);
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    const first = page.url();
+
+    await composer(page).box.fill("half-written thought");
+    await page.getByRole("link", { name: "New chat" }).click();
+    await expect(page).toHaveURL(/\/nuvara$/);
+    await expect(composer(page).box).toHaveValue("");
+    await composer(page).box.fill("a new chat's draft");
+
+    await page.goto(first);
+    await expect(composer(page).box).toHaveValue("half-written thought");
+    await page.getByRole("link", { name: "New chat" }).click();
+    await expect(composer(page).box).toHaveValue("a new chat's draft");
+  });
+
+  test("Stop ends the reply and the model request; the partial reply is kept, marked stopped", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue({ type: "text", text: "one two three four five six seven eight nine ten eleven twelve", chunkDelayMs: 250 });
+    await sendMessage(page, "Count slowly");
+    await expect(replies(page).getByText("one two")).toBeVisible();
+    await composer(page).stop.click();
+
+    await expect(replies(page).getByText("Stopped")).toBeVisible();
+    await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
+    await expect(composer(page).send).toBeVisible();
+
+    await page.reload();
+    await expect(replies(page).first()).toContainText("one two");
+    await expect(replies(page).first()).not.toContainText("twelve");
+    await expect(replies(page).first().getByText("Stopped")).toBeVisible();
+  });
+
+  test("closing the tab mid-reply aborts the model request; the partial reply is kept", async ({ context, page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue({ type: "text", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa", chunkDelayMs: 250 });
+    await sendMessage(page, "Greek letters please");
+    await expect(replies(page).getByText("alpha beta")).toBeVisible();
+    const url = page.url();
+    await page.close();
+
+    await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
+    const again = await context.newPage();
+    await again.goto(url);
+    await expect(replies(again).first()).toContainText("alpha beta");
+    await expect(replies(again).first().getByText("Stopped")).toBeVisible();
+  });
+
+  test("a provider error shows in plain words with Retry; the message is not lost or sent twice", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.failWith({ type: "http-error", status: 500 });
+    await sendMessage(page, "Please answer this");
+    const alert = page.getByRole("alert");
+    await expect(alert).toContainText("The model service had a problem answering. Please try again.");
+    await expect(userMessages(page)).toHaveText([/Please answer this/]);
+
+    await scriptedModel.failWith(null);
+    await alert.getByRole("button", { name: "Retry" }).click();
+    await expect(replies(page)).toHaveText([/You said: Please answer this/]);
+    await expect(page.getByRole("alert")).toHaveCount(0);
+
+    await page.reload();
+    await expect(userMessages(page)).toHaveCount(1);
+    await expect(replies(page)).toHaveCount(1);
+    await expect(page.getByText("19 messages left today")).toBeVisible();
+  });
+
+  test("a network failure keeps the text: after a reload it is back in the composer", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await sendMessage(page, "Start here");
+    await expect(replies(page)).toHaveText([/You said: Start here/]);
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await page.route("**/api/chat", (route) => route.abort("internetdisconnected"));
+    await sendMessage(page, "This must not get lost");
+    await expect(page.getByRole("alert")).toContainText("The connection was lost");
+    await page.unroute("**/api/chat");
+
+    await page.reload();
+    await expect(composer(page).box).toHaveValue("This must not get lost");
+    await expect(page.getByText("Your last message wasn't confirmed as sent")).toBeVisible();
+  });
+
+  test("a tool call appears as a collapsible step with its input and result", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue(
+      { type: "tool-calls", calls: [{ name: "calculator", arguments: { expression: "0.1 + 0.2" } }] },
+      { type: "text", text: "0.1 + 0.2 is exactly 0.3." },
+    );
+    await sendMessage(page, "What is 0.1 + 0.2?");
+    const reply = replies(page).first();
+    await expect(reply).toContainText("exactly 0.3");
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    const step = reply.getByText("Used Calculator");
+    await expect(step).toBeVisible();
+    await expect(reply.getByText('"result": "0.3"')).toBeHidden();
+    await step.click();
+    await expect(reply.getByText('"result": "0.3"')).toBeVisible();
+
+    await page.reload();
+    await replies(page).first().getByText("Used Calculator").click();
+    await expect(replies(page).first().getByRole("definition").first()).toHaveText(/"expression": "0\.1 \+ 0\.2"/);
+    await expect(replies(page).first().getByText('"result": "0.3"')).toBeVisible();
+  });
+
+  test("regenerate replaces the last reply, and the last message can be edited and sent again", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue({ type: "text", text: "First try." }, { type: "text", text: "Second try." });
+    await sendMessage(page, "Tell me something");
+    await expect(replies(page)).toHaveText([/First try\./]);
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await replies(page).getByRole("button", { name: "Regenerate" }).click();
+    await expect(replies(page)).toHaveText([/Second try\./]);
+
+    await userMessages(page).getByRole("button", { name: "Edit" }).click();
+    const editor = page.getByRole("textbox", { name: "Edit your message" });
+    await editor.fill("Tell me something else");
+    await page.getByRole("button", { name: "Save and send" }).click();
+    await expect(userMessages(page)).toHaveText([/Tell me something else/]);
+    await expect(replies(page)).toHaveText([/You said: Tell me something else/]);
+
+    await page.reload();
+    await expect(userMessages(page)).toHaveText([/Tell me something else/]);
+    await expect(replies(page)).toHaveText([/You said: Tell me something else/]);
+  });
+
+  test("copy a reply, export the conversation as Markdown", async ({ page, context, newAccount }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue({ type: "text", text: "Copy **me**, please." });
+    await sendMessage(page, "Something to copy");
+    await expect(replies(page)).toHaveText([/Copy me, please\./]);
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await replies(page).getByRole("button", { name: "Copy reply" }).click();
+    await expect(replies(page).getByText("Copied")).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Copy **me**, please.");
+
+    const download = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Export" }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe("something-to-copy.md");
+    const text = await new Response((await file.createReadStream()) as unknown as ReadableStream).text();
+    expect(text).toContain("# Something to copy");
+    expect(text).toContain("**You**");
+    expect(text).toContain("Copy **me**, please.");
+  });
+
+  test("the model picker lists the configured models and keeps the choice per conversation", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    const picker = page.getByRole("combobox", { name: "Model" });
+    await expect(picker.getByRole("option")).toHaveText(["test-model", "test-model-b"]);
+    await expect(picker).toHaveValue("test-model");
+    await picker.selectOption("test-model-b");
+    await sendMessage(page, "Which model?");
+    await expect(replies(page)).toHaveCount(1);
+    expect((await lastModelRequest())?.model).toBe("test-model-b");
+    await expect(replies(page).getByText("test-model-b")).toBeVisible();
+
+    await page.reload();
+    await expect(page.getByRole("combobox", { name: "Model" })).toHaveValue("test-model-b");
+    await page.getByRole("link", { name: "New chat" }).click();
+    await expect(page.getByRole("combobox", { name: "Model" })).toHaveValue("test-model");
+  });
+
+  test("custom instructions apply to new chats and show as active", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await page.getByRole("button", { name: "Custom instructions: off" }).click();
+    const dialog = page.getByRole("dialog", { name: "Custom instructions" });
+    await dialog.getByRole("textbox").fill("Always answer in haiku.");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByRole("button", { name: "Custom instructions: on" })).toBeVisible();
+    await expect(page.getByText("Custom instructions on")).toBeVisible();
+
+    await sendMessage(page, "Describe the sea");
+    await expect(replies(page)).toHaveCount(1);
+    const system = (await lastModelRequest())?.messages?.find((message) => message.role === "system");
+    expect(system?.content).toContain("Always answer in haiku.");
+    await page.reload();
+    await page.getByText("Custom instructions on").click();
+    await expect(page.getByText("Always answer in haiku.")).toBeVisible();
+  });
+
+  test("Report on a reply sends a reason and comment to the admins", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await sendMessage(page, "Say something wrong");
+    await expect(replies(page)).toHaveCount(1);
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await replies(page).getByRole("button", { name: "Report" }).click();
+    const dialog = page.getByRole("dialog", { name: "Report this reply" });
+    await dialog.getByRole("radio", { name: "Harmful or unsafe" }).check();
+    await dialog.getByRole("textbox", { name: "Comment (optional)" }).fill("This is not right.");
+    const response = page.waitForResponse("**/api/reports");
+    await dialog.getByRole("button", { name: "Send report" }).click();
+    expect((await response).status()).toBe(201);
+    await expect(dialog.getByText("Your report was sent to the admins.")).toBeVisible();
+  });
+});

@@ -1,0 +1,51 @@
+import { expect, signIn, test, env } from "./fixtures";
+import { scriptedModel } from "./assistant-support";
+
+test.beforeEach(async () => {
+  await scriptedModel.reset();
+});
+
+/**
+ * Reads POST /api/chat of the running app (remix-serve, with its compression
+ * middleware) as a browser would, with gzip accepted, and times each piece.
+ */
+test("the reply reaches the browser in pieces as the model writes them, not buffered", async ({ page, newAccount }) => {
+  await signIn(page, await newAccount());
+  const cookies = await page.context().cookies();
+  const cookie = cookies.map(({ name, value }) => `${name}=${value}`).join("; ");
+  const words = ["one ", "two ", "three ", "four ", "five ", "six"];
+  await scriptedModel.enqueue({ type: "text", text: words, chunkDelayMs: 300 });
+
+  const started = Date.now();
+  const response = await fetch(`${env.baseURL}/api/chat`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Accept-Encoding": "gzip, deflate, br", Origin: env.baseURL, Cookie: cookie },
+    body: JSON.stringify({
+      conversationId: crypto.randomUUID(),
+      create: true,
+      message: { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: "Count to six" }] },
+      model: "test-model",
+    }),
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+  expect(response.headers.get("content-encoding")).toBeNull();
+
+  // When each word arrived, in ms since the request.
+  const arrivals = new Map<string, number>();
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const piece of response.body as unknown as AsyncIterable<Uint8Array>) {
+    text += decoder.decode(piece, { stream: true });
+    for (const word of words) {
+      if (!arrivals.has(word) && text.includes(`"delta":${JSON.stringify(word)}`)) arrivals.set(word, Date.now() - started);
+    }
+  }
+  expect([...arrivals.keys()]).toEqual(words);
+  const times = words.map((word) => arrivals.get(word)!);
+  // The first word arrives long before the last (the model takes 6 × 300 ms);
+  // buffering would deliver them all at once at the end.
+  expect(times[5] - times[0]).toBeGreaterThan(1_000);
+  for (let i = 1; i < times.length; i += 1) expect(times[i] - times[i - 1]).toBeGreaterThan(150);
+  expect(text).toContain('"type":"data-saved"');
+});

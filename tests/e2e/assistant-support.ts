@@ -1,0 +1,71 @@
+import { expect, type Page } from "@playwright/test";
+import type { ChatCompletionRequest, FailureMode, RequestOutcome, ScriptedReply } from "../support/model-server";
+
+/**
+ * For the assistant's browser tests: the scripted model server behind the app
+ * (it runs in Playwright's runner, tests/e2e/global-setup.ts, and is
+ * controlled over HTTP), and locators for the chat page.
+ */
+const controlURL = () => `http://127.0.0.1:${process.env.E2E_MODEL_CONTROL_PORT}`;
+
+async function call(method: "GET" | "POST", path: string, body?: unknown) {
+  const response = await fetch(`${controlURL()}${path}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`model control ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+export interface ModelState {
+  abortedCount: number;
+  queuedReplies: number;
+  requests: Array<{ path: string; body: ChatCompletionRequest | undefined; outcome: RequestOutcome | "open" }>;
+}
+
+export const scriptedModel = {
+  enqueue: (...replies: ScriptedReply[]) => call("POST", "/enqueue", { replies }),
+  failWith: (mode: FailureMode | null) => call("POST", "/failure", { mode }),
+  reset: () => call("POST", "/reset"),
+  state: () => call("GET", "/state") as Promise<ModelState>,
+};
+
+// ---- the page ---------------------------------------------------------------
+
+/** The composer's message box and its buttons. */
+export function composer(page: Page) {
+  return {
+    box: page.getByRole("textbox", { name: "Message" }),
+    send: page.getByRole("button", { name: "Send", exact: true }),
+    stop: page.getByRole("button", { name: "Stop", exact: true }),
+  };
+}
+
+/** Types a message and sends it with Enter, once the page is live (Send enabled). */
+export async function sendMessage(page: Page, text: string) {
+  const { box, send } = composer(page);
+  await box.fill(text);
+  await expect(send).toBeEnabled();
+  await box.press("Enter");
+}
+
+/** The transcript's messages: the user's ("You") and the replies ("Assistant"). */
+export function replies(page: Page) {
+  return page.getByRole("log", { name: "Conversation" }).getByRole("article", { name: "Assistant" });
+}
+
+export function userMessages(page: Page) {
+  return page.getByRole("log", { name: "Conversation" }).getByRole("article", { name: "You" });
+}
+
+export function conversationList(page: Page) {
+  return page.getByRole("navigation", { name: "Conversations" });
+}
+
+/** The last chat completion request the app sent to the model. */
+export async function lastModelRequest() {
+  const { requests } = await scriptedModel.state();
+  const chats = requests.filter((request) => request.path === "/v1/chat/completions");
+  return chats[chats.length - 1]?.body;
+}

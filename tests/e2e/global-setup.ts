@@ -1,0 +1,75 @@
+import http from "node:http";
+import type { FullConfig } from "@playwright/test";
+import { startModelServer, type FailureMode, type ModelServer, type RequestOutcome, type ScriptedReply } from "../support/model-server";
+
+/**
+ * Starts the scripted model server the app under test talks to (LLM_BASE_URL
+ * in playwright.config.ts), on the port chosen there, and a small control
+ * endpoint beside it, so tests in the worker processes can script replies and
+ * read what the app sent (tests/e2e/assistant-support.ts).
+ *
+ *   POST /enqueue   {"replies": [...]}      queue scripted replies
+ *   POST /failure   {"mode": {...} | null}  answer everything this way
+ *   POST /reset                             forget replies, requests and failure mode
+ *   GET  /state                             requests (path, body, outcome) and abortedCount
+ */
+export default async function globalSetup(_config: FullConfig) {
+  const model = await startModelServer({
+    port: Number(process.env.E2E_MODEL_PORT),
+    models: ["test-model", "test-model-b"],
+  });
+  const outcomes = new WeakMap<object, RequestOutcome>();
+  const control = http.createServer((req, res) => {
+    void handle(model, outcomes, req, res).catch((error: unknown) => {
+      res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => control.listen(Number(process.env.E2E_MODEL_CONTROL_PORT), "127.0.0.1", resolve));
+
+  return async () => {
+    await new Promise((resolve) => control.close(resolve));
+    await model.close();
+  };
+}
+
+async function handle(
+  model: ModelServer,
+  outcomes: WeakMap<object, RequestOutcome>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>) : {};
+  const ok = (data: unknown = {}) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(data));
+
+  if (req.method === "POST" && req.url === "/enqueue") {
+    model.enqueue(...(body.replies as ScriptedReply[]));
+    return ok();
+  }
+  if (req.method === "POST" && req.url === "/failure") {
+    model.setFailureMode((body.mode as FailureMode | null) ?? null);
+    return ok();
+  }
+  if (req.method === "POST" && req.url === "/reset") {
+    model.reset();
+    return ok();
+  }
+  if (req.method === "GET" && req.url === "/state") {
+    for (const request of model.requests) {
+      void request.outcome.then((outcome) => outcomes.set(request, outcome));
+    }
+    // Let outcomes that are already settled be recorded.
+    await new Promise((resolve) => setImmediate(resolve));
+    return ok({
+      abortedCount: model.abortedCount,
+      queuedReplies: model.queuedReplies,
+      requests: model.requests.map((request) => ({
+        path: request.path,
+        body: request.body,
+        outcome: outcomes.get(request) ?? "open",
+      })),
+    });
+  }
+  res.writeHead(404).end();
+}

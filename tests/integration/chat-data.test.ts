@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createConversation,
+  deleteConversation,
+  findOrCreateConversation,
+  getConversation,
+  listConversations,
+  renameConversation,
+} from "~/data/conversations.server";
+import { getConversationWithMessages, saveExchange, type Exchange } from "~/data/messages.server";
+import {
+  getCustomInstructions,
+  getEnabledToolIds,
+  setCustomInstructions,
+  setToolEnabled,
+  UnknownToolError,
+} from "~/data/preferences.server";
+import { getQuotaStatus, refundMessage, reserveMessage } from "~/data/quotas.server";
+import { getUsageByDay } from "~/data/usage.server";
+import { openDatabase, type Db } from "~/db/client.server";
+import { testDatabases } from "../support/databases";
+
+function exchange(uid: string, conversationId: string, text: string, overrides: Partial<Exchange> = {}): Exchange {
+  return {
+    uid,
+    conversationId,
+    kind: "submit",
+    user: { id: randomUUID(), text, sentAt: new Date() },
+    reply: {
+      id: randomUUID(),
+      parts: [{ type: "text", text: `Re: ${text}` }],
+      content: `Re: ${text}`,
+      status: "completed",
+      model: "test-model",
+      inputTokens: 10,
+      outputTokens: 5,
+    },
+    usageDay: new Date().toISOString().slice(0, 10),
+    title: text,
+    ...overrides,
+  };
+}
+
+describe.each(testDatabases())("assistant data on $name", ({ url }) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openDatabase(url);
+  });
+  afterAll(() => db.$client.end());
+
+  describe("quotas", () => {
+    it("50 concurrent sends against a limit of 20 reserve exactly 20", async () => {
+      const uid = `quota-${randomUUID()}`;
+      const results = await Promise.all(Array.from({ length: 50 }, () => reserveMessage(db, uid, 20)));
+      expect(results.filter((result) => result.allowed)).toHaveLength(20);
+      expect(results.filter((result) => result.allowed).map((result) => result.used).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 1),
+      );
+      expect(await getQuotaStatus(db, uid, "")).toMatchObject({ used: 20, limit: 20, remaining: 0 });
+    });
+
+    it("a refund gives one back; unlimited roles are counted but never refused", async () => {
+      const uid = `quota-${randomUUID()}`;
+      const first = await reserveMessage(db, uid, 1);
+      expect(first.allowed).toBe(true);
+      expect((await reserveMessage(db, uid, 1)).allowed).toBe(false);
+      await refundMessage(db, uid, first.day);
+      expect((await reserveMessage(db, uid, 1)).allowed).toBe(true);
+
+      const admin = `quota-${randomUUID()}`;
+      const many = await Promise.all(Array.from({ length: 30 }, () => reserveMessage(db, admin, null)));
+      expect(many.every((result) => result.allowed && result.remaining === null)).toBe(true);
+      expect((await getQuotaStatus(db, admin, { role: "admin", isAdmin: true })).used).toBe(30);
+    });
+
+    it("resets at UTC midnight: a new day starts from zero and says when it resets", async () => {
+      const uid = `quota-${randomUUID()}`;
+      const lateToday = new Date("2030-05-01T23:59:00Z");
+      const tomorrow = new Date("2030-05-02T00:00:01Z");
+      expect((await reserveMessage(db, uid, 1, lateToday)).allowed).toBe(true);
+      const refused = await reserveMessage(db, uid, 1, lateToday);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+      expect(refused.resetsAt.toISOString()).toBe("2030-05-02T00:00:00.000Z");
+      const next = await reserveMessage(db, uid, 1, tomorrow);
+      expect(next).toMatchObject({ allowed: true, day: "2030-05-02", used: 1 });
+      expect(next.resetsAt.toISOString()).toBe("2030-05-03T00:00:00.000Z");
+    });
+
+    it("a limit of 0 refuses without counting", async () => {
+      const uid = `quota-${randomUUID()}`;
+      expect((await reserveMessage(db, uid, 0)).allowed).toBe(false);
+      expect((await getQuotaStatus(db, uid, "")).used).toBe(0);
+    });
+  });
+
+  describe("conversations and messages", () => {
+    it("stores an exchange atomically with tokens per day, and finds it only for its owner", async () => {
+      const uid = `user-${randomUUID()}`;
+      const conversation = await createConversation(db, { uid });
+      expect(conversation.title).toBeNull();
+      const saved = await saveExchange(db, exchange(uid, conversation.id, "Hello"));
+      expect(saved).toEqual({ title: "Hello" });
+
+      const found = await getConversationWithMessages(db, uid, conversation.id);
+      expect(found?.messages.map((m) => [m.role, m.content, m.status])).toEqual([
+        ["user", "Hello", null],
+        ["assistant", "Re: Hello", "completed"],
+      ]);
+      expect(found?.conversation.model).toBe("test-model");
+      expect(await getConversationWithMessages(db, "someone-else", conversation.id)).toBeNull();
+      expect(await getConversation(db, "someone-else", conversation.id)).toBeNull();
+
+      const [today] = (await getUsageByDay(db, uid, 1)).slice(-1);
+      expect(today).toMatchObject({ inputTokens: 10, outputTokens: 5 });
+    });
+
+    it("keeps the first title, and nothing is stored for a deleted conversation or another user's", async () => {
+      const uid = `user-${randomUUID()}`;
+      const conversation = await createConversation(db, { uid });
+      await saveExchange(db, exchange(uid, conversation.id, "First title"));
+      expect(await saveExchange(db, exchange(uid, conversation.id, "Second"))).toEqual({ title: "First title" });
+      expect(await saveExchange(db, exchange("intruder", conversation.id, "Mine now"))).toBeNull();
+      expect(await deleteConversation(db, uid, conversation.id)).toBe(true);
+      expect(await saveExchange(db, exchange(uid, conversation.id, "Too late"))).toBeNull();
+      expect(await getConversationWithMessages(db, uid, conversation.id)).toBeNull();
+    });
+
+    it("regenerate and edit replace the reply, keeping order", async () => {
+      const uid = `user-${randomUUID()}`;
+      const conversation = await createConversation(db, { uid });
+      const first = exchange(uid, conversation.id, "Question");
+      await saveExchange(db, first);
+      const regenerated = exchange(uid, conversation.id, "Question", { kind: "regenerate", user: first.user });
+      await saveExchange(db, regenerated);
+      const edited = exchange(uid, conversation.id, "Question, edited", { kind: "edit", user: { ...first.user, text: "Question, edited" } });
+      await saveExchange(db, edited);
+      const found = await getConversationWithMessages(db, uid, conversation.id);
+      expect(found?.messages.map((m) => [m.id, m.content])).toEqual([
+        [first.user.id, "Question, edited"],
+        [edited.reply.id, "Re: Question, edited"],
+      ]);
+    });
+
+    it("lists the newest first and searches titles and message text, with wildcards taken literally", async () => {
+      const uid = `user-${randomUUID()}`;
+      const older = await createConversation(db, { uid, title: "Budget 100% done" });
+      await saveExchange(db, exchange(uid, older.id, "numbers"));
+      const newer = await createConversation(db, { uid });
+      await saveExchange(db, exchange(uid, newer.id, "Where is the Eiffel tower?"));
+      await createConversation(db, { uid: "someone-else", title: "Eiffel plans" });
+
+      expect((await listConversations(db, uid)).map((c) => c.id)).toEqual([newer.id, older.id]);
+      expect((await listConversations(db, uid, { search: "eiffel" })).map((c) => c.id)).toEqual([newer.id]);
+      expect((await listConversations(db, uid, { search: "Re: numbers" })).map((c) => c.id)).toEqual([older.id]);
+      expect((await listConversations(db, uid, { search: "100%" })).map((c) => c.id)).toEqual([older.id]);
+      expect(await listConversations(db, uid, { search: "1_0" })).toEqual([]);
+      expect(await listConversations(db, uid, { search: "e%r" })).toEqual([]); // a wildcard would match "Where…"
+    });
+
+    it("rename and delete act on the owner's conversation only; findOrCreate never takes another's id", async () => {
+      const uid = `user-${randomUUID()}`;
+      const id = randomUUID();
+      expect(await findOrCreateConversation(db, { id, uid })).toMatchObject({ created: true });
+      expect(await findOrCreateConversation(db, { id, uid })).toMatchObject({ created: false });
+      expect(await findOrCreateConversation(db, { id, uid: "intruder" })).toBeNull();
+      expect(await renameConversation(db, "intruder", id, "Hijacked")).toBe(false);
+      expect(await deleteConversation(db, "intruder", id)).toBe(false);
+      expect(await renameConversation(db, uid, id, "Mine")).toBe(true);
+      expect((await getConversation(db, uid, id))?.title).toBe("Mine");
+    });
+
+    it("a conversation for a prompt tool keeps its instructions and title", async () => {
+      const uid = `user-${randomUUID()}`;
+      const conversation = await createConversation(db, { uid, title: "Summarize", systemPrompt: "Summarize the text.", customInstructions: "" });
+      expect(conversation).toMatchObject({ title: "Summarize", systemPrompt: "Summarize the text.", customInstructions: null });
+    });
+  });
+
+  describe("usage and preferences", () => {
+    it("usage by day covers the asked days, zero-filled, oldest first", async () => {
+      const uid = `user-${randomUUID()}`;
+      await reserveMessage(db, uid, null, new Date());
+      await reserveMessage(db, uid, null, new Date(Date.now() - 2 * 86_400_000));
+      const days = await getUsageByDay(db, uid, 3);
+      expect(days.map((day) => day.messages)).toEqual([1, 0, 1]);
+      expect(days[2].day).toBe(new Date().toISOString().slice(0, 10));
+    });
+
+    it("custom instructions and function tool switches are kept per user", async () => {
+      const uid = `user-${randomUUID()}`;
+      expect(await getCustomInstructions(db, uid)).toBe("");
+      await setCustomInstructions(db, uid, "  Be brief.  ");
+      expect(await getCustomInstructions(db, uid)).toBe("Be brief.");
+      expect(await getEnabledToolIds(db, uid)).toEqual(["calculator", "current_datetime", "convert_units"]);
+      await setToolEnabled(db, uid, "calculator", false);
+      expect(await getEnabledToolIds(db, uid)).toEqual(["current_datetime", "convert_units"]);
+      await setToolEnabled(db, uid, "calculator", true);
+      expect(await getEnabledToolIds(db, uid)).toEqual(["calculator", "current_datetime", "convert_units"]);
+      await expect(setToolEnabled(db, uid, "shell", true)).rejects.toBeInstanceOf(UnknownToolError);
+    });
+  });
+});

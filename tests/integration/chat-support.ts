@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import type { UIMessageChunk } from "ai";
+import { APP_ORIGIN, appRequest } from "../support/app-env";
+
+/** Helpers for the chat tests: call POST /api/chat in-process and read its event stream. */
+
+export interface ChatBody {
+  conversationId: string;
+  create?: boolean;
+  message: { id: string; role: "user"; parts: Array<{ type: "text"; text: string }> };
+  model: string;
+  timeZone?: string;
+}
+
+export function newMessage(text: string, id: string = randomUUID()) {
+  return { id, role: "user" as const, parts: [{ type: "text" as const, text }] };
+}
+
+export function firstMessage(text: string, model = "test-model"): ChatBody {
+  return { conversationId: randomUUID(), create: true, message: newMessage(text), model };
+}
+
+export async function postChat(body: unknown, { cookie, signal }: { cookie?: string; signal?: AbortSignal } = {}) {
+  const { action } = await import("~/routes/api.chat");
+  const request = appRequest("/api/chat", {
+    method: "POST",
+    cookie,
+    signal,
+    headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return action({ request, params: {}, context: {} }) as Promise<Response>;
+}
+
+/** Parses one server-sent events body into UI message chunks. */
+export function parseEvents(text: string): UIMessageChunk[] {
+  return text
+    .split("\n\n")
+    .map((event) => event.trim())
+    .filter((event) => event.startsWith("data: ") && event !== "data: [DONE]")
+    .map((event) => JSON.parse(event.slice("data: ".length)) as UIMessageChunk);
+}
+
+export async function readChunks(response: Response): Promise<UIMessageChunk[]> {
+  return parseEvents(await response.text());
+}
+
+export function replyText(chunks: UIMessageChunk[]): string {
+  return chunks.flatMap((chunk) => (chunk.type === "text-delta" ? [chunk.delta] : [])).join("");
+}
+
+export function chunkOfType<T extends UIMessageChunk["type"]>(chunks: UIMessageChunk[], type: T) {
+  return chunks.find((chunk): chunk is Extract<UIMessageChunk, { type: T }> => chunk.type === type);
+}
+
+/** The data of the first `data-<name>` chunk. */
+export function dataOf<T = Record<string, unknown>>(chunks: UIMessageChunk[], name: string): T | undefined {
+  const chunk = chunks.find((candidate) => candidate.type === `data-${name}`);
+  return chunk && "data" in chunk ? (chunk.data as T) : undefined;
+}
+
+/** Reads a streamed response until `until` holds for the chunks so far; returns them and the reader. */
+export async function readUntil(response: Response, until: (chunks: UIMessageChunk[]) => boolean) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const chunks: UIMessageChunk[] = [];
+  while (!until(chunks)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    const cut = buffer.lastIndexOf("\n\n");
+    if (cut === -1) continue;
+    chunks.push(...parseEvents(buffer.slice(0, cut)));
+    buffer = buffer.slice(cut + 2);
+  }
+  return { chunks, reader };
+}
+
+export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 5_000) {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
