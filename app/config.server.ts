@@ -45,6 +45,7 @@ const envSchema = z.object({
   APP_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   TRUST_PROXY: optionalString,
   DATABASE_URL: optionalString,
+  DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
   SESSION_RATE_LIMIT_PER_MINUTE: z.preprocess(
     emptyToUndefined,
     z.coerce.number().int().min(30).max(10_000).default(30),
@@ -78,6 +79,7 @@ export interface Config {
   appOrigin?: string;
   trustProxy: boolean;
   databaseUrl?: string;
+  databasePoolSize: number;
   sessionRateLimitPerMinute: number;
   /** Inbox abuse limits, each per hour (admin inbox: contact form and reports). */
   inboxLimits: {
@@ -177,6 +179,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     appOrigin: e.APP_URL ? new URL(e.APP_URL).origin : undefined,
     trustProxy: Boolean(e.TRUST_PROXY && e.TRUST_PROXY !== "0" && e.TRUST_PROXY !== "false"),
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
     llm: {
       baseURL: e.LLM_BASE_URL?.replace(/\/+$/, ""),

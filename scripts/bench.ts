@@ -116,6 +116,7 @@ async function main() {
         FIREBASE_AUTH_EMULATOR_HOST: proxies.identity.hostPort,
         FIRESTORE_EMULATOR_HOST: proxies.firestore.hostPort,
         DATABASE_URL: databaseUrl.toString(),
+        DATABASE_POOL_SIZE: stack.env.DATABASE_POOL_SIZE ?? "10",
         BACKEND_TIMEOUT_MS: "10000",
         LLM_BASE_URL: model.url,
         LLM_MODELS: "bench-model",

@@ -109,6 +109,9 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         modelError ??= error;
         return describeModelError(error);
       },
+      // A tool's error (e.g. bad input from the model) is a result the model
+      // reads and recovers from, not a failed reply: keep its own words.
+      redactToolErrors: false,
     });
   })();
 

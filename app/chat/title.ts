@@ -22,7 +22,7 @@ function summarize(text: string): string {
     .replace(/[*_`~]+/g, "")
     .replace(/\s+/g, " ")
     .trim();
-  if (plain.length <= MAX_TITLE) return plain;
+  if (plain.length <= MAX_TITLE) return plain.replace(/[\s:;,-]+$/, "");
   const cut = plain.slice(0, MAX_TITLE + 1);
   const lastSpace = cut.lastIndexOf(" ");
   return `${(lastSpace > MAX_TITLE / 2 ? cut.slice(0, lastSpace) : plain.slice(0, MAX_TITLE)).replace(/[\s,.;:!?-]+$/, "")}…`;

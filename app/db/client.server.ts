@@ -56,13 +56,13 @@ let ready: Promise<Db> | undefined;
 /** The app's database, migrated on first use. */
 export function getDb(): Promise<Db> {
   if (!ready) {
-    const { databaseUrl, backendTimeoutMs } = getConfig();
+    const { databaseUrl, backendTimeoutMs, databasePoolSize } = getConfig();
     if (!databaseUrl) {
       return Promise.reject(
         new Error("DATABASE_URL is not set (npm start sets it in local mode)."),
       );
     }
-    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000) }).catch(
+    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).catch(
       (error) => {
         ready = undefined; // try again on the next request
         throw error;

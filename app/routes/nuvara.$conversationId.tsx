@@ -2,9 +2,9 @@ import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { useLoaderData } from "@remix-run/react";
 import { changeConversation, loadConversation } from "~/chat/assistant-pages.server";
 import type { ChatMessage } from "~/chat/message-types";
+import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
 import { AppErrorBoundary } from "~/components/error-boundary";
-import { useAssistantData } from "./nuvara";
 
 /** /nuvara/<id>: one of the user's conversations (another user's is a 404). */
 export async function loader({ request, params }: LoaderFunctionArgs) {

@@ -3,8 +3,8 @@ import { useLoaderData, useLocation, type ShouldRevalidateFunction } from "@remi
 import { useMemo } from "react";
 import { requireUser } from "~/auth/session.server";
 import { uuid } from "~/chat/uuid";
+import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
-import { useAssistantData } from "./nuvara";
 
 /** /nuvara: a new chat. Its id is chosen here; the first message creates the conversation with it. */
 export async function loader({ request }: LoaderFunctionArgs) {

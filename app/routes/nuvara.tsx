@@ -5,7 +5,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
+import { Outlet, useLoaderData, useLocation, useParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { loadAssistant, updateInstructions } from "~/chat/assistant-pages.server";
 import { CustomInstructions } from "~/components/chat/instructions-dialog";
@@ -25,11 +25,6 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export function action({ request }: ActionFunctionArgs) {
   return updateInstructions(request);
-}
-
-/** For the chat routes inside: the models, quota, instructions and tool names. */
-export function useAssistantData() {
-  return useRouteLoaderData<typeof loader>("routes/nuvara")!;
 }
 
 export default function AssistantLayout() {

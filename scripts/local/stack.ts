@@ -45,7 +45,13 @@ export async function startLocalStack(options: LocalStackOptions) {
     stops.push(() => auth.stop());
 
     let databaseUrl = options.databaseUrl;
+    // PGlite's socket server can interleave the extended-protocol messages of
+    // concurrent connections (one query's parameters reaching another's
+    // statement): the app uses one connection to it. PGlite runs one query at
+    // a time anyway.
+    let databasePoolSize: string | undefined;
     if (!databaseUrl) {
+      databasePoolSize = "1";
       const postgres = await startEmbeddedPostgres({
         dataDir: options.dataDir ? path.join(options.dataDir, "postgres") : undefined,
       });
@@ -69,6 +75,7 @@ export async function startLocalStack(options: LocalStackOptions) {
         FIREBASE_AUTH_EMULATOR_HOST: auth.hostPort,
         FIRESTORE_EMULATOR_HOST: firestore.hostPort,
         DATABASE_URL: databaseUrl,
+        ...(databasePoolSize ? { DATABASE_POOL_SIZE: databasePoolSize } : {}),
       },
       admin,
       authLogPath: auth.logPath,

@@ -244,16 +244,21 @@ test.describe("roles", () => {
     const solo = await newAccount({ role: "admin" });
     // The emulator is shared by the whole run: make `solo` the only admin.
     const admins = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
-    await Promise.all(admins.docs.filter((d) => d.id !== solo.email).map((d) => d.ref.set({ stripeRole: "former-admin" }, { merge: true })));
-
-    await signIn(page, solo);
-    await page.goto(`/admin/users?q=${encodeURIComponent(solo.email)}`);
-    const row = page.getByRole("row").filter({ hasText: solo.email });
-    await expect(row).toContainText("(you)");
-    await row.getByRole("combobox", { name: `Role for ${solo.email}` }).selectOption("none");
-    await row.getByRole("button", { name: `Save role for ${solo.email}` }).click();
-    await expect(page.getByRole("alert")).toContainText("You are the only admin");
-    await page.reload();
-    await expect(page.getByRole("row").filter({ hasText: solo.email }).getByRole("cell", { name: "admin", exact: true })).toBeVisible();
+    const others = admins.docs.filter((d) => d.id !== solo.email);
+    await Promise.all(others.map((d) => d.ref.set({ stripeRole: "former-admin" }, { merge: true })));
+    try {
+      await signIn(page, solo);
+      await page.goto(`/admin/users?q=${encodeURIComponent(solo.email)}`);
+      const row = page.getByRole("row").filter({ hasText: solo.email });
+      await expect(row).toContainText("(you)");
+      await row.getByRole("combobox", { name: `Role for ${solo.email}` }).selectOption("none");
+      await row.getByRole("button", { name: `Save role for ${solo.email}` }).click();
+      await expect(page.getByRole("alert")).toContainText("You are the only admin");
+      await page.reload();
+      await expect(page.getByRole("row").filter({ hasText: solo.email }).getByRole("cell", { name: "admin", exact: true })).toBeVisible();
+    } finally {
+      // Give the other admins (the demo admin among them) their role back for the tests after this one.
+      await Promise.all(others.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
+    }
   });
 });

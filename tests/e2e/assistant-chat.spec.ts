@@ -2,6 +2,7 @@ import { expect, signIn, test } from "./fixtures";
 import {
   composer,
   conversationList,
+  expectConversationUrl,
   lastModelRequest,
   replies,
   scriptedModel,
@@ -29,7 +30,7 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page).getByText("Here is")).toBeVisible();
     await expect(replies(page).getByRole("cell", { name: "2" })).toHaveCount(0);
     await expect(replies(page).getByRole("cell", { name: "2" })).toBeVisible();
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     await expect(conversationList(page).getByRole("link", { name: "Give me some advice" })).toBeVisible();
 
     await page.reload();
@@ -67,7 +68,7 @@ test.describe("chatting at /nuvara", () => {
     await page.goto("/nuvara");
     await sendMessage(page, "First conversation");
     await expect(replies(page)).toHaveText([/You said: First conversation/]);
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     const first = page.url();
 
     await composer(page).box.fill("half-written thought");
@@ -94,6 +95,7 @@ test.describe("chatting at /nuvara", () => {
     await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
     await expect(composer(page).send).toBeVisible();
 
+    await expectConversationUrl(page);
     await page.reload();
     await expect(replies(page).first()).toContainText("one two");
     await expect(replies(page).first()).not.toContainText("twelve");
@@ -130,6 +132,7 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page)).toHaveText([/You said: Please answer this/]);
     await expect(page.getByRole("alert")).toHaveCount(0);
 
+    await expectConversationUrl(page);
     await page.reload();
     await expect(userMessages(page)).toHaveCount(1);
     await expect(replies(page)).toHaveCount(1);
@@ -141,7 +144,7 @@ test.describe("chatting at /nuvara", () => {
     await page.goto("/nuvara");
     await sendMessage(page, "Start here");
     await expect(replies(page)).toHaveText([/You said: Start here/]);
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     await page.route("**/api/chat", (route) => route.abort("internetdisconnected"));
     await sendMessage(page, "This must not get lost");
     await expect(page.getByRole("alert")).toContainText("The connection was lost");
@@ -162,7 +165,7 @@ test.describe("chatting at /nuvara", () => {
     await sendMessage(page, "What is 0.1 + 0.2?");
     const reply = replies(page).first();
     await expect(reply).toContainText("exactly 0.3");
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     const step = reply.getByText("Used Calculator");
     await expect(step).toBeVisible();
     await expect(reply.getByText('"result": "0.3"')).toBeHidden();
@@ -181,7 +184,7 @@ test.describe("chatting at /nuvara", () => {
     await scriptedModel.enqueue({ type: "text", text: "First try." }, { type: "text", text: "Second try." });
     await sendMessage(page, "Tell me something");
     await expect(replies(page)).toHaveText([/First try\./]);
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     await replies(page).getByRole("button", { name: "Regenerate" }).click();
     await expect(replies(page)).toHaveText([/Second try\./]);
 
@@ -204,7 +207,7 @@ test.describe("chatting at /nuvara", () => {
     await scriptedModel.enqueue({ type: "text", text: "Copy **me**, please." });
     await sendMessage(page, "Something to copy");
     await expect(replies(page)).toHaveText([/Copy me, please\./]);
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     await replies(page).getByRole("button", { name: "Copy reply" }).click();
     await expect(replies(page).getByText("Copied")).toBeVisible();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("Copy **me**, please.");
@@ -230,6 +233,7 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page)).toHaveCount(1);
     expect((await lastModelRequest())?.model).toBe("test-model-b");
     await expect(replies(page).getByText("test-model-b")).toBeVisible();
+    await expectConversationUrl(page);
 
     await page.reload();
     await expect(page.getByRole("combobox", { name: "Model" })).toHaveValue("test-model-b");
@@ -252,6 +256,7 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page)).toHaveCount(1);
     const system = (await lastModelRequest())?.messages?.find((message) => message.role === "system");
     expect(system?.content).toContain("Always answer in haiku.");
+    await expectConversationUrl(page);
     await page.reload();
     await page.getByText("Custom instructions on").click();
     await expect(page.getByText("Always answer in haiku.")).toBeVisible();
@@ -262,7 +267,7 @@ test.describe("chatting at /nuvara", () => {
     await page.goto("/nuvara");
     await sendMessage(page, "Say something wrong");
     await expect(replies(page)).toHaveCount(1);
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expectConversationUrl(page);
     await replies(page).getByRole("button", { name: "Report" }).click();
     const dialog = page.getByRole("dialog", { name: "Report this reply" });
     await dialog.getByRole("radio", { name: "Harmful or unsafe" }).check();

@@ -1,5 +1,5 @@
 import { expect, signIn, test } from "./fixtures";
-import { composer, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import { composer, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
 
 // playwright.config.ts gives the role "tiny" a quota of 2 messages a day.
 test.beforeEach(async () => {
@@ -21,6 +21,7 @@ test.describe("daily quota", () => {
     await expect(notice).toBeVisible();
     await composer(page).box.fill("third");
     await expect(composer(page).send).toBeDisabled();
+    await expectConversationUrl(page);
     await page.reload();
     await expect(notice).toBeVisible();
     await expect(composer(page).send).toBeDisabled();

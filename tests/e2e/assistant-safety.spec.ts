@@ -1,5 +1,5 @@
 import { expect, signIn, test } from "./fixtures";
-import { replies, scriptedModel, sendMessage } from "./assistant-support";
+import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
 
 test.beforeEach(async () => {
   await scriptedModel.reset();
@@ -40,6 +40,7 @@ test("model output cannot run script, load images or carry javascript: links", a
   await sendMessage(page, "Say something dangerous");
   const reply = replies(page).first();
   await expect(reply.getByText("A real link")).toBeVisible();
+  await expectConversationUrl(page);
 
   for (const view of ["streamed", "reloaded"]) {
     if (view === "reloaded") {

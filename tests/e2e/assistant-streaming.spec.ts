@@ -30,6 +30,8 @@ test("the reply reaches the browser in pieces as the model writes them, not buff
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
   expect(response.headers.get("content-encoding")).toBeNull();
+  expect(response.headers.get("cache-control")).toContain("no-transform");
+  expect(response.headers.get("x-accel-buffering")).toBe("no");
 
   // When each word arrived, in ms since the request.
   const arrivals = new Map<string, number>();

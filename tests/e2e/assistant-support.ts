@@ -69,3 +69,8 @@ export async function lastModelRequest() {
   const chats = requests.filter((request) => request.path === "/v1/chat/completions");
   return chats[chats.length - 1]?.body;
 }
+
+/** A new chat takes its own URL once the server holds it. */
+export async function expectConversationUrl(page: Page) {
+  await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+}

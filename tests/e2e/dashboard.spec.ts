@@ -20,6 +20,8 @@ async function chat(page: Page, texts: string[]) {
   for (const [index, text] of texts.entries()) {
     await sendMessage(page, text);
     await expect(replies(page).nth(index)).toContainText(`You said: ${text}`);
+    // The new chat moves to its own URL after the first reply; the next message waits for it.
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
   }
 }
 

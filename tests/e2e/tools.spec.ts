@@ -32,6 +32,8 @@ test.describe("the catalogue", () => {
     await expect(functions).toHaveCount(0);
 
     await page.getByRole("link", { name: "Clear filters" }).click();
+    await expect(page).toHaveURL(/\/tools$/);
+    await expect(page.getByRole("searchbox", { name: "Search tools" })).toHaveValue("");
     await page.getByLabel("Category").selectOption("Code");
     await expect(page).toHaveURL(/category=Code/);
     await expect(promptTool(page, "Explain code")).toBeVisible();

@@ -197,6 +197,30 @@ describe("POST /api/chat: replies", () => {
     expect(rows[1].content).toBe("That is 0.3.");
   });
 
+  it("a tool's bad input goes back to the model as a clear error; the reply carries on", async () => {
+    const { cookie } = await signedIn();
+    model.enqueue(
+      { type: "tool-calls", calls: [{ name: "calculator", arguments: "{not json" }] },
+      { type: "tool-calls", calls: [{ name: "calculator", arguments: { expression: "2 +* 3" } }] },
+      { type: "text", text: "Sorry, I could not compute that." },
+    );
+    const body = firstMessage("Compute something odd");
+    const chunks = await readChunks(await postChat(body, { cookie }));
+    expect(chunkOfType(chunks, "error")).toBeUndefined();
+    expect(replyText(chunks)).toBe("Sorry, I could not compute that.");
+    expect(dataOf(chunks, "saved")).toMatchObject({ status: "completed" });
+
+    const toolResults = model.requests
+      .filter((request) => request.path === "/v1/chat/completions")
+      .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool"));
+    const seen = JSON.stringify(toolResults);
+    expect(seen).toMatch(/Invalid input for tool calculator|JSON/i);
+    expect(seen).toContain("2 +* 3");
+    const { rows } = await storedConversation(body.conversationId);
+    const states = (rows[1].parts as Array<{ type: string; state?: string }>).filter((part) => part.type === "tool-calculator").map((part) => part.state);
+    expect(states).toEqual(["output-error", "output-available"]);
+  });
+
   it("a provider error shows in plain words, stores nothing and gives the quota back", async () => {
     const { account, cookie } = await signedIn();
     const cases: Array<[Parameters<ModelServer["enqueue"]>[0], RegExp]> = [

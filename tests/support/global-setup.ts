@@ -54,6 +54,7 @@ export default async function setup(_project: TestProject) {
     FIREBASE_AUTH_EMULATOR_HOST: proxies.identity.hostPort,
     FIRESTORE_EMULATOR_HOST: proxies.firestore.hostPort,
     DATABASE_URL: proxiedDb.toString(),
+    DATABASE_POOL_SIZE: stack.env.DATABASE_POOL_SIZE ?? "10",
     // Direct addresses, for test helpers that must work while a proxy is faulted.
     TEST_AUTH_EMULATOR_DIRECT: stack.env.FIREBASE_AUTH_EMULATOR_HOST,
     TEST_FIRESTORE_DIRECT: stack.env.FIRESTORE_EMULATOR_HOST,

@@ -82,8 +82,15 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
             </rect>
           ) : null,
         )}
-        {labelled.map((index) => (
-          <text key={index} className="chart-label" x={LEFT + index * slot + slot / 2} y={HEIGHT - 6} textAnchor="middle">
+        {labelled.map((index, position) => (
+          // The first and last labels align with the plot's edges, so they are never cut off.
+          <text
+            key={index}
+            className="chart-label"
+            x={position === 0 ? LEFT : position === labelled.length - 1 ? WIDTH - RIGHT : LEFT + index * slot + slot / 2}
+            y={HEIGHT - 6}
+            textAnchor={position === 0 ? "start" : position === labelled.length - 1 ? "end" : "middle"}
+          >
             {formatDay(days[index].day)}
           </text>
         ))}

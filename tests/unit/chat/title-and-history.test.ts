@@ -12,6 +12,7 @@ describe("titleFromExchange", () => {
     expect(titleFromExchange("\n\n# Help me plan\nmore details")).toBe("Help me plan");
     expect(titleFromExchange("- [a link](https://x.y) to read")).toBe("a link to read");
     expect(titleFromExchange("```\ncode only\n```\nExplain this")).toBe("Explain this");
+    expect(titleFromExchange("Fix this code:\n\nconst x = 1")).toBe("Fix this code");
   });
 
   it("cuts long text at a word near 60 characters", () => {
