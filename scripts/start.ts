@@ -62,10 +62,13 @@ if (config.mode === "real") {
 
   const child = serve({ ...process.env, ...stack.env });
   let stopping = false;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   async function shutdown(code: number) {
     if (stopping) return;
     stopping = true;
+    // The app first, so it does not see its backends go away under it.
     child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
     await stack.stop();
     process.exit(code);
   }
