@@ -1,4 +1,4 @@
-import { json } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
 import { asc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import {
@@ -11,6 +11,7 @@ import {
 import { MAX_MESSAGE_LENGTH } from "~/chat/chat-request";
 import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/components/tools/catalogue";
 import { getConfig } from "~/config.server";
+import { readBody } from "~/data/inbox-input.server";
 import { getDb, type Db } from "~/db/client.server";
 import { PROMPT_FIELD_KINDS, promptTools, type PromptToolField, type PromptToolRow } from "~/db/schema";
 import { logBackendFault, withDeadline } from "~/deadline.server";
@@ -271,6 +272,40 @@ export async function toolStore<T>(work: (db: Db) => Promise<T>): Promise<T> {
       { error: "Tools and their settings are unavailable right now. Please try again shortly." },
       { status: 503, headers: { "Cache-Control": "no-store" } },
     );
+  }
+}
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export function promptToolNotFound() {
+  return json(
+    { error: "There is no such prompt tool, or it is built in and cannot be edited." },
+    { status: 404, headers: NO_STORE },
+  );
+}
+
+/**
+ * The admin's create and edit actions (after requireAdmin): a capped body,
+ * validation (400 with field errors and what was typed), the save, and a
+ * duplicate name as 409 on the name field. `save` answering null is a 404.
+ */
+export async function savePromptToolForm(
+  request: Request,
+  save: (db: Db, input: PromptToolInput) => Promise<PromptTool | null>,
+) {
+  const body = await readBody(request, 64 * 1024);
+  if ("refusal" in body) return body.refusal;
+  const parsed = parsePromptToolForm(body.fields);
+  if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
+  try {
+    const tool = await toolStore((db) => save(db, parsed.data));
+    if (!tool) throw promptToolNotFound();
+    return redirect(`/tools?saved=${tool.id}`, { status: 303, headers: NO_STORE });
+  } catch (error) {
+    if (error instanceof DuplicateToolNameError) {
+      return json({ values: formValues(body.fields), fieldErrors: { name: error.message } }, { status: 409, headers: NO_STORE });
+    }
+    throw error;
   }
 }
 

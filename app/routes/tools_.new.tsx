@@ -1,6 +1,5 @@
 import {
   json,
-  redirect,
   type ActionFunctionArgs,
   type LinksFunction,
   type LoaderFunctionArgs,
@@ -9,15 +8,7 @@ import {
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
 import { EMPTY_PROMPT_TOOL, PromptToolForm } from "~/components/tools/prompt-tool-form";
-import { readBody } from "~/data/inbox-input.server";
-import {
-  createPromptTool,
-  DuplicateToolNameError,
-  formValues,
-  parsePromptToolForm,
-  promptToolCategories,
-  toolStore,
-} from "~/data/prompt-tools.server";
+import { createPromptTool, promptToolCategories, savePromptToolForm, toolStore } from "~/data/prompt-tools.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 
@@ -34,19 +25,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request);
-  const body = await readBody(request, 64 * 1024);
-  if ("refusal" in body) return body.refusal;
-  const parsed = parsePromptToolForm(body.fields);
-  if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
-  try {
-    const tool = await toolStore((db) => createPromptTool(db, parsed.data));
-    return redirect(`/tools?saved=${tool.id}`, { status: 303, headers: NO_STORE });
-  } catch (error) {
-    if (error instanceof DuplicateToolNameError) {
-      return json({ values: formValues(body.fields), fieldErrors: { name: error.message } }, { status: 409, headers: NO_STORE });
-    }
-    throw error;
-  }
+  return savePromptToolForm(request, createPromptTool);
 }
 
 export default function NewPromptTool() {

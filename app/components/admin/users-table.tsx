@@ -1,21 +1,12 @@
 import { Form, useNavigation } from "@remix-run/react";
+import type { AdminUserRow } from "~/data/admin-users.server";
 import { formatTime, roleLabel } from "./labels";
 
-export interface UserRow {
-  uid: string;
-  email: string;
-  name: string | null;
-  role: string;
-  emailVerified: boolean;
-  disabled: boolean;
-  createdAt: string | null;
-  lastSignInAt: string | null;
-}
 
 const PRESETS = ["admin", "premium", ""];
 
 /** Users with their role, and a small form per user to change it. */
-export function UsersTable({ users, me }: { users: UserRow[]; me: string | null }) {
+export function UsersTable({ users, me }: { users: AdminUserRow[]; me: string | null }) {
   const navigation = useNavigation();
   const saving = navigation.state === "submitting" ? navigation.formData?.get("email") : null;
 
