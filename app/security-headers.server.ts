@@ -62,3 +62,16 @@ export function applySecurityHeaders(headers: Headers, request: Request, nonce?:
   }
   headers.delete("X-Powered-By");
 }
+
+/**
+ * An API response (JSON, a download, an event stream) is never a document:
+ * a CSP that allows nothing keeps it inert even if a browser is made to
+ * render it, and nothing of it is cached.
+ */
+export function applyApiHeaders(headers: Headers, request: Request) {
+  // A stream keeps its no-transform: remix-serve's compression would otherwise buffer it.
+  const streamed = /no-transform/.test(headers.get("Cache-Control") ?? "");
+  applySecurityHeaders(headers, request);
+  headers.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox");
+  headers.set("Cache-Control", streamed ? "no-store, no-transform" : "no-store");
+}

@@ -18,7 +18,13 @@ export function safeRedirect(to: unknown, fallback = "/"): string {
     if (decoded === candidate) break;
     candidate = decoded;
   }
-  return to;
+  // Non-ASCII characters percent-encoded, as a browser sends them: a Location
+  // header holds bytes only (a "ф" or an emoji there would make the response throw).
+  try {
+    return to.replace(/[^\x20-\x7e]+/g, (characters) => encodeURIComponent(characters));
+  } catch {
+    return fallback; // A lone surrogate cannot be encoded.
+  }
 }
 
 function isPlainSitePath(value: string): boolean {

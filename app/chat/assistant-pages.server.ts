@@ -14,6 +14,7 @@ import { getCustomInstructions, setCustomInstructions } from "~/data/preferences
 import { getQuotaStatus } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
+import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { getModelRegistry, modelsForRole } from "~/llm/models.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { checkCustomInstructions } from "./custom-instructions";
@@ -66,7 +67,7 @@ export async function loadAssistant(request: Request) {
 export async function updateInstructions(request: Request) {
   requireSameOrigin(request);
   const session = await requireUser(request);
-  const form = await request.formData();
+  const form = await readForm(request, BODY_LIMITS.message);
   if (form.get("intent") !== "instructions") return json({ error: "Unknown action." }, { status: 400 });
   const text = String(form.get("instructions") ?? "");
   const problem = checkCustomInstructions(text);
@@ -106,7 +107,7 @@ export async function changeConversation(request: Request, conversationId: strin
   const { session, db, id } = await ownConversation(request, conversationId);
   const uid = session.user.uid;
   if (!(await getConversation(db, uid, id))) throw notFound();
-  const form = await request.formData();
+  const form = await readForm(request, BODY_LIMITS.small);
   const intent = form.get("intent");
 
   if (intent === "rename") {

@@ -4,6 +4,7 @@ import { safeRedirect } from "~/auth/redirect";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
+import { BODY_LIMITS, bodyTooLarge, parseForm, readCapped } from "~/http/body-limit.server";
 import { deleteInboxMessages, setInboxStatus } from "./inbox.server";
 import { hitRateLimit } from "./rate-limits.server";
 
@@ -15,7 +16,7 @@ import { hitRateLimit } from "./rate-limits.server";
  */
 
 /** Far above any valid message (5,000 characters of 4-byte text is 20 KB). */
-export const MAX_INBOX_BODY_BYTES = 64 * 1024;
+export const MAX_INBOX_BODY_BYTES = BODY_LIMITS.message;
 
 /** A plain Response: the loose body type must not widen callers' action data. */
 export function problem(status: number, body: Record<string, unknown>, headers?: HeadersInit): Response {
@@ -24,31 +25,10 @@ export function problem(status: number, body: Record<string, unknown>, headers?:
 
 export type BodyResult = { fields: Record<string, unknown> } | { refusal: Response };
 
-const TOO_LARGE = () => problem(413, { error: "That is too large to send. Please shorten your message." });
-
-/** Reads at most `max` bytes, whatever Content-Length claims (a chunked body has none). */
-async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
-  if (Number(request.headers.get("Content-Length") ?? 0) > max) return undefined;
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-export async function readBody(request: Request, max = MAX_INBOX_BODY_BYTES): Promise<BodyResult> {
+/** A form or a JSON object, read up to `max` bytes (app/http/body-limit.server.ts), as plain fields. */
+export async function readBody(request: Request, max: number = MAX_INBOX_BODY_BYTES): Promise<BodyResult> {
   const bytes = await readCapped(request, max);
-  if (!bytes) return { refusal: TOO_LARGE() };
+  if (!bytes) return { refusal: bodyTooLarge(max) };
   const type = request.headers.get("Content-Type") ?? "";
   if (type.includes("application/json")) {
     try {
@@ -59,19 +39,16 @@ export async function readBody(request: Request, max = MAX_INBOX_BODY_BYTES): Pr
       return { refusal: problem(400, { error: "The request body is not a valid JSON object." }) };
     }
   }
-  try {
-    const form = await new Response(new Uint8Array(bytes), { headers: { "Content-Type": type } }).formData();
-    const fields: Record<string, unknown> = {};
-    for (const [name, value] of form) {
-      if (typeof value !== "string") continue;
-      // A repeated name (checkboxes) becomes a list.
-      const seen = fields[name];
-      fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-    }
-    return { fields };
-  } catch {
-    return { refusal: problem(400, { error: "The request body could not be read as a form." }) };
+  const form = await parseForm(bytes, type);
+  if (!form) return { refusal: problem(400, { error: "The request body could not be read as a form." }) };
+  const fields: Record<string, unknown> = {};
+  for (const [name, value] of form) {
+    if (typeof value !== "string") continue;
+    // A repeated name (checkboxes) becomes a list.
+    const seen = fields[name];
+    fields[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
   }
+  return { fields };
 }
 
 /** Field errors keyed by field name, the first message of each. */

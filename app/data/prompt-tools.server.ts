@@ -15,6 +15,7 @@ import { readBody } from "~/data/inbox-input.server";
 import { getDb, type Db } from "~/db/client.server";
 import { PROMPT_FIELD_KINDS, promptTools, type PromptToolField, type PromptToolRow } from "~/db/schema";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
 
 /**
@@ -293,8 +294,9 @@ export async function savePromptToolForm(
   request: Request,
   save: (db: Db, input: PromptToolInput) => Promise<PromptTool | null>,
 ) {
-  const body = await readBody(request, 64 * 1024);
-  if ("refusal" in body) return body.refusal;
+  const body = await readBody(request, BODY_LIMITS.document);
+  // Thrown, not returned: the form pages show no action `error`, their error boundary does.
+  if ("refusal" in body) throw body.refusal;
   const parsed = parsePromptToolForm(body.fields);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   try {

@@ -52,7 +52,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request);
   const body = await readBody(request);
-  if ("refusal" in body) return body.refusal;
+  // Thrown, not returned: this page shows no action `error`, its error boundary does.
+  if ("refusal" in body) throw body.refusal;
   const parsed = inboxActionSchema.safeParse(body.fields);
   if (!parsed.success) return json({ fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
   const result = await withDatabase("changing admin messages", (db) => runInboxAction(db, parsed.data));

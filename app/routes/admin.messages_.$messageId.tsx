@@ -46,7 +46,8 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   await requireAdmin(request);
   const body = await readBody(request);
-  if ("refusal" in body) return body.refusal;
+  // Thrown, not returned: this page shows no action `error`, its error boundary does.
+  if ("refusal" in body) throw body.refusal;
   // The message is the one in the address; a posted id list is ignored.
   const parsed = inboxActionSchema.safeParse({ ...body.fields, ids: [params.messageId ?? ""] });
   if (!parsed.success) {

@@ -19,6 +19,7 @@ import { withDatabase } from "~/data/inbox.server";
 import { fieldErrors, readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
 
 export const meta: MetaFunction = () => pageTitle("Admin users");
@@ -81,8 +82,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
-  const body = await readBody(request);
-  if ("refusal" in body) return body.refusal;
+  const body = await readBody(request, BODY_LIMITS.small);
+  // Thrown, not returned: this page shows no action `error`, its error boundary does.
+  if ("refusal" in body) throw body.refusal;
   const parsed = roleChangeSchema.safeParse(body.fields);
   if (!parsed.success) {
     const email = typeof body.fields.email === "string" ? body.fields.email : null;

@@ -8,6 +8,8 @@ import { AccountDeletionError, deleteAccount, isRecentSignIn, requireAccountUser
 import { readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
 
 /**
  * POST /api/account/delete: deletes the account and all of its data, after
@@ -19,10 +21,10 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 const confirmSchema = z.object({ confirm: z.string({ error: "Type your email address to confirm." }).trim().max(320) });
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (!isSameOrigin(request)) return json({ error: "Cross-origin requests are refused." }, { status: 403, headers: NO_STORE });
   const { user, authTime } = await requireAccountUser(request);
-  const body = await readBody(request, 4 * 1024);
+  const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) return body.refusal;
 
   const parsed = confirmSchema.safeParse(body.fields);
@@ -49,8 +51,6 @@ export async function action({ request }: ActionFunctionArgs) {
   // The identity is gone, so every cookie of it is refused; this one is cleared now.
   const cleared = sessionHeaders({ status: "signed-out", clearCookie: true, degraded: false });
   return redirect("/dashboard/deleted", { status: 303, headers: { ...NO_STORE, ...cleared } });
-}
+});
 
-export function loader() {
-  return json({ error: "Use POST." }, { status: 405, headers: { ...NO_STORE, Allow: "POST" } });
-}
+export const loader = apiRoute(() => methodNotAllowed("POST"));

@@ -5,6 +5,8 @@ import { getConfig } from "~/config.server";
 import { exportAccountData, getAccountDetails, requireAccountUser } from "~/data/account.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
+import { BODY_LIMITS, requireBodyWithin } from "~/http/body-limit.server";
 
 /**
  * POST /api/account/export: everything the product holds about the signed-in
@@ -13,9 +15,11 @@ import { logBackendFault, withDeadline } from "~/deadline.server";
  */
 const NO_STORE = { "Cache-Control": "no-store" };
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (!isSameOrigin(request)) return new Response("Cross-origin requests are refused.", { status: 403, headers: NO_STORE });
   const { user, role } = await requireAccountUser(request);
+  // The form carries only its button, but what it accepts is bounded all the same.
+  await requireBodyWithin(request, BODY_LIMITS.small);
   const now = new Date();
   let body: string;
   try {
@@ -36,8 +40,6 @@ export async function action({ request }: ActionFunctionArgs) {
       "Content-Disposition": `attachment; filename="nuvara-data-${now.toISOString().slice(0, 10)}.json"`,
     },
   });
-}
+});
 
-export function loader() {
-  return new Response("Use POST.", { status: 405, headers: { ...NO_STORE, Allow: "POST" } });
-}
+export const loader = apiRoute(() => methodNotAllowed("POST"));

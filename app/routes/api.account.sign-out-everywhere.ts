@@ -3,6 +3,8 @@ import { isSameOrigin } from "~/auth/request.server";
 import { destroySession } from "~/auth/session.server";
 import { requireAccountUser, revokeAllSessions } from "~/data/account.server";
 import { logBackendFault } from "~/deadline.server";
+import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
+import { BODY_LIMITS, requireBodyWithin } from "~/http/body-limit.server";
 
 /**
  * POST /api/account/sign-out-everywhere: revokes every session of the user
@@ -12,9 +14,11 @@ import { logBackendFault } from "~/deadline.server";
  */
 const NO_STORE = { "Cache-Control": "no-store" };
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (!isSameOrigin(request)) return new Response("Cross-origin requests are refused.", { status: 403, headers: NO_STORE });
   const { user } = await requireAccountUser(request);
+  // The form carries only its button, but what it accepts is bounded all the same.
+  await requireBodyWithin(request, BODY_LIMITS.small);
   try {
     await revokeAllSessions(user.uid, user.email);
   } catch (error) {
@@ -23,8 +27,6 @@ export async function action({ request }: ActionFunctionArgs) {
   }
   const setCookie = await destroySession(request);
   return redirect("/", { status: 303, headers: { ...NO_STORE, "Set-Cookie": setCookie } });
-}
+});
 
-export function loader() {
-  return new Response("Use POST.", { status: 405, headers: { ...NO_STORE, Allow: "POST" } });
-}
+export const loader = apiRoute(() => methodNotAllowed("POST"));

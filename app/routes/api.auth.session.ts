@@ -7,10 +7,10 @@ import { getConfig } from "~/config.server";
 import { hitRateLimit } from "~/data/rate-limits.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
+import { apiRoute } from "~/http/api-route.server";
+import { BODY_LIMITS, bodyTooLarge, readCapped } from "~/http/body-limit.server";
 
 /** POST /api/auth/session: a fresh Firebase ID token in, the `__session` cookie out. */
-
-const MAX_BODY_BYTES = 16 * 1024;
 
 const bodySchema = z.object({
   idToken: z.string({ error: "idToken is required." }).min(1, "idToken is required.").max(8192, "idToken is too long."),
@@ -25,8 +25,9 @@ async function readBody(
   request: Request,
 ): Promise<{ isJson: boolean; body: unknown; refusal?: undefined } | { refusal: Response }> {
   const isJson = (request.headers.get("Content-Type") ?? "").includes("application/json");
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) return { refusal: problem(413, "The request is too large.") };
+  const bytes = await readCapped(request, BODY_LIMITS.session);
+  if (!bytes) return { refusal: bodyTooLarge(BODY_LIMITS.session) };
+  const text = new TextDecoder().decode(bytes);
   if (!isJson) return { isJson, body: Object.fromEntries(new URLSearchParams(text)) };
   try {
     return { isJson, body: JSON.parse(text) };
@@ -35,12 +36,9 @@ async function readBody(
   }
 }
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return problem(405, "Use POST.", { Allow: "POST" });
   if (!isSameOrigin(request)) return problem(403, "Cross-origin sign-in requests are refused.");
-  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_BODY_BYTES) {
-    return problem(413, "The request is too large.");
-  }
 
   const read = await readBody(request);
   if (read.refusal) return read.refusal;
@@ -63,11 +61,9 @@ export async function action({ request }: ActionFunctionArgs) {
   const headers = { "Set-Cookie": setCookie, "Cache-Control": "no-store" };
   if (isJson) return new Response(null, { status: 204, headers });
   return redirect(safeRedirect(redirectTo), { status: 303, headers });
-}
+});
 
-export function loader() {
-  return problem(405, "Use POST.", { Allow: "POST" });
-}
+export const loader = apiRoute(() => problem(405, "Use POST.", { Allow: "POST" }));
 
 /** Per account, and per client address where the proxy tells it; counts in PostgreSQL. */
 async function checkRateLimits(request: Request, uid: string): Promise<Response | undefined> {

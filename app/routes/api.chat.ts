@@ -1,14 +1,11 @@
-import { json, type ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs } from "@remix-run/node";
 import { handleChatRequest } from "~/chat/chat-endpoint.server";
+import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
 
 /** The chat endpoint (app/chat/chat-endpoint.server.ts): POST only. */
-export function action({ request }: ActionFunctionArgs) {
-  if (request.method !== "POST") {
-    return json({ error: "Send messages with POST." }, { status: 405, headers: { Allow: "POST" } });
-  }
+export const action = apiRoute(({ request }: ActionFunctionArgs) => {
+  if (request.method !== "POST") return methodNotAllowed("POST");
   return handleChatRequest(request);
-}
+});
 
-export function loader() {
-  return json({ error: "Send messages with POST." }, { status: 405, headers: { Allow: "POST" } });
-}
+export const loader = apiRoute(() => methodNotAllowed("POST"));

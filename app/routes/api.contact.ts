@@ -17,6 +17,7 @@ import {
 } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { apiRoute } from "~/http/api-route.server";
 
 /**
  * POST /api/contact: the "Contact us" form (home page and dashboard). A
@@ -46,7 +47,7 @@ const visitorSchema = z.object({
 
 const SENT = { ok: true, message: "Thanks! Your message was sent. We'll get back to you by email." };
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return problem(405, { error: "Use POST." }, { Allow: "POST" });
   // A signed-in user's identity is attached: another site must not post in their name.
   if (!isSameOrigin(request)) return problem(403, { error: "Cross-origin requests are refused." });
@@ -87,11 +88,9 @@ export async function action({ request }: ActionFunctionArgs) {
     return answer(problem(503, { error: "Your message could not be sent right now. Please try again in a little while." }), "unavailable");
   }
   return answer(problem(201, SENT), "sent");
-}
+});
 
-export function loader() {
-  return problem(405, { error: "Use POST." }, { Allow: "POST" });
-}
+export const loader = apiRoute(() => problem(405, { error: "Use POST." }, { Allow: "POST" }));
 
 /** Per client address where the proxy tells it, per email address, then overall. */
 function contactLimits(request: Request, email: string): LimitRule[] {

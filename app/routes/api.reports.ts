@@ -17,6 +17,7 @@ import {
 import { getDb } from "~/db/client.server";
 import { REPORT_REASONS } from "~/db/schema";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { apiRoute } from "~/http/api-route.server";
 
 /**
  * POST /api/reports: a signed-in user reports one of their assistant replies
@@ -37,7 +38,7 @@ const reportSchema = z.object({
     .default(""),
 });
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return problem(405, { error: "Use POST." }, { Allow: "POST" });
   // The report is made in the signed-in user's name: another site must not make it.
   if (!isSameOrigin(request)) return problem(403, { error: "Cross-origin requests are refused." });
@@ -70,11 +71,9 @@ export async function action({ request }: ActionFunctionArgs) {
     logBackendFault("postgres", "storing a report", error);
     return answer(problem(503, { error: "Your report could not be sent right now. Please try again in a little while." }), "unavailable");
   }
-}
+});
 
-export function loader() {
-  return problem(405, { error: "Use POST." }, { Allow: "POST" });
-}
+export const loader = apiRoute(() => problem(405, { error: "Use POST." }, { Allow: "POST" }));
 
 /** Per account, and per client address where the proxy tells it. */
 function reportLimits(request: Request, uid: string): LimitRule[] {

@@ -25,6 +25,7 @@ import { getQuotaStatus } from "~/data/quotas.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
 import dashboardStylesheet from "~/styles/dashboard.css";
 
@@ -97,7 +98,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
-  const form = await request.formData();
+  const form = await readForm(request, BODY_LIMITS.small);
   if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
   const parsed = parseDisplayName(typed);

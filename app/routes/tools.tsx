@@ -29,6 +29,7 @@ import {
   toolStore,
   type PromptTool,
 } from "~/data/prompt-tools.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
@@ -84,7 +85,7 @@ function answer(body: AdminActionResult, status = 200) {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const body = await readBody(request, 8 * 1024);
+  const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) return body.refusal;
   const intent = body.fields.intent;
 

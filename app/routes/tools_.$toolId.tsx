@@ -14,6 +14,7 @@ import { readBody } from "~/data/inbox-input.server";
 import { createConversation } from "~/data/conversations.server";
 import { getCustomInstructions } from "~/data/preferences.server";
 import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 
@@ -56,8 +57,9 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
 export async function action({ request, params }: ActionFunctionArgs) {
   const session = await requireUser(request);
   const tool = await openTool(session, params.toolId ?? "");
-  const body = await readBody(request, 64 * 1024);
-  if ("refusal" in body) return body.refusal;
+  const body = await readBody(request, BODY_LIMITS.document);
+  // Thrown, not returned: this page shows no action `error`, its error boundary does.
+  if ("refusal" in body) throw body.refusal;
   const parsed = parseToolInputs(tool, body.fields);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   const uid = session.user.uid;

@@ -1,4 +1,4 @@
-import { expect, signIn, test } from "./fixtures";
+import { env, expect, signIn, test } from "./fixtures";
 
 test.describe("security headers", () => {
   test("every page has a CSP with a fresh nonce, and the usual protections", async ({ page }) => {
@@ -33,6 +33,26 @@ test.describe("security headers", () => {
       expect((await page.request.get(path)).headers()["cache-control"]).toContain("no-store");
     }
     expect((await page.request.post("/api/auth/session", { data: {} })).headers()["cache-control"]).toContain("no-store");
+  });
+
+  test("every /api response, whatever its status, carries the API headers", async ({ page }) => {
+    const responses = [
+      await page.request.get("/api/chat"),
+      await page.request.post("/api/contact", { data: [], headers: { Origin: env.baseURL } }),
+      await page.request.post("/api/contact", { form: { message: "x".repeat(70 * 1024) }, headers: { Origin: env.baseURL } }),
+      await page.request.get("/api/conversations/not-a-conversation/markdown", { maxRedirects: 0 }),
+      await page.request.post("/api/auth/logout", { maxRedirects: 0 }),
+    ];
+    expect(responses.map((response) => response.status())).toEqual([405, 400, 413, 302, 303]);
+    for (const response of responses) {
+      const headers = response.headers();
+      expect(headers["cache-control"]).toBe("no-store");
+      expect(headers["content-security-policy"]).toContain("default-src 'none'");
+      expect(headers["x-content-type-options"]).toBe("nosniff");
+      expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
+      expect(headers["permissions-policy"]).toContain("camera=()");
+      expect(headers["x-powered-by"]).toBeUndefined();
+    }
   });
 
   test("pages run with no CSP violation, the login page included", async ({ page }) => {

@@ -7,6 +7,9 @@ describe("safeRedirect", () => {
     ["/nuvara/abc?x=1#y", "/nuvara/abc?x=1#y"],
     ["/admin/messages?status=new", "/admin/messages?status=new"],
     ["/tools%20page", "/tools%20page"],
+    // Percent-encoded, so that it fits in a Location header.
+    ["/caf\u00e9/\u0444?q=\u{1F600}", "/caf%C3%A9/%D1%84?q=%F0%9F%98%80"],
+    ["/\u202eelpmaxe", "/%E2%80%AEelpmaxe"],
   ])("keeps the site path %s", (input, expected) => {
     expect(safeRedirect(input)).toBe(expected);
   });
@@ -37,6 +40,10 @@ describe("safeRedirect", () => {
     "/" + "a".repeat(3000),
   ])("refuses %j", (input) => {
     expect(safeRedirect(input)).toBe("/");
+  });
+
+  it("refuses a lone surrogate, which has no encoding", () => {
+    expect(safeRedirect("/a\ud800")).toBe("/");
   });
 
   it("refuses non-strings and uses the given fallback", () => {

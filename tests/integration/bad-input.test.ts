@@ -1,0 +1,482 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConversation } from "~/data/conversations.server";
+import { addContactMessage } from "~/data/inbox.server";
+import { saveExchange } from "~/data/messages.server";
+import { getDb } from "~/db/client.server";
+import { BODY_LIMITS } from "~/http/body-limit.server";
+import { MAX_CHAT_BODY_BYTES } from "~/chat/chat-request";
+import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor } from "../support/app-env";
+import type { TestAccount } from "../support/identity";
+import { appHandler } from "../support/remix-app";
+
+/**
+ * Hostile and malformed input against every route, through the whole app
+ * in-process (tests/support/remix-app.ts): what a client receives, headers,
+ * redirects and rendered HTML included. Each table reads as (route, input,
+ * expectation); the rule behind all of them: a clear 4xx, a safe rendering or
+ * a redirect to a same-origin path — never a 500, never markup that runs.
+ */
+
+const firebase = admin();
+afterAll(() => firebase.close());
+
+let handle: (request: Request) => Promise<Response>;
+let userAccount: TestAccount;
+let user: string;
+let adminCookie: string;
+let conversationId: string;
+let replyId: string;
+let toolId: string;
+let messageId: string;
+
+beforeAll(async () => {
+  handle = await appHandler();
+  userAccount = await createAccount(firebase, { displayName: "Bad Input" });
+  user = await sessionCookieFor(userAccount);
+  adminCookie = await sessionCookieFor(await createAccount(firebase, { role: "admin", prefix: "admin" }));
+  const db = await getDb();
+  conversationId = (await createConversation(db, { uid: userAccount.uid, title: "Plain title" })).id;
+  replyId = randomUUID();
+  await saveExchange(db, {
+    uid: userAccount.uid,
+    conversationId,
+    kind: "submit",
+    user: { id: randomUUID(), text: "Question?", sentAt: new Date() },
+    reply: { id: replyId, parts: [{ type: "text", text: "Answer." }], content: "Answer.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    usageDay: new Date().toISOString().slice(0, 10),
+    title: "Plain title",
+  });
+  messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello")).id;
+  const created = await send("POST", "/tools/new", { cookie: adminCookie, form: toolForm(`Tool ${randomUUID().slice(0, 8)}`) });
+  toolId = new URL(created.headers.get("Location")!, APP_ORIGIN).searchParams.get("saved")!;
+});
+
+type Who = "anon" | "user" | "admin" | "fresh";
+
+async function cookieOf(who: Who): Promise<string | undefined> {
+  if (who === "anon") return undefined;
+  if (who === "user") return user;
+  if (who === "admin") return adminCookie;
+  // A session of its own, for routes that end the session they are given.
+  return sessionCookieFor(await createAccount(firebase));
+}
+
+interface SendOptions {
+  cookie?: string;
+  form?: Record<string, string>;
+  body?: BodyInit;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+function send(method: string, path: string, { cookie, form, body, contentType, headers }: SendOptions = {}) {
+  const all: Record<string, string> = { Origin: APP_ORIGIN, ...headers };
+  let payload = body;
+  if (form) {
+    payload = new URLSearchParams(form).toString();
+    all["Content-Type"] = "application/x-www-form-urlencoded";
+  }
+  if (contentType) all["Content-Type"] = contentType;
+  // A stream body needs `duplex` (Node's fetch), which RequestInit does not type yet.
+  const streamed = payload instanceof ReadableStream ? ({ duplex: "half" } as const) : {};
+  return handle(appRequest(path, { method, cookie, headers: all, body: payload, ...streamed }));
+}
+
+/** A Location is safe when it stays on this origin (and a browser could not read it as another host). */
+function expectSafeLocation(response: Response) {
+  const location = response.headers.get("Location") ?? "";
+  expect(location.startsWith("/") && !location.startsWith("//") && !location.includes("\\"), location).toBe(true);
+  expect(new URL(location, APP_ORIGIN).origin).toBe(APP_ORIGIN);
+}
+
+function expectNoServerError(response: Response, label: string) {
+  expect(response.status, label).toBeLessThan(500);
+  if (response.status >= 300 && response.status < 400) expectSafeLocation(response);
+}
+
+function toolForm(name: string, overrides: Record<string, string> = {}) {
+  return {
+    name,
+    category: "fun",
+    description: "A tool for the bad-input tests.",
+    systemPrompt: "Answer briefly.",
+    field0Label: "Topic",
+    field0Kind: "line",
+    field0Required: "on",
+    ...overrides,
+  };
+}
+
+// ---- bodies ------------------------------------------------------------------
+
+/** Every route that takes a POST, who posts, and the cap its body is read up to. */
+const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[] }> = [
+  { route: "/api/auth/session", who: "anon", cap: BODY_LIMITS.session, malformed: [400] },
+  { route: "/api/auth/logout", who: "fresh", cap: BODY_LIMITS.small, malformed: [303] },
+  { route: "/api/account/delete", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/api/account/export", who: "user", cap: BODY_LIMITS.small, malformed: [200] },
+  { route: "/api/account/sign-out-everywhere", who: "fresh", cap: BODY_LIMITS.small, malformed: [303] },
+  { route: "/api/contact", who: "anon", cap: BODY_LIMITS.message, malformed: [400] },
+  { route: "/api/reports", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
+  { route: "/api/chat", who: "user", cap: MAX_CHAT_BODY_BYTES, malformed: [400] },
+  { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/tools", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/tools/new", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },
+  { route: "/tools/:tool", who: "user", cap: BODY_LIMITS.document, malformed: [400] },
+  { route: "/tools/:tool/edit", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },
+  { route: "/nuvara", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
+  { route: "/nuvara/:conversation", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/admin/messages", who: "admin", cap: BODY_LIMITS.message, malformed: [400] },
+  { route: "/admin/messages/:message", who: "admin", cap: BODY_LIMITS.message, malformed: [400] },
+  { route: "/admin/users", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
+];
+
+function resolve(route: string): string {
+  return route.replace(":tool", toolId).replace(":conversation", conversationId).replace(":message", messageId);
+}
+
+function chunked(bytes: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= bytes) return controller.close();
+      const size = Math.min(16 * 1024, bytes - sent);
+      sent += size;
+      controller.enqueue(new TextEncoder().encode("a".repeat(size)));
+    },
+  });
+}
+
+const form = (text: string) => ({ body: text, contentType: "application/x-www-form-urlencoded" });
+
+/** Bodies over the route's cap: 413 however they arrive. */
+const OVERSIZED: Array<{ input: string; make: (cap: number) => SendOptions }> = [
+  { input: "form body one byte over the cap", make: (cap) => form(`intent=${"x".repeat(cap)}`) },
+  { input: "JSON body over the cap", make: (cap) => ({ body: JSON.stringify({ message: "x".repeat(cap) }), contentType: "application/json" }) },
+  { input: "chunked body, no Content-Length", make: (cap) => ({ body: chunked(cap + 1), contentType: "application/x-www-form-urlencoded" }) },
+  { input: "Content-Length that lies (says 10)", make: (cap) => ({ ...form(`intent=${"x".repeat(cap)}`), headers: { "Content-Length": "10" } }) },
+  { input: "Content-Length over the cap", make: (cap) => ({ ...form("intent=x"), headers: { "Content-Length": String(cap + 1) } }) },
+];
+
+/** Within the cap but not what the route reads: a 4xx (or, for routes that ignore their body, their usual answer). */
+const MALFORMED: Array<{ input: string; options: SendOptions }> = [
+  { input: "invalid JSON", options: { body: '{"intent": ', contentType: "application/json" } },
+  { input: "JSON array", options: { body: "[1,2,3]", contentType: "application/json" } },
+  { input: "JSON number", options: { body: "42", contentType: "application/json" } },
+  { input: "JSON null", options: { body: "null", contentType: "application/json" } },
+  { input: "deeply nested JSON", options: { body: `${"[".repeat(2_000)}${"]".repeat(2_000)}`, contentType: "application/json" } },
+  { input: "plain text", options: { body: "intent=rename", contentType: "text/plain" } },
+  { input: "no Content-Type", options: { body: "intent=rename" } },
+  { input: "multipart without a boundary", options: { body: "garbage", contentType: "multipart/form-data" } },
+  { input: "unknown form fields", options: form("unknown=1&intent=%00%ff") },
+  { input: "huge fields (7.5 KB, within every cap)", options: form(`intent=${"x".repeat(7_000)}&title=${"y".repeat(500)}`) },
+];
+
+describe("request bodies: every action and API route", () => {
+  for (const { route, who, cap } of ACTIONS) {
+    for (const { input, make } of OVERSIZED) {
+      it(`${route} · ${input} → 413 with a clear message`, async () => {
+        const response = await send("POST", resolve(route), { cookie: await cookieOf(who), ...make(cap) });
+        expect(response.status).toBe(413);
+        const text = await response.text();
+        expect(text).toMatch(/too large/i);
+      });
+    }
+  }
+  for (const { route, who, malformed } of ACTIONS) {
+    for (const { input, options } of MALFORMED) {
+      it(`${route} · ${input} → ${malformed.join(" or ")}, never a 500`, async () => {
+        const response = await send("POST", resolve(route), { cookie: await cookieOf(who), ...options });
+        expectNoServerError(response, `${route} ${input}`);
+        expect(malformed).toContain(response.status);
+      });
+    }
+  }
+  it("a page action's 413 on a document post is the error page, saying what was wrong", async () => {
+    const response = await send("POST", "/dashboard", { cookie: user, ...form(`intent=${"x".repeat(BODY_LIMITS.small)}`) });
+    expect(response.status).toBe(413);
+    expect(response.headers.get("Content-Type")).toContain("text/html");
+    expect(await response.text()).toContain("That is too large to send: at most 8 KB here.");
+  });
+  it("a fetcher's 413 is JSON", async () => {
+    const response = await send("POST", "/nuvara?_data=routes%2Fnuvara", { cookie: user, ...form(`instructions=${"x".repeat(BODY_LIMITS.message)}`) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ error: "That is too large to send: at most 64 KB here. Please shorten it and try again." });
+  });
+});
+
+// ---- cookies -----------------------------------------------------------------
+
+/** Every page and GET API route, and what a visitor without a valid session gets there. */
+const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
+  { route: "/", signedOut: 200 },
+  { route: "/login", signedOut: 200 },
+  { route: "/dashboard", signedOut: 302 },
+  { route: "/dashboard/deleted", signedOut: 200 },
+  { route: "/tools", signedOut: 200 },
+  { route: "/tools/summarize", signedOut: 302 },
+  { route: "/tools/new", signedOut: 302 },
+  { route: "/tools/:tool/edit", signedOut: 302 },
+  { route: "/nuvara", signedOut: 302 },
+  { route: "/nuvara/:conversation", signedOut: 302 },
+  { route: "/admin", signedOut: 302 },
+  { route: "/admin/messages", signedOut: 302 },
+  { route: "/admin/messages/:message", signedOut: 302 },
+  { route: "/admin/users", signedOut: 302 },
+  { route: "/api/conversations/:conversation/markdown", signedOut: 302 },
+  { route: "/api/auth/logout", signedOut: 303 },
+  { route: "/api/auth/session", signedOut: 405 },
+  { route: "/api/chat", signedOut: 405 },
+  { route: "/api/contact", signedOut: 405 },
+  { route: "/no/such/page", signedOut: 404 },
+];
+
+const utf8AsHeader = (text: string) => Buffer.from(text, "utf8").toString("latin1");
+
+/** Cookies no valid session looks like; each must count as signed out. */
+const BAD_COOKIES: Array<{ input: string; cookie: () => string }> = [
+  { input: "garbage", cookie: () => "__session=%%%not-a-cookie;;;" },
+  { input: "huge (12 KB)", cookie: () => `__session=${"a".repeat(12 * 1024)}` },
+  { input: "truncated JWT", cookie: () => user.slice(0, Math.floor(user.length / 2)) },
+  { input: "JWT without signature or payload", cookie: () => `__session=${user.split("=")[1].split(".")[0]}` },
+  { input: "JWT with alg none and a forged uid", cookie: () => `__session=${forged()}` },
+  { input: "non-ASCII bytes", cookie: () => `__session=${utf8AsHeader("ñø🍪‮")}` },
+  { input: "Latin-1 characters", cookie: () => "__session=\u00e9\u00ff\u00a0" },
+  { input: "quoted and repeated", cookie: () => `__session="x"; __session=y; __session=` },
+];
+
+function forged(): string {
+  const header = Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url");
+  const payload = Buffer.from(JSON.stringify({ sub: "someone-else", uid: "someone-else", exp: 9_999_999_999 })).toString("base64url");
+  return `${header}.${payload}.`;
+}
+
+describe("malformed session cookies: every page and GET API route", () => {
+  for (const { route, signedOut } of GET_ROUTES) {
+    for (const { input, cookie } of BAD_COOKIES) {
+      it(`GET ${route} · cookie ${input} → ${signedOut} as signed out`, async () => {
+        const response = await send("GET", resolve(route), { cookie: cookie() });
+        expectNoServerError(response, `${route} ${input}`);
+        expect(response.status).toBe(signedOut);
+        if (signedOut === 302) expect(response.headers.get("Location")).toMatch(/^\/login\?redirectTo=%2F/);
+      });
+    }
+  }
+  it("a malformed cookie is cleared", async () => {
+    const response = await send("GET", "/", { cookie: "__session=garbage" });
+    expect(response.headers.get("Set-Cookie")).toMatch(/^__session=;.*Max-Age=0/i);
+  });
+});
+
+// ---- redirectTo --------------------------------------------------------------
+
+/** Values that must never send anyone off this site; each falls back to a same-origin path. */
+const HOSTILE_REDIRECTS = [
+  "//evil.example",
+  "/\\evil.example",
+  "\\\\evil.example",
+  "/\t/evil.example",
+  "https://evil.example/",
+  "javascript:alert(1)",
+  "JaVaScRiPt:alert(1)",
+  "data:text/html,<script>alert(1)</script>",
+  "%2F%2Fevil.example",
+  "/%2F%2Fevil.example",
+  "/%252F%252Fevil.example",
+  "/%5Cevil.example",
+  "%2F%5Cevil.example",
+  " //evil.example",
+  "／／evil.example",
+  "/\u2215\u2215evil.example",
+  "/\u202eelpmaxe.live",
+  "/раth-in-cyrillic",
+  "/emoji-😀",
+  "/" + "a".repeat(5_000),
+];
+
+describe("hostile redirectTo values", () => {
+  for (const value of HOSTILE_REDIRECTS) {
+    const label = JSON.stringify(value.length > 40 ? `${value.slice(0, 20)}…(${value.length})` : value);
+    it(`GET /login?redirectTo=${label} (signed in) → a same-origin redirect`, async () => {
+      const response = await send("GET", `/login?redirectTo=${encodeURIComponent(value)}`, { cookie: user });
+      expect(response.status).toBe(302);
+      expectSafeLocation(response);
+    });
+    it(`GET /login?redirectTo=${label} (signed out) → the page, with a same-origin redirectTo`, async () => {
+      const response = await send("GET", `/login?_data=routes%2Flogin&redirectTo=${encodeURIComponent(value)}`);
+      expect(response.status).toBe(200);
+      const { redirectTo } = await response.json();
+      expectSafeLocation(new Response(null, { headers: { Location: redirectTo } }));
+    });
+    it(`POST /api/auth/logout redirectTo=${label} → 303 to a same-origin path`, async () => {
+      const response = await send("POST", "/api/auth/logout", { form: { redirectTo: value } });
+      expect(response.status).toBe(303);
+      expectSafeLocation(response);
+    });
+    it(`GET /api/auth/logout?redirectTo=${label} (typed) → 303 to a same-origin path`, async () => {
+      const response = await send("GET", `/api/auth/logout?redirectTo=${encodeURIComponent(value)}`, { headers: { "Sec-Fetch-Site": "none" } });
+      expect(response.status).toBe(303);
+      expectSafeLocation(response);
+    });
+    it(`POST /api/auth/session redirectTo=${label} → 303 to a same-origin path`, async () => {
+      const response = await send("POST", "/api/auth/session", { form: { idToken: await freshIdToken(userAccount), redirectTo: value } });
+      expect(response.status).toBe(303);
+      expectSafeLocation(response);
+    });
+  }
+});
+
+// ---- ids in the path -----------------------------------------------------------
+
+/** Ids that name nothing: path traversal, NUL, unicode tricks, huge, not a UUID. */
+const HOSTILE_IDS = [
+  "..%2F..%2Fetc%2Fpasswd",
+  "%2e%2e%2f%2e%2e%2fadmin",
+  "..%5C..%5Cwindows",
+  "%00",
+  "abc%00def",
+  "%E2%80%AEexe.txt",
+  // A UUID with a Cyrillic "а" for the Latin "a".
+  encodeURIComponent("3f2504e0-4f89-11d3-9а0с-0305e82c3301"),
+  "x".repeat(10_000),
+  "123",
+  "00000000-0000-0000-0000-000000000000",
+  randomUUID().toUpperCase(),
+  "%C0%AE%C0%AE",
+  "%",
+  encodeURIComponent("<script>alert(1)</script>"),
+  encodeURIComponent("'; drop table conversations; --"),
+];
+
+const ID_ROUTES: Array<{ route: (id: string) => string; who: Who; post?: Record<string, string> }> = [
+  { route: (id) => `/nuvara/${id}`, who: "user", post: { intent: "rename", title: "x" } },
+  { route: (id) => `/tools/${id}`, who: "user", post: { input0: "x" } },
+  { route: (id) => `/tools/${id}/edit`, who: "admin", post: toolForm("Edited") },
+  { route: (id) => `/admin/messages/${id}`, who: "admin", post: { intent: "archive" } },
+  { route: (id) => `/api/conversations/${id}/markdown`, who: "user" },
+];
+
+describe("hostile ids in the path", () => {
+  for (const { route, who, post } of ID_ROUTES) {
+    for (const id of HOSTILE_IDS) {
+      const label = route(id.length > 40 ? `${id.slice(0, 12)}…(${id.length})` : id);
+      it(`GET ${label} → 404`, async () => {
+        const response = await send("GET", route(id), { cookie: await cookieOf(who) });
+        expect(response.status).toBe(404);
+      });
+      if (post) {
+        it(`POST ${label} → 404`, async () => {
+          const response = await send("POST", route(id), { cookie: await cookieOf(who), form: post });
+          expect(response.status).toBe(404);
+        });
+      }
+    }
+  }
+  it("another user's conversation is a 404 too", async () => {
+    const response = await send("GET", `/nuvara/${conversationId}`, { cookie: adminCookie });
+    expect(response.status).toBe(404);
+  });
+});
+
+// ---- script in text fields -------------------------------------------------------
+
+const PAYLOAD = `<script>window.__pwned=1</script><img src=x onerror="window.__pwned=1"><a href="javascript:alert(1)">x</a>`;
+const RAW = ["<script>window.__pwned", "<img src=x", 'href="javascript:'];
+
+/** The HTML shows the text escaped: the markup arrives as text, never as elements. */
+async function expectInert(path: string, cookie: string) {
+  const response = await send("GET", path, { cookie });
+  expect(response.status, path).toBe(200);
+  const html = await response.text();
+  for (const raw of RAW) expect(html, `${path} holds ${raw}`).not.toContain(raw);
+  expect(html, `${path} shows the text`).toMatch(/&lt;script&gt;window.__pwned=1&lt;\/script&gt;|\\u003cscript\\u003ewindow.__pwned/);
+}
+
+describe("script in every text field is stored as text and rendered inert", () => {
+  it("conversation title → /nuvara, the conversation, the dashboard; the Markdown export's file name is safe", async () => {
+    expect((await send("POST", `/nuvara/${conversationId}`, { cookie: user, form: { intent: "rename", title: PAYLOAD } })).status).toBe(200);
+    for (const path of ["/nuvara", `/nuvara/${conversationId}`, "/dashboard"]) await expectInert(path, user);
+    const markdown = await send("GET", `/api/conversations/${conversationId}/markdown`, { cookie: user });
+    expect(markdown.status).toBe(200);
+    expect(markdown.headers.get("Content-Type")).toBe("text/markdown; charset=utf-8");
+    expect(markdown.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(markdown.headers.get("Content-Disposition")).toMatch(/^attachment; filename="[^"\\<>]*"/);
+  });
+
+  it("custom instructions → /nuvara", async () => {
+    expect((await send("POST", "/nuvara", { cookie: user, form: { intent: "instructions", instructions: PAYLOAD } })).status).toBe(200);
+    await expectInert("/nuvara", user);
+  });
+
+  it("display name → the dashboard and the signed-in-as line", async () => {
+    const response = await send("POST", "/dashboard", { cookie: user, form: { intent: "display-name", displayName: PAYLOAD.slice(0, 40) } });
+    expectNoServerError(response, "display name");
+    const html = await (await send("GET", "/dashboard", { cookie: user })).text();
+    for (const raw of RAW) expect(html).not.toContain(raw);
+  });
+
+  it("contact message and sender name → the admin inbox list and the message", async () => {
+    const marker = randomUUID().slice(0, 8);
+    const response = await send("POST", "/api/contact", { form: { email: `x-${marker}@example.com`, name: "<b>n</b>", message: `${PAYLOAD} ${marker}` } });
+    expect(response.status).toBe(201);
+    const list = await send("GET", `/admin/messages?q=${marker}&_data=routes%2Fadmin.messages`, { cookie: adminCookie });
+    const id = (await list.json()).page.messages[0].id as string;
+    for (const path of [`/admin/messages?q=${marker}`, `/admin/messages/${id}`]) await expectInert(path, adminCookie);
+  });
+
+  it("report comment → the admin message", async () => {
+    const response = await send("POST", "/api/reports", { cookie: user, form: { messageId: replyId, reason: "other", comment: PAYLOAD } });
+    expect(response.status).toBe(201);
+    const { id } = await response.json();
+    await expectInert(`/admin/messages/${id}`, adminCookie);
+  });
+
+  it("tool name, description, instructions and input labels → the catalogue, the tool and its edit form", async () => {
+    const fields = { description: PAYLOAD, systemPrompt: PAYLOAD, field0Label: "<b>label</b>", category: "<i>c</i>" };
+    const name = `<script>window.__pwned=1</script> ${randomUUID().slice(0, 6)}`;
+    const created = await send("POST", "/tools/new", { cookie: adminCookie, form: toolForm(name, fields) });
+    expect(created.status).toBe(303);
+    const id = new URL(created.headers.get("Location")!, APP_ORIGIN).searchParams.get("saved")!;
+    for (const path of ["/tools", `/tools/${id}`, `/tools/${id}/edit`]) await expectInert(path, adminCookie);
+  });
+});
+
+// ---- /api headers ------------------------------------------------------------------
+
+describe("every /api response carries the API headers", () => {
+  const cases: Array<{ method: string; route: string; who: Who; options?: SendOptions; status: number }> = [
+    { method: "GET", route: "/api/chat", who: "anon", status: 405 },
+    { method: "POST", route: "/api/chat", who: "anon", options: { body: "{}", contentType: "application/json" }, status: 401 },
+    { method: "POST", route: "/api/contact", who: "anon", options: { body: "[]", contentType: "application/json" }, status: 400 },
+    { method: "POST", route: "/api/contact", who: "anon", options: { headers: { Origin: "https://evil.example" } }, status: 403 },
+    { method: "POST", route: "/api/reports", who: "anon", options: form(`x=${"x".repeat(BODY_LIMITS.message)}`), status: 413 },
+    { method: "POST", route: "/api/auth/session", who: "anon", options: { body: "{}", contentType: "application/json" }, status: 400 },
+    { method: "GET", route: "/api/auth/logout", who: "anon", status: 303 },
+    { method: "POST", route: "/api/account/export", who: "user", status: 200 },
+    { method: "POST", route: "/api/account/export", who: "anon", status: 302 },
+    { method: "GET", route: "/api/account/delete", who: "user", status: 405 },
+    { method: "GET", route: "/api/account/sign-out-everywhere", who: "user", status: 405 },
+    { method: "GET", route: "/api/conversations/:conversation/markdown", who: "user", status: 200 },
+    { method: "PUT", route: "/api/conversations/:conversation/markdown", who: "user", status: 405 },
+    { method: "GET", route: "/api/conversations/not-a-uuid/markdown", who: "user", status: 404 },
+  ];
+  for (const { method, route, who, options, status } of cases) {
+    it(`${method} ${route} (${who}) → ${status}, with the API headers`, async () => {
+      const response = await send(method, resolve(route), { cookie: await cookieOf(who), ...options });
+      expect(response.status).toBe(status);
+      expect(response.headers.get("Cache-Control")).toBe("no-store");
+      expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(response.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
+      expect(response.headers.get("Permissions-Policy")).toContain("camera=()");
+      expect(response.headers.get("Content-Security-Policy")).toContain("default-src 'none'");
+      expect(response.headers.get("X-Powered-By")).toBeNull();
+      // Plain http here; HSTS is for https (below).
+      expect(response.headers.get("Strict-Transport-Security")).toBeNull();
+    });
+  }
+  it("over https, HSTS too", async () => {
+    const response = await handle(new Request("https://app.test/api/chat", { headers: { Host: "app.test" } }));
+    expect(response.headers.get("Strict-Transport-Security")).toContain("max-age=31536000");
+  });
+});

@@ -1,0 +1,49 @@
+import path from "node:path";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
+import remixConfig from "../../remix.config.js";
+
+/**
+ * The whole app in-process, as remix-serve runs it (root loader, route
+ * loaders and actions, entry.server's headers, error boundaries, rendering),
+ * built from the source modules rather than build/: for integration tests
+ * that need what a browser would receive, not one loader's return value.
+ * The client assets manifest is a stand-in: no script is ever run here.
+ */
+export async function appHandler(): Promise<(request: Request) => Promise<Response>> {
+  const appDirectory = path.resolve("app");
+  const manifest = { root: { id: "root", path: "", file: "root.tsx" }, ...flatRoutes(appDirectory, remixConfig.ignoredRouteFiles) };
+  const routes: ServerBuild["routes"] = {};
+  const assetRoutes: Record<string, unknown> = {};
+  for (const route of Object.values(manifest)) {
+    const module = await import(/* @vite-ignore */ path.join(appDirectory, route.file));
+    const { id, parentId, path: routePath, index, caseSensitive } = route as typeof route & { parentId?: string; index?: boolean; caseSensitive?: boolean };
+    routes[id] = { id, parentId, path: routePath, index, caseSensitive, module };
+    assetRoutes[id] = {
+      id,
+      parentId,
+      path: routePath,
+      index,
+      caseSensitive,
+      module: `/build/${id}.js`,
+      imports: [],
+      hasAction: "action" in module,
+      hasLoader: "loader" in module,
+      hasClientAction: false,
+      hasClientLoader: false,
+      hasErrorBoundary: "ErrorBoundary" in module,
+    };
+  }
+  const build = {
+    mode: "production",
+    entry: { module: await import("~/entry.server") },
+    routes,
+    assets: { version: "test", url: "/build/manifest-test.js", entry: { module: "/build/entry.client.js", imports: [] }, routes: assetRoutes },
+    publicPath: "/build/",
+    assetsBuildDirectory: "public/build",
+    future: remixConfig.future,
+    isSpaMode: false,
+  } as unknown as ServerBuild;
+  const handle = createRequestHandler(build, "production");
+  return (request) => handle(request);
+}
