@@ -40,7 +40,9 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
   if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
   const session = await getSessionUser(request);
-  if (session.status !== "signed-in") {
+  // Degraded: the role (quota, models) or the revocation state could not be
+  // read; answering with a guessed role could refuse or allow the wrong things.
+  if (session.status !== "signed-in" || session.degraded) {
     return session.degraded
       ? refuse(503, "Sign-in can't be checked right now. Please try again shortly.")
       : refuse(401, "Please sign in to chat.", sessionHeaders(session));
@@ -73,7 +75,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 
   // The quota is counted while the conversation loads and the model request
   // starts; the answer is awaited before anything is shown.
-  const reservation = reserveMessage(db, session.user.uid, dailyLimitFor(session));
+  const reservation = reserveMessage(db, session.user.uid, dailyLimitFor(session), { messageId: input.message.id });
   reservation.catch(() => undefined);
 
   let plan: ReplyPlan | Refusal;
@@ -120,7 +122,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 async function settle(db: Db, session: SignedIn, reservation: Promise<Reservation>) {
   const quota = await reservation.catch(() => null);
   if (quota?.allowed) {
-    await refundMessage(db, session.user.uid, quota.day).catch((error: unknown) =>
+    await refundMessage(db, quota).catch((error: unknown) =>
       logBackendFault("postgres", "giving back a quota reservation", error),
     );
   }

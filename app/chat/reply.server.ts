@@ -26,7 +26,7 @@ import { settleParts } from "./reply-parts";
  * the reply ends it is stored with the user's message in one transaction —
  * completed, or stopped when the browser hung up (Stop, a closed tab) — and
  * the browser is told it is saved. A failed reply stores nothing and gives
- * its quota back.
+ * its quota back (after the browser is told).
  */
 
 /** Most tool round trips one reply may take before it must answer. */
@@ -140,9 +140,14 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
               browserGone = true;
             }
           };
-          void relay(send).finally(() => {
+          const end = () => {
+            if (browserGone) return;
+            browserGone = true;
+            controller.close();
+          };
+          void relay(send, end).finally(() => {
             finish();
-            if (!browserGone) controller.close();
+            end();
           });
         },
         cancel() {
@@ -151,7 +156,14 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         },
       });
 
-      async function relay(send: (chunk: UIMessageChunk) => void) {
+      async function relay(send: (chunk: UIMessageChunk) => void, end: () => void) {
+        /** Tells the browser the reply failed, then gives the quota back (the browser need not wait for a store that may be stalled). */
+        const fail = async (errorText?: string) => {
+          if (errorText !== undefined) send({ type: "error", errorText });
+          end();
+          await giveBack(db, reservation);
+        };
+
         // The browser learns first that the conversation exists (a new chat can take its URL).
         send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
 
@@ -191,8 +203,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         if (failure !== undefined) {
           logBackendFault("model", `reply with ${plan.model.id}`, modelError ?? reason);
           // The SDK already sent its error chunk for errors it saw itself.
-          if (reason instanceof ModelTimeoutError || thrown) send({ type: "error", errorText: failure });
-          await giveBack(db, plan.uid, reservation);
+          await fail(reason instanceof ModelTimeoutError || thrown ? failure : undefined);
           return;
         }
 
@@ -218,8 +229,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             title: plan.title,
           });
           if (!saved) {
-            await giveBack(db, plan.uid, reservation);
-            send({ type: "error", errorText: "This conversation was deleted, so the reply was not saved." });
+            await fail("This conversation was deleted, so the reply was not saved.");
             return;
           }
           const confirmation: SavedExchange = {
@@ -234,8 +244,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
         } catch (error) {
           logBackendFault("postgres", "saving a reply", error);
-          await giveBack(db, plan.uid, reservation);
-          send({ type: "error", errorText: "The reply could not be saved. Please try again." });
+          await fail("The reply could not be saved. Please try again.");
         }
       }
     },
@@ -248,11 +257,15 @@ async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMe
   return last;
 }
 
-/** A failed reply does not use up the quota. */
-async function giveBack(db: Db, uid: string, reservation: Reservation) {
+/**
+ * A failed reply does not use up the quota. When the store cannot take the
+ * refund now, the reservation stays held for this message: a Retry reuses it,
+ * and otherwise it is given back after its lease (app/data/quotas.server.ts).
+ */
+async function giveBack(db: Db, reservation: Reservation) {
   if (!reservation.allowed) return;
   try {
-    await refundMessage(db, uid, reservation.day);
+    await refundMessage(db, reservation);
   } catch (error) {
     logBackendFault("postgres", "giving back a quota reservation", error);
   }

@@ -11,6 +11,7 @@ import {
   conversations,
   inboxMessages,
   messages,
+  quotaReservations,
   usageDaily,
   userPreferences,
   userToolSettings,
@@ -162,6 +163,7 @@ export async function revokeAllSessions(uid: string, email: string | null): Prom
 export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: conversations, owner: conversations.uid },
   { table: usageDaily, owner: usageDaily.uid },
+  { table: quotaReservations, owner: quotaReservations.uid },
   { table: userPreferences, owner: userPreferences.uid },
   { table: userToolSettings, owner: userToolSettings.uid },
   // What the user wrote to the admins (contact messages and reports): their words.

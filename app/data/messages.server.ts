@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { ExchangeKind } from "~/chat/history";
 import type { ChatMessage, ReplyStatus } from "~/chat/message-types";
 import type { Db } from "~/db/client.server";
-import { conversations, messages, usageDaily } from "~/db/schema";
+import { conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
 
 /**
  * A conversation's messages. A user's message is only ever stored together
@@ -76,8 +76,9 @@ export interface Exchange {
  * statement as one transaction, and one round trip keeps the stream's end
  * fast): the user's message (new, or its edited text), the reply that
  * replaces whatever followed it, the conversation's activity, model and
- * title, and the day's token usage. Null when the conversation was deleted
- * meanwhile, or the message is not in it: nothing is stored then.
+ * title, the day's token usage, and the end of the message's quota
+ * reservation. Null when the conversation was deleted meanwhile, or the
+ * message is not in it: nothing is stored then.
  */
 export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title: string | null } | null> {
   const { reply, user, kind } = exchange;
@@ -122,6 +123,13 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       update ${conversations} set updated_at = now(), model = ${reply.model}, title = coalesce(title, ${exchange.title})
       where id in (select id from conversation) and exists (select 1 from inserted where role = 'assistant')
       returning title
+    ),
+    settled as (
+      -- The message's quota reservation is settled: it stays counted (app/data/quotas.server.ts).
+      delete from ${quotaReservations}
+      where uid = ${exchange.uid} and message_id = ${user.id}::uuid
+        and exists (select 1 from inserted where role = 'assistant')
+      returning 1
     ),
     usage as (
       insert into ${usageDaily} (uid, day, messages, input_tokens, output_tokens)

@@ -24,6 +24,9 @@ export async function openDatabase(
     max,
     connectionTimeoutMillis: timeoutMs,
     query_timeout: timeoutMs,
+    // On SIGTERM remix-serve stops listening and lets open replies finish;
+    // idle connections must not then hold the process for their idle timeout.
+    allowExitOnIdle: true,
   });
   // A client that loses its server must not crash the process: idle ones
   // report through the pool, checked-out ones (mid-transaction) through

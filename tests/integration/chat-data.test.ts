@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createConversation,
@@ -65,7 +66,7 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const first = await reserveMessage(db, uid, 1);
       expect(first.allowed).toBe(true);
       expect((await reserveMessage(db, uid, 1)).allowed).toBe(false);
-      await refundMessage(db, uid, first.day);
+      await refundMessage(db, first);
       expect((await reserveMessage(db, uid, 1)).allowed).toBe(true);
 
       const admin = `quota-${randomUUID()}`;
@@ -78,13 +79,38 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const uid = `quota-${randomUUID()}`;
       const lateToday = new Date("2030-05-01T23:59:00Z");
       const tomorrow = new Date("2030-05-02T00:00:01Z");
-      expect((await reserveMessage(db, uid, 1, lateToday)).allowed).toBe(true);
-      const refused = await reserveMessage(db, uid, 1, lateToday);
+      expect((await reserveMessage(db, uid, 1, { now: lateToday })).allowed).toBe(true);
+      const refused = await reserveMessage(db, uid, 1, { now: lateToday });
       expect(refused).toMatchObject({ allowed: false, remaining: 0 });
       expect(refused.resetsAt.toISOString()).toBe("2030-05-02T00:00:00.000Z");
-      const next = await reserveMessage(db, uid, 1, tomorrow);
+      const next = await reserveMessage(db, uid, 1, { now: tomorrow });
       expect(next).toMatchObject({ allowed: true, day: "2030-05-02", used: 1 });
       expect(next.resetsAt.toISOString()).toBe("2030-05-03T00:00:00.000Z");
+    });
+
+    it("a message's reservation: a Retry reuses it, saving settles it, a refund gives it back once, a stale one is reclaimed", async () => {
+      const uid = `quota-${randomUUID()}`;
+      const conversation = await createConversation(db, { uid });
+      const sent = exchange(uid, conversation.id, "Hello");
+      const messageId = sent.user.id;
+      // The first attempt failed and its refund could not be written: the Retry reuses the reservation.
+      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, used: 1 });
+      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, used: 1, remaining: 1 });
+      await saveExchange(db, sent);
+      expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
+      // Stored: answering it again (regenerate) is a new message for the quota, and a refund of it gives back one only.
+      const regenerate = await reserveMessage(db, uid, 2, { messageId });
+      expect(regenerate).toMatchObject({ allowed: true, used: 2 });
+      await refundMessage(db, regenerate);
+      await refundMessage(db, regenerate);
+      expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
+
+      // A reservation whose server died: held during its lease, given back after it.
+      const lost = await reserveMessage(db, uid, 2);
+      expect(lost.used).toBe(2);
+      expect((await reserveMessage(db, uid, 2)).allowed).toBe(false);
+      await db.execute(sql`update quota_reservations set reserved_at = now() - interval '16 minutes' where message_id = ${lost.messageId}::uuid`);
+      expect(await reserveMessage(db, uid, 2)).toMatchObject({ allowed: true, used: 2 });
     });
 
     it("a limit of 0 refuses without counting", async () => {
@@ -180,8 +206,8 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
   describe("usage and preferences", () => {
     it("usage by day covers the asked days, zero-filled, oldest first", async () => {
       const uid = `user-${randomUUID()}`;
-      await reserveMessage(db, uid, null, new Date());
-      await reserveMessage(db, uid, null, new Date(Date.now() - 2 * 86_400_000));
+      await reserveMessage(db, uid, null, { now: new Date() });
+      await reserveMessage(db, uid, null, { now: new Date(Date.now() - 2 * 86_400_000) });
       const days = await getUsageByDay(db, uid, 3);
       expect(days.map((day) => day.messages)).toEqual([1, 0, 1]);
       expect(days[2].day).toBe(new Date().toISOString().slice(0, 10));

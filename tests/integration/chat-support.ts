@@ -59,21 +59,31 @@ export function dataOf<T = Record<string, unknown>>(chunks: UIMessageChunk[], na
   return chunk && "data" in chunk ? (chunk.data as T) : undefined;
 }
 
-/** Reads a streamed response until `until` holds for the chunks so far; returns them and the reader. */
+/**
+ * Reads a streamed response until `until` holds for the chunks so far; returns
+ * them, the reader, and `rest()`, which reads on to the end and returns every chunk.
+ */
 export async function readUntil(response: Response, until: (chunks: UIMessageChunk[]) => boolean) {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   const chunks: UIMessageChunk[] = [];
-  while (!until(chunks)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    const cut = buffer.lastIndexOf("\n\n");
-    if (cut === -1) continue;
-    chunks.push(...parseEvents(buffer.slice(0, cut)));
-    buffer = buffer.slice(cut + 2);
-  }
-  return { chunks, reader };
+  const readWhile = async (more: () => boolean) => {
+    while (more()) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const cut = buffer.lastIndexOf("\n\n");
+      if (cut === -1) continue;
+      chunks.push(...parseEvents(buffer.slice(0, cut)));
+      buffer = buffer.slice(cut + 2);
+    }
+  };
+  await readWhile(() => !until(chunks));
+  const rest = async () => {
+    await readWhile(() => true);
+    return [...chunks, ...parseEvents(buffer)];
+  };
+  return { chunks: [...chunks], reader, rest };
 }
 
 export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 5_000) {

@@ -4,9 +4,13 @@ import net from "node:net";
  * A TCP proxy on loopback in front of a backend, for fault and latency
  * tests: "pass" forwards (optionally after `latencyMs` per chunk), "refuse"
  * drops every connection as if the backend had stopped, "stall" accepts
- * connections and never answers.
+ * connections and never answers, "error" answers whatever is sent with an
+ * HTTP 503 and closes (an error status to an HTTP/1.1 client such as the
+ * identity service's; a protocol error to gRPC and PostgreSQL clients).
  */
-export type FaultMode = "pass" | "refuse" | "stall";
+export type FaultMode = "pass" | "refuse" | "stall" | "error";
+
+const UNAVAILABLE = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
 
 export interface FaultProxy {
   hostPort: string;
@@ -30,6 +34,10 @@ export async function startFaultProxy(target: string, { latencyMs = 0 } = {}): P
       return;
     }
     if (proxy.mode === "stall") return; // hold it open, never answer
+    if (proxy.mode === "error") {
+      client.once("data", () => client.end(UNAVAILABLE));
+      return;
+    }
     const upstream = net.connect(targetPort, targetHost);
     open.add(upstream);
     upstream.on("close", () => (open.delete(upstream), client.destroy()));

@@ -35,7 +35,7 @@ export default async function setup(_project: TestProject) {
       res.writeHead(204).end();
       return;
     }
-    const match = /^\/(identity|firestore|postgres)\/(pass|refuse|stall)$/.exec(req.url ?? "");
+    const match = /^\/(identity|firestore|postgres)\/(pass|refuse|stall|error)$/.exec(req.url ?? "");
     if (req.method !== "POST" || !match) {
       res.writeHead(404).end();
       return;

@@ -81,6 +81,25 @@ export const usageDaily = pgTable(
   (t) => [primaryKey({ columns: [t.uid, t.day] }), check("usage_daily_messages_nonnegative", sql`${t.messages} >= 0`)],
 );
 
+/**
+ * A message counted in usage_daily whose reply is not stored yet, keyed by
+ * the user's message id. Storing the exchange removes it (the count stays); a
+ * failed reply removes it and gives the count back; a Retry of the same
+ * message reuses it. One left behind (the server died mid-reply, or the store
+ * failed while the refund was due) is given back once it is older than the
+ * lease in app/data/quotas.server.ts.
+ */
+export const quotaReservations = pgTable(
+  "quota_reservations",
+  {
+    uid: text("uid").notNull(),
+    messageId: uuid("message_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    reservedAt: timestamp("reserved_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.messageId] })],
+);
+
 export const userPreferences = pgTable("user_preferences", {
   uid: text("uid").primaryKey(),
   customInstructions: text("custom_instructions").notNull().default(""),

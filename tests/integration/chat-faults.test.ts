@@ -1,0 +1,216 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "~/config.server";
+import { getDb } from "~/db/client.server";
+import { conversations, messages, usageDaily } from "~/db/schema";
+import { admin, createAccount, sessionCookieFor } from "../support/app-env";
+import { startFaultProxy, type FaultMode, type FaultProxy } from "../support/fault-proxy";
+import { healAll, setFault, type Backend } from "../support/faults";
+import { startModelServer, type FailureMode, type ModelServer } from "../support/model-server";
+import { chunkOfType, dataOf, firstMessage, postChat, readChunks, readUntil, replyText, type ChatBody } from "./chat-support";
+
+/**
+ * The chat endpoint with each backend stopped, stalled or answering errors in
+ * turn (issue #7, Faults): a clear answer within a deadline, nothing
+ * half-written, no quota used; once the fault is gone, Retry (the same
+ * message id) stores one message and one reply and counts the quota once.
+ */
+
+// Backend calls have a deadline of BACKEND_TIMEOUT_MS (1 s in the tests), and
+// node-postgres's connect and query timeouts have a floor of 5 s
+// (app/db/client.server.ts); the model's is LLM_TIMEOUT_MS.
+const DEADLINE_MS = 7_000;
+const ENV = { LLM_MODELS: "test-model", LLM_TIMEOUT_MS: "1000" };
+
+const firebase = admin();
+let model: ModelServer;
+/** Between the app and the model server, to stop or stall the model like the stores. */
+let modelProxy: FaultProxy;
+
+beforeAll(async () => {
+  model = await startModelServer();
+  modelProxy = await startFaultProxy(new URL(model.url).host);
+  Object.assign(process.env, ENV, { LLM_BASE_URL: `http://${modelProxy.hostPort}/v1` });
+  resetConfig();
+});
+
+afterAll(async () => {
+  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
+  resetConfig();
+  await modelProxy.close();
+  await model.close();
+  await firebase.close();
+});
+
+afterEach(async () => {
+  await heal();
+});
+
+async function heal() {
+  modelProxy.setMode("pass");
+  model.setFailureMode(null);
+  await healAll();
+  // Healing closes the connections the proxies held: let the database pool notice before the next query.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+interface Attempt {
+  status: number;
+  /** What the person chatting is told went wrong, if anything. */
+  error?: string;
+  saved?: { userMessageId: string; status: string };
+  text: string;
+  ms: number;
+}
+
+function interpret(status: number, chunks: Awaited<ReturnType<typeof readChunks>>, started: number): Attempt {
+  return {
+    status,
+    error: chunkOfType(chunks, "error")?.errorText,
+    saved: dataOf(chunks, "saved"),
+    text: replyText(chunks),
+    ms: Date.now() - started,
+  };
+}
+
+/** One send through the real endpoint, read to its end; fails the test if that takes longer than the deadline. */
+async function attempt(body: ChatBody, cookie: string): Promise<Attempt> {
+  const started = Date.now();
+  const work = (async () => {
+    const response = await postChat(body, { cookie });
+    if (response.status !== 200) {
+      return { status: response.status, error: ((await response.json()) as { error: string }).error, text: "", ms: Date.now() - started };
+    }
+    return interpret(200, await readChunks(response), started);
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${DEADLINE_MS} ms`)), DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function signedIn() {
+  const account = await createAccount(firebase);
+  return { uid: account.uid, cookie: await sessionCookieFor(account) };
+}
+
+async function messagesToday(uid: string) {
+  const db = await getDb();
+  const day = new Date().toISOString().slice(0, 10);
+  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
+  return row?.messages ?? 0;
+}
+
+/** Every stored user message is followed by its reply, which says how it ended. */
+async function expectNothingHalfWritten(uid: string) {
+  const db = await getDb();
+  const rows = await db
+    .select({ conversationId: messages.conversationId, role: messages.role, status: messages.status })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(eq(conversations.uid, uid))
+    .orderBy(messages.conversationId, messages.seq);
+  const shapes = new Map<string, string[]>();
+  for (const row of rows) {
+    const shape = shapes.get(row.conversationId) ?? [];
+    shape.push(row.role === "user" ? "user" : `reply:${row.status}`);
+    shapes.set(row.conversationId, shape);
+  }
+  for (const shape of shapes.values()) {
+    const pairs = Array.from({ length: Math.ceil(shape.length / 2) }, () => ["user", expect.stringMatching(/^reply:(completed|stopped)$/)]);
+    expect(shape).toEqual(pairs.flat());
+  }
+}
+
+/** Retry after recovery: the same request again gives one message, one reply, one message counted. */
+async function expectRetryStoresOnce(body: ChatBody, cookie: string, uid: string) {
+  const retry = await attempt(body, cookie);
+  expect(retry.error).toBeUndefined();
+  expect(retry.saved).toMatchObject({ userMessageId: body.message.id, status: "completed" });
+  const db = await getDb();
+  const rows = await db.select().from(messages).where(eq(messages.conversationId, body.conversationId)).orderBy(messages.seq);
+  expect(rows.map((row) => [row.role, row.content, row.status])).toEqual([
+    ["user", body.message.parts[0].text, null],
+    ["assistant", `You said: ${body.message.parts[0].text}`, "completed"],
+  ]);
+  expect(rows[0].id).toBe(body.message.id);
+  expect(await messagesToday(uid)).toBe(1);
+  await expectNothingHalfWritten(uid);
+}
+
+type Fault = { name: string; inject(): Promise<void> | void; expected: RegExp };
+
+const UNAVAILABLE = /can't be (checked|reached) right now\. Please try again shortly/;
+
+const storeFaults: Fault[] = (["identity", "firestore", "postgres"] as Backend[]).flatMap((backend) =>
+  (["refuse", "stall", "error"] as FaultMode[]).map((mode) => ({
+    name: `${backend} ${mode === "refuse" ? "stopped" : mode === "stall" ? "stalled" : "answering errors"}`,
+    inject: () => setFault(backend, mode),
+    // The user's role (quota, models) or revocation state is unknown: nothing is sent.
+    expected: UNAVAILABLE,
+  })),
+);
+
+const modelFault = (name: string, mode: FailureMode, expected: RegExp): Fault => ({
+  name,
+  inject: () => model.setFailureMode(mode),
+  expected,
+});
+
+const modelFaults: Fault[] = [
+  { name: "model server stopped", inject: () => modelProxy.setMode("refuse"), expected: /model can't be reached right now/ },
+  { name: "model server stalled", inject: () => modelProxy.setMode("stall"), expected: /model took too long to answer/ },
+  modelFault("model server answering 500", { type: "http-error", status: 500 }, /model service had a problem answering/),
+  modelFault("model server answering 429", { type: "http-error", status: 429, retryAfterSeconds: 5 }, /busy \(too many requests\)/),
+  modelFault("model server answering garbage", { type: "malformed" }, /couldn't be read/),
+  modelFault("model dropping the connection mid-stream", { type: "drop", text: "Half an ans" }, /connection to the model was lost/),
+];
+
+describe("POST /api/chat with a backend failing, then recovering", () => {
+  it.each([...storeFaults, ...modelFaults])("$name: a clear answer in time, nothing stored or counted; Retry stores once", async (fault) => {
+    const { uid, cookie } = await signedIn();
+    const body = firstMessage(`Message sent while the ${fault.name}`);
+    await fault.inject();
+
+    const failed = await attempt(body, cookie);
+    expect(failed.saved).toBeUndefined();
+    expect(failed.error).toMatch(fault.expected);
+    if (failed.status !== 200) expect(failed.status).toBe(503);
+
+    await heal();
+    await expectNothingHalfWritten(uid);
+    expect(await messagesToday(uid)).toBe(0);
+    await expectRetryStoresOnce(body, cookie, uid);
+  });
+});
+
+describe("POST /api/chat with PostgreSQL failing after tokens flowed, before the exchange is stored", () => {
+  it.each(["refuse", "stall", "error"] as const)("postgres %s mid-stream: an error, nothing stored; Retry stores once and counts once", async (mode) => {
+    const { uid, cookie } = await signedIn();
+    const body = firstMessage(`Store this when ${mode}`);
+    model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 100 });
+    const started = Date.now();
+    const response = await postChat(body, { cookie });
+    expect(response.status).toBe(200);
+    const { rest } = await readUntil(response, (sofar) => replyText(sofar).includes("two"));
+    await setFault("postgres", mode);
+    const failed = interpret(200, await rest(), started);
+    expect(failed.ms).toBeLessThan(DEADLINE_MS + 1_000);
+    expect(failed.text).toContain("six");
+    expect(failed.saved).toBeUndefined();
+    expect(failed.error).toBe("The reply could not be saved. Please try again.");
+
+    await heal();
+    await expectNothingHalfWritten(uid);
+    expect((await getDb().then((db) => db.select().from(messages).where(eq(messages.conversationId, body.conversationId))))).toEqual([]);
+    // The reservation could not be given back while PostgreSQL was down: it
+    // stays held for this message (so the Retry below does not count twice).
+    expect(await messagesToday(uid)).toBe(1);
+    await expectRetryStoresOnce(body, cookie, uid);
+  });
+});

@@ -1,0 +1,54 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { buildIfStale, SERVER_BUILD } from "../../scripts/build-if-stale";
+import { freePort } from "../../scripts/local/ports";
+
+/**
+ * The built app served by remix-serve in a child process, as `npm start`
+ * runs it (scripts/start.ts), against the backends of the current
+ * environment: for tests that kill and restart the server.
+ */
+export interface AppProcess {
+  origin: string;
+  /** Sends a signal; resolves when the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
+  /** Everything it wrote to stderr so far. */
+  stderr(): string;
+}
+
+export function buildApp() {
+  buildIfStale(() => undefined);
+}
+
+export async function startApp({ port, env = {} }: { port?: number; env?: Record<string, string> } = {}): Promise<AppProcess> {
+  const appPort = port ?? (await freePort());
+  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(appPort) },
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const origin = `http://127.0.0.1:${appPort}`;
+
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the app exited at start: ${stderr}`);
+    const healthy = await fetch(`${origin}/healthz`).then((response) => response.ok).catch(() => false);
+    if (healthy) break;
+    if (Date.now() - started > 30_000) {
+      child.kill("SIGKILL");
+      throw new Error(`the app did not become healthy: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    origin,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+    stderr: () => stderr,
+  };
+}
