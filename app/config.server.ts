@@ -50,6 +50,9 @@ const envSchema = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(30).max(10_000).default(30),
   ),
+  // Chat messages per minute, per account and per email address / per client address.
+  CHAT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
+  CHAT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(120)),
   // The admin inbox's abuse limits, per hour (contact form and reports).
   CONTACT_RATE_LIMIT_PER_EMAIL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(5)),
   CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
@@ -81,6 +84,8 @@ export interface Config {
   databaseUrl?: string;
   databasePoolSize: number;
   sessionRateLimitPerMinute: number;
+  /** Chat messages per minute: per account and per email address, and per client address. */
+  chatLimits: { perAccount: number; perAddress: number };
   /** Inbox abuse limits, each per hour (admin inbox: contact form and reports). */
   inboxLimits: {
     contactPerEmail: number;
@@ -181,6 +186,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
+    chatLimits: { perAccount: e.CHAT_RATE_LIMIT_PER_MINUTE, perAddress: e.CHAT_RATE_LIMIT_PER_ADDRESS },
     llm: {
       baseURL: e.LLM_BASE_URL?.replace(/\/+$/, ""),
       apiKey: e.LLM_API_KEY,

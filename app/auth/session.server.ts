@@ -173,33 +173,72 @@ async function resolveSession(cookie: string, fresh: boolean): Promise<SessionSt
   if (revoked.status === "rejected") {
     logBackendFault("postgres", "checking logged-out sessions", revoked.reason);
   }
-  const record = identity.value;
+  if (role.status === "rejected") logBackendFault("firestore", `reading users/${email}`, role.reason);
+  // Without the role or the logged-out list, no role is granted.
+  return signedInState(decoded, identity.value, role.status === "fulfilled" && revoked.status === "fulfilled" ? role.value : undefined);
+}
+
+/**
+ * The session from a verified cookie, the identity record and the role
+ * (undefined: the role or the logged-out list could not be read, so no role
+ * is granted).
+ */
+function signedInState(decoded: DecodedIdToken, record: IdentityState, role: string | undefined): SessionState {
+  const email = decoded.email ?? null;
   if (record.disabled || decoded.auth_time * 1000 < record.validSinceMs) {
     authCache.forgetUser(decoded.uid, email ?? undefined);
     return INVALID;
   }
-
   const user: SessionUser = {
     uid: record.uid,
     email: record.email ?? email,
-    displayName: record.displayName ?? baseUser.displayName,
-    photoURL: record.photoURL ?? baseUser.photoURL,
+    displayName: record.displayName ?? (decoded.name as string | undefined) ?? null,
+    photoURL: record.photoURL ?? decoded.picture ?? null,
     emailVerified: record.emailVerified,
   };
-  if (role.status === "rejected" || revoked.status === "rejected") {
-    if (role.status === "rejected") logBackendFault("firestore", `reading users/${email}`, role.reason);
+  if (role === undefined) {
     return { status: "signed-in", user, role: "", isAdmin: false, degraded: true, authTime: decoded.auth_time };
   }
   return {
     status: "signed-in",
     user,
-    role: role.value,
+    role,
     // Roles are keyed by email: only a verified address may hold "admin",
     // or whoever first signed up with an admin's address would be admin.
-    isAdmin: role.value === "admin" && user.emailVerified,
+    isAdmin: role === "admin" && user.emailVerified,
     degraded: false,
     authTime: decoded.auth_time,
   };
+}
+
+/**
+ * What can be known about a session with no round trip: the account its
+ * cookie names (signature and expiry checked), and the whole session state
+ * if this instance's short-lived caches hold it. For work that may start
+ * early and is only shown once getSessionUser has confirmed the session
+ * freshly (the chat endpoint starts the model request on it).
+ */
+export interface SessionPeek {
+  uid: string;
+  /** Signed in as the caches last saw it; null when an entry is missing. */
+  cached: SignedIn | null;
+}
+
+export async function peekSession(request: Request): Promise<SessionPeek | null> {
+  const cookie = readSessionCookie(request);
+  if (!cookie) return null;
+  let decoded: DecodedIdToken;
+  try {
+    decoded = await verifyCookie(cookie);
+  } catch {
+    return null;
+  }
+  const identity = authCache.getIdentity(decoded.uid);
+  const role = decoded.email ? authCache.getRole(decoded.email) : "";
+  const revoked = authCache.getRevoked(sessionHash(cookie));
+  if (!identity || role === undefined || revoked !== false) return { uid: decoded.uid, cached: null };
+  const state = signedInState(decoded, identity, role);
+  return { uid: decoded.uid, cached: state.status === "signed-in" ? state : null };
 }
 
 /** Actions and /admin/* read fresh; other pages may use the short-lived caches. */

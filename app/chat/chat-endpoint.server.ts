@@ -1,22 +1,18 @@
 import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
-import { getSessionUser, sessionHeaders, type SignedIn } from "~/auth/session.server";
-import { getConfig } from "~/config.server";
-import { findOrCreateConversation, type ConversationRow } from "~/data/conversations.server";
-import { getConversationWithMessages, listMessages, toChatMessage } from "~/data/messages.server";
-import { getCustomInstructions, getEnabledToolIds } from "~/data/preferences.server";
+import { getSessionUser, peekSession, sessionHeaders, type SessionState, type SignedIn } from "~/auth/session.server";
 import { dailyLimitFor, refundMessage, reserveMessage, type Reservation } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
+import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
 import { getModelRegistry, modelsForRole, type ModelOption, type ModelRegistry } from "~/llm/models.server";
-import { buildTools } from "~/llm/tools.server";
 import { MAX_CHAT_BODY_BYTES, parseChatRequest, type ChatRequest } from "./chat-request";
-import { HistoryError, historyForReply, trimHistory } from "./history";
+import { checkChatRateLimit } from "./chat-rate-limit.server";
 import { quotaExhaustedMessage } from "./quota-text";
-import { startReply, type ReplyPlan } from "./reply.server";
-import { systemPrompt } from "./system-prompt";
-import { titleFromExchange } from "./title";
+import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
+import { ensureConversation, planReply, type Refusal } from "./reply-plan.server";
+import { startReply, type PendingReply } from "./reply.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -24,46 +20,31 @@ import { titleFromExchange } from "./title";
  *
  *   403 cross-origin · 401 not signed in · 413 body too large · 400 invalid input (nothing stored)
  *   404 no such conversation for this user · 409 out of date with the stored conversation
- *   429 daily quota used up (with the reset time) · 503 a store is unreachable
+ *   429 too many messages a minute, or the daily quota used up (with the reset time)
+ *   503 a store is unreachable
+ *
+ * Time to the first token is the model's own plus as little as possible
+ * (docs/decisions/033): the fresh session check and the conversation's read
+ * start at once; when this instance's caches already know the session, so do
+ * the model request and the counting of the message (rate limit, quota).
+ * Nothing reaches the browser before every check has said yes: a refusal
+ * cancels the model request before any token is shown and gives the
+ * reservation back. A new conversation is created only once the session is
+ * confirmed.
  */
-
-/** Roughly what fits a small model's context window; older messages are left out first. */
-const HISTORY_CHARACTER_BUDGET = 100_000;
-
-type Refusal = { status: 400 | 404 | 409; error: string };
-
-function refuse(status: number, error: string, headers?: HeadersInit) {
-  return json({ error }, { status, headers });
-}
-
 export async function handleChatRequest(request: Request): Promise<Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
   if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
-  const session = await getSessionUser(request);
-  // Degraded: the role (quota, models) or the revocation state could not be
-  // read; answering with a guessed role could refuse or allow the wrong things.
-  if (session.status !== "signed-in" || session.degraded) {
-    return session.degraded
-      ? refuse(503, "Sign-in can't be checked right now. Please try again shortly.")
-      : refuse(401, "Please sign in to chat.", sessionHeaders(session));
-  }
+  const peek = await peekSession(request);
+  const sessionCheck = getSessionUser(request);
+  if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please sign in to chat.");
 
   const body = await readJsonBody(request);
   if (!body.ok) return refuse(body.status, body.error);
   const parsed = parseChatRequest(body.value);
   if (!parsed.ok) return refuse(400, parsed.error);
   const input = parsed.request;
-
   const registry = await getModelRegistry();
-  const allowed = modelsForRole(registry, session);
-  const model = allowed.find((option) => option.id === input.model);
-  if (!model) {
-    const names = allowed.map((option) => option.label).join(", ");
-    return refuse(
-      400,
-      `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
-    );
-  }
 
   let db: Db;
   try {
@@ -73,44 +54,94 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
   }
 
-  // The quota is counted while the conversation loads and the model request
-  // starts; the answer is awaited before anything is shown.
-  const reservation = reserveMessage(db, session.user.uid, dailyLimitFor(session), { messageId: input.message.id });
-  reservation.catch(() => undefined);
+  // Reads only, on the account the cookie names; shown to no one before the session is confirmed.
+  const uid = peek.uid;
+  const context = quiet(loadChatContext(db, uid, input.conversationId));
+  // When the caches know the session, the model request starts as soon as the
+  // conversation is read, and the message is counted (rate limit and quota)
+  // at once; if the fresh check then refuses, the reservation is given back.
+  const cached = peek.cached;
+  const early = cached ? pickModel(registry, cached, input.model) : undefined;
+  let earlyStart = early ? quiet(context.then((loaded) => begin(db, uid, loaded, input, early, registry, request))) : undefined;
+  let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
+  const messageId = input.message.id;
+  let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
 
-  let plan: ReplyPlan | Refusal;
+  const session = await sessionCheck;
+  const refusal = sessionRefusal(session);
+  const model = session.status === "signed-in" ? pickModel(registry, session, input.model) : undefined;
+  if (refusal || session.status !== "signed-in" || !model) {
+    cancel(earlyStart);
+    if (reservation) await settle(db, reservation);
+    if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please sign in to chat.");
+    const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
+    return refuse(
+      400,
+      `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
+    );
+  }
+  // The role changed since the caches saw it: the early model request or reservation was for the old one.
+  if (earlyStart && early?.id !== model.id) {
+    cancel(earlyStart);
+    earlyStart = undefined;
+  }
+  if (reservation && cached && dailyLimitFor(cached) !== dailyLimitFor(session)) {
+    await settle(db, reservation);
+    reservation = undefined;
+  }
+  rateLimit ??= quiet(checkChatRateLimit(db, session, request));
+  reservation ??= quiet(reserveMessage(db, uid, dailyLimitFor(session), { messageId }));
+
+  let loaded: ChatContext;
+  let started: Started;
   try {
-    plan = await planReply(db, session, input, model, registry);
+    loaded = await context;
+    started = earlyStart ? await earlyStart : begin(db, uid, loaded, input, model, registry, request);
   } catch (error) {
     logBackendFault("postgres", "loading a conversation for a chat", error);
-    await settle(db, session, reservation);
+    await settle(db, reservation);
     return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
   }
-  if ("error" in plan) {
-    await settle(db, session, reservation);
-    return refuse(plan.status, plan.error);
+  if ("refusal" in started) {
+    await settle(db, reservation);
+    return refuse(started.refusal.status, started.refusal.error);
   }
 
-  const pending = startReply(db, plan, request.signal);
-  let quota: Reservation;
-  try {
-    quota = await reservation;
-  } catch (error) {
-    pending.cancel();
-    logBackendFault("postgres", "counting a message against the quota", error);
-    return refuse(503, "Your quota can't be checked right now. Please try again shortly.");
+  // The limits before anything is created: a refused message leaves no empty conversation behind.
+  const limits = await checkLimits(rateLimit, reservation);
+  if (!limits.ok) {
+    cancel(started);
+    await settle(db, reservation);
+    return limits.refusal;
   }
-  if (!quota.allowed) {
-    pending.cancel();
-    const retryAfter = Math.max(1, Math.ceil((quota.resetsAt.getTime() - Date.now()) / 1000));
-    return json(
-      { error: quotaExhaustedMessage(quota.limit ?? 0, quota.resetsAt), resetsAt: quota.resetsAt.toISOString(), limit: quota.limit },
-      { status: 429, headers: { "Retry-After": String(retryAfter) } },
-    );
+  const quota = limits.quota;
+
+  let ensured: Awaited<ReturnType<typeof ensureConversation>> | "unreachable";
+  try {
+    ensured = await ensureConversation(db, uid, loaded, input, model);
+  } catch (error) {
+    logBackendFault("postgres", "creating a conversation for a chat", error);
+    ensured = "unreachable";
+  }
+  if (ensured === "foreign" || ensured === "unreachable") {
+    cancel(started);
+    await settle(db, reservation);
+    return ensured === "foreign"
+      ? refuse(404, "This conversation doesn't exist.")
+      : refuse(503, "Conversations can't be reached right now. Please try again shortly.");
+  }
+  if (ensured !== "ready") {
+    // Created by a concurrent request of this user after our read: plan again from what it stored.
+    cancel(started);
+    started = begin(db, uid, ensured.stale, input, model, registry, request);
+    if ("refusal" in started) {
+      await settle(db, reservation);
+      return refuse(started.refusal.status, started.refusal.error);
+    }
   }
 
   return createUIMessageStreamResponse({
-    stream: pending.stream(quota),
+    stream: started.pending.stream(quota),
     headers: {
       // remix-serve compresses responses; no-transform keeps it from buffering the stream.
       "Cache-Control": "no-store, no-transform",
@@ -118,8 +149,87 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   });
 }
 
+function refuse(status: number, error: string, headers?: HeadersInit) {
+  return json({ error }, { status, headers });
+}
+
+/**
+ * Signed out: 401 (clearing a dead cookie). Degraded — the role (quota,
+ * models) or the revocation state could not be read: 503, since answering
+ * with a guessed role could refuse or allow the wrong things.
+ */
+function sessionRefusal(session: SessionState): Response | undefined {
+  if (session.status === "signed-in" && !session.degraded) return undefined;
+  return session.degraded
+    ? refuse(503, "Sign-in can't be checked right now. Please try again shortly.")
+    : refuse(401, "Please sign in to chat.", sessionHeaders(session));
+}
+
+function pickModel(registry: ModelRegistry, session: SignedIn, id: string): ModelOption | undefined {
+  return modelsForRole(registry, session).find((option) => option.id === id);
+}
+
+type Started = { pending: PendingReply } | { refusal: Refusal };
+
+/** Plans the reply and starts the model request (nothing is shown until the caller streams it). */
+function begin(
+  db: Db,
+  uid: string,
+  context: ChatContext,
+  input: ChatRequest,
+  model: ModelOption,
+  registry: ModelRegistry,
+  request: Request,
+): Started {
+  const plan = planReply(uid, context, input, model, registry);
+  if ("error" in plan) return { refusal: plan };
+  return { pending: startReply(db, plan, request.signal) };
+}
+
+/** A promise whose rejection is handled where it is awaited, not unhandled meanwhile. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** Stops a model request that must not be shown (it may still be starting). */
+function cancel(started: Started | Promise<Started> | undefined) {
+  void Promise.resolve(started)
+    .then((value) => value && "pending" in value && value.pending.cancel())
+    .catch(() => undefined);
+}
+
+/** The rate limit's and the quota's answers; a refusal says why in plain words. */
+async function checkLimits(
+  rateLimit: ReturnType<typeof checkChatRateLimit>,
+  reservation: Promise<Reservation>,
+): Promise<{ ok: true; quota: Reservation } | { ok: false; refusal: Response }> {
+  let limited: Awaited<typeof rateLimit>;
+  let quota: Reservation;
+  try {
+    [limited, quota] = await Promise.all([rateLimit, reservation]);
+  } catch (error) {
+    logBackendFault("postgres", "counting a message against the limits", error);
+    return { ok: false, refusal: refuse(503, "Your quota can't be checked right now. Please try again shortly.") };
+  }
+  if (!limited.allowed) {
+    return { ok: false, refusal: refuse(429, limited.message, { "Retry-After": String(limited.retryAfterSeconds) }) };
+  }
+  if (!quota.allowed) {
+    const retryAfter = Math.max(1, Math.ceil((quota.resetsAt.getTime() - Date.now()) / 1000));
+    return {
+      ok: false,
+      refusal: json(
+        { error: quotaExhaustedMessage(quota.limit ?? 0, quota.resetsAt), resetsAt: quota.resetsAt.toISOString(), limit: quota.limit },
+        { status: 429, headers: { "Retry-After": String(retryAfter) } },
+      ),
+    };
+  }
+  return { ok: true, quota };
+}
+
 /** A refused request gives back the message it reserved. */
-async function settle(db: Db, session: SignedIn, reservation: Promise<Reservation>) {
+async function settle(db: Db, reservation: Promise<Reservation>) {
   const quota = await reservation.catch(() => null);
   if (quota?.allowed) {
     await refundMessage(db, quota).catch((error: unknown) =>
@@ -131,74 +241,17 @@ async function settle(db: Db, session: SignedIn, reservation: Promise<Reservatio
 async function readJsonBody(
   request: Request,
 ): Promise<{ ok: true; value: unknown } | { ok: false; status: 400 | 413; error: string }> {
-  const tooLarge = { ok: false as const, status: 413 as const, error: "The request is too large." };
-  if (Number(request.headers.get("Content-Length") ?? 0) > MAX_CHAT_BODY_BYTES) return tooLarge;
-  let text: string;
+  let bytes: Uint8Array | undefined;
   try {
-    text = await request.text();
+    // Counted while read: a false Content-Length or a chunked body is cut off at the limit.
+    bytes = await readCapped(request, MAX_CHAT_BODY_BYTES);
   } catch {
     return { ok: false, status: 400, error: "The request body could not be read." };
   }
-  if (Buffer.byteLength(text) > MAX_CHAT_BODY_BYTES) return tooLarge;
+  if (!bytes) return { ok: false, status: 413, error: "The request is too large." };
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch {
     return { ok: false, status: 400, error: "The request body must be JSON." };
   }
-}
-
-async function planReply(
-  db: Db,
-  session: SignedIn,
-  input: ChatRequest,
-  model: ModelOption,
-  registry: ModelRegistry,
-): Promise<ReplyPlan | Refusal> {
-  const uid = session.user.uid;
-  const [found, enabledToolIds, customInstructions] = await Promise.all([
-    getConversationWithMessages(db, uid, input.conversationId),
-    getEnabledToolIds(db, uid),
-    input.create ? getCustomInstructions(db, uid) : Promise.resolve(null),
-  ]);
-
-  let conversation: ConversationRow | null = found?.conversation ?? null;
-  let storedRows = found?.messages ?? [];
-  if (!conversation && input.create) {
-    const made = await findOrCreateConversation(db, {
-      id: input.conversationId,
-      uid,
-      customInstructions,
-      model: model.id,
-    });
-    conversation = made?.conversation ?? null;
-    // Made by a concurrent request of this user after our first read: read its messages again.
-    if (made && !made.created) storedRows = await listMessages(db, made.conversation.id);
-  }
-  if (!conversation) return { status: 404, error: "This conversation doesn't exist." };
-
-  const user = { id: input.message.id, text: input.message.parts[0].text };
-  let reply;
-  try {
-    reply = historyForReply(storedRows.map(toChatMessage), user);
-  } catch (error) {
-    if (error instanceof HistoryError) return { status: 409, error: error.message };
-    throw error;
-  }
-
-  return {
-    uid,
-    conversationId: conversation.id,
-    kind: reply.kind,
-    user: { ...user, sentAt: new Date() },
-    history: trimHistory(reply.history, HISTORY_CHARACTER_BUDGET),
-    system: systemPrompt({
-      conversationPrompt: conversation.systemPrompt,
-      customInstructions: conversation.customInstructions,
-    }),
-    model: { id: model.id, demo: model.demo },
-    languageModel: registry.languageModel(model.id),
-    tools: buildTools({ enabledIds: enabledToolIds, timeZone: input.timeZone }),
-    timeoutMs: getConfig().llm.timeoutMs,
-    title: titleFromExchange(user.text),
-  };
 }

@@ -36,3 +36,39 @@ export async function hitRateLimit(
     retryAfterSeconds: Math.max(1, row.retry_after),
   };
 }
+
+export interface RateLimitRule {
+  key: string;
+  limit: number;
+}
+
+/**
+ * Counts one hit against each rule's key in one statement (one round trip
+ * however many keys); refused when any key is over its limit, with the
+ * longest wait among those.
+ */
+export async function hitRateLimits(
+  db: Db,
+  rules: RateLimitRule[],
+  windowSeconds: number,
+): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
+  if (rules.length === 0) return { allowed: true, retryAfterSeconds: 0 };
+  const keys = sql.join(
+    rules.map((rule) => sql`${rule.key}`),
+    sql`, `,
+  );
+  const result = await db.execute<{ key: string; count: number; retry_after: number }>(sql`
+    insert into rate_limits (key, window_start, count)
+    select key, to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds}), 1
+    from unnest(array[${keys}]::text[]) as key
+    on conflict (key, window_start) do update set count = rate_limits.count + 1
+    returning key, count,
+      ceil(extract(epoch from (window_start + make_interval(secs => ${windowSeconds}) - now())))::int as retry_after
+  `);
+  const limits = new Map(rules.map((rule) => [rule.key, rule.limit]));
+  const over = result.rows.filter((row) => row.count > (limits.get(row.key) ?? Infinity));
+  return {
+    allowed: over.length === 0,
+    retryAfterSeconds: Math.max(1, ...over.map((row) => row.retry_after)),
+  };
+}

@@ -25,7 +25,10 @@ export async function startFaultProxy(target: string, { latencyMs = 0 } = {}): P
   const open = new Set<net.Socket>();
   const delay = (fn: () => void) => (proxy.latencyMs > 0 ? setTimeout(fn, proxy.latencyMs) : fn());
 
-  const server = net.createServer((client) => {
+  // No Nagle delay on either side: a request written in two pieces (headers,
+  // then body) would otherwise wait ~40 ms for a delayed ACK — an artefact of
+  // the proxy, not of the network it stands for.
+  const server = net.createServer({ noDelay: true }, (client) => {
     open.add(client);
     client.on("close", () => open.delete(client));
     client.on("error", () => undefined);
@@ -38,7 +41,7 @@ export async function startFaultProxy(target: string, { latencyMs = 0 } = {}): P
       client.once("data", () => client.end(UNAVAILABLE));
       return;
     }
-    const upstream = net.connect(targetPort, targetHost);
+    const upstream = net.connect({ port: targetPort, host: targetHost, noDelay: true });
     open.add(upstream);
     upstream.on("close", () => (open.delete(upstream), client.destroy()));
     upstream.on("error", () => client.destroy());

@@ -1,5 +1,6 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
+import { tooFastMessage } from "~/chat/chat-rate-limit.server";
 import { describeChatError } from "~/chat/client-errors";
 import { lastUtcDays, nextUtcMidnight, utcDay } from "~/chat/day";
 import { describeModelError } from "~/chat/model-errors.server";
@@ -49,6 +50,13 @@ describe("errors in plain words", () => {
     expect(quota).toEqual({
       message: "You've used all 20 of your messages for today. Your quota resets at 00:00 UTC.",
       quotaExhausted: true,
+      signedOut: false,
+    });
+    // Sending too fast is not the daily quota: Retry stays on offer.
+    const tooFast = describeChatError(http(429, { error: tooFastMessage(42) }));
+    expect(tooFast).toEqual({
+      message: "You're sending messages faster than allowed. Please wait 42 seconds and send again.",
+      quotaExhausted: false,
       signedOut: false,
     });
     expect(describeChatError(http(502, "<html>Bad gateway</html>")).message).toBe("The server had a problem. Please try again in a moment.");

@@ -1,0 +1,46 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { conversations, messages, userPreferences, userToolSettings } from "~/db/schema";
+import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+import type { ConversationRow } from "./conversations.server";
+import type { MessageRow } from "./messages.server";
+
+/** What the chat endpoint plans a reply from (app/chat/reply-plan.server.ts). */
+export interface ChatContext {
+  /** null: the user has no conversation with this id (yet). */
+  conversation: ConversationRow | null;
+  storedRows: MessageRow[];
+  enabledToolIds: string[];
+  /** The user's custom instructions (a conversation to be created starts with them). */
+  customInstructions: string;
+}
+
+/**
+ * Everything a reply is planned from, in one query (one round trip): the
+ * user's conversation with its messages (ownership checked in SQL), the
+ * tools they switched off and their custom instructions.
+ */
+export async function loadChatContext(db: Db, uid: string, conversationId: string): Promise<ChatContext> {
+  const rows = await db
+    .select({
+      conversation: conversations,
+      message: messages,
+      toolsOff: sql<string[]>`(select coalesce(array_agg(${userToolSettings.toolId}), '{}') from ${userToolSettings}
+        where ${userToolSettings.uid} = ${uid} and not ${userToolSettings.enabled})`,
+      customInstructions: sql<string | null>`(select ${userPreferences.customInstructions} from ${userPreferences}
+        where ${userPreferences.uid} = ${uid})`,
+    })
+    // One row even when the conversation doesn't exist (yet), for the preferences.
+    .from(sql`(select 1) as here`)
+    .leftJoin(conversations, and(eq(conversations.id, conversationId), eq(conversations.uid, uid)))
+    .leftJoin(messages, eq(messages.conversationId, conversations.id))
+    .orderBy(asc(messages.seq));
+  const off = new Set(rows[0]?.toolsOff ?? []);
+  return {
+    conversation: rows[0]?.conversation ?? null,
+    storedRows: rows.flatMap((row) => (row.message ? [row.message] : [])),
+    enabledToolIds: BUILT_IN_TOOL_IDS.filter((id) => !off.has(id)),
+    customInstructions: rows[0]?.customInstructions ?? "",
+  };
+}
+
