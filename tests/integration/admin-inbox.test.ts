@@ -126,7 +126,11 @@ describe("filters, search and pagination", () => {
     const db = await getDb();
     const marker = uniqueText("page");
     const created: string[] = [];
-    for (let i = 0; i < 30; i++) created.push((await addContactMessage(db, visitor(`p${i}@example.com`), `${marker} number ${i}`)).id);
+    for (let i = 0; i < 30; i++) {
+      created.push((await addContactMessage(db, visitor(`p${i}@example.com`), `${marker} number ${i}`)).id);
+      // PGlite's clock can give two quick inserts the same created_at; the order of such ties (by id) is not the order sent.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const newestFirst = [...created].reverse();
 
     const first = await list(`?q=${marker}`);
