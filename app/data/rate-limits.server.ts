@@ -1,40 +1,16 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 
+/**
+ * Rate limits in fixed windows, counted in PostgreSQL (rate_limits) so that
+ * every server instance shares the counts. Each hit is one atomic upsert:
+ * concurrent hits never lose a count.
+ */
+
 export interface RateLimitResult {
   allowed: boolean;
   count: number;
   retryAfterSeconds: number;
-}
-
-/**
- * Counts one hit against `key` in a fixed window, in PostgreSQL so that every
- * server instance shares the count. One atomic upsert: concurrent hits never
- * lose a count.
- */
-export async function hitRateLimit(
-  db: Db,
-  key: string,
-  limit: number,
-  windowSeconds: number,
-): Promise<RateLimitResult> {
-  const result = await db.execute<{ count: number; retry_after: number }>(sql`
-    insert into rate_limits (key, window_start, count)
-    values (${key}, to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds}), 1)
-    on conflict (key, window_start) do update set count = rate_limits.count + 1
-    returning count,
-      ceil(extract(epoch from (window_start + make_interval(secs => ${windowSeconds}) - now())))::int as retry_after
-  `);
-  const row = result.rows[0];
-  // Old windows are useless; trimming now and then keeps the table small.
-  if (Math.random() < 0.01) {
-    await db.execute(sql`delete from rate_limits where window_start < now() - interval '1 day'`);
-  }
-  return {
-    allowed: row.count <= limit,
-    count: row.count,
-    retryAfterSeconds: Math.max(1, row.retry_after),
-  };
 }
 
 export interface RateLimitRule {
@@ -42,10 +18,36 @@ export interface RateLimitRule {
   limit: number;
 }
 
+/** Counts one hit against each key, in one statement; the count after it and the seconds left in the window. */
+async function countHits(db: Db, keys: string[], windowSeconds: number) {
+  const list = sql.join(
+    keys.map((key) => sql`${key}`),
+    sql`, `,
+  );
+  const result = await db.execute<{ key: string; count: number; retry_after: number }>(sql`
+    insert into rate_limits (key, window_start, count)
+    select key, to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds}), 1
+    from unnest(array[${list}]::text[]) as key
+    on conflict (key, window_start) do update set count = rate_limits.count + 1
+    returning key, count,
+      ceil(extract(epoch from (window_start + make_interval(secs => ${windowSeconds}) - now())))::int as retry_after
+  `);
+  // Old windows are useless; trimming now and then keeps the table small.
+  if (Math.random() < 0.01) {
+    await db.execute(sql`delete from rate_limits where window_start < now() - interval '1 day'`);
+  }
+  return result.rows.map((row) => ({ key: row.key, count: Number(row.count), retryAfterSeconds: Math.max(1, row.retry_after) }));
+}
+
+/** Counts one hit against `key`. */
+export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+  const [row] = await countHits(db, [key], windowSeconds);
+  return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: row.retryAfterSeconds };
+}
+
 /**
- * Counts one hit against each rule's key in one statement (one round trip
- * however many keys); refused when any key is over its limit, with the
- * longest wait among those.
+ * Counts one hit against each rule's key in one round trip, however many
+ * keys; refused when any key is over its limit, with the longest wait among those.
  */
 export async function hitRateLimits(
   db: Db,
@@ -53,22 +55,7 @@ export async function hitRateLimits(
   windowSeconds: number,
 ): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   if (rules.length === 0) return { allowed: true, retryAfterSeconds: 0 };
-  const keys = sql.join(
-    rules.map((rule) => sql`${rule.key}`),
-    sql`, `,
-  );
-  const result = await db.execute<{ key: string; count: number; retry_after: number }>(sql`
-    insert into rate_limits (key, window_start, count)
-    select key, to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds}), 1
-    from unnest(array[${keys}]::text[]) as key
-    on conflict (key, window_start) do update set count = rate_limits.count + 1
-    returning key, count,
-      ceil(extract(epoch from (window_start + make_interval(secs => ${windowSeconds}) - now())))::int as retry_after
-  `);
   const limits = new Map(rules.map((rule) => [rule.key, rule.limit]));
-  const over = result.rows.filter((row) => row.count > (limits.get(row.key) ?? Infinity));
-  return {
-    allowed: over.length === 0,
-    retryAfterSeconds: Math.max(1, ...over.map((row) => row.retry_after)),
-  };
+  const over = (await countHits(db, [...limits.keys()], windowSeconds)).filter((row) => row.count > (limits.get(row.key) ?? Infinity));
+  return { allowed: over.length === 0, retryAfterSeconds: Math.max(1, ...over.map((row) => row.retryAfterSeconds)) };
 }

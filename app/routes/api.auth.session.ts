@@ -4,7 +4,7 @@ import { safeRedirect } from "~/auth/redirect";
 import { clientAddress, isSameOrigin } from "~/auth/request.server";
 import { createSessionCookie, SessionError, verifySignInToken } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
-import { hitRateLimit } from "~/data/rate-limits.server";
+import { hitRateLimits } from "~/data/rate-limits.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
@@ -50,7 +50,7 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   let setCookie: string;
   try {
     const decoded = await verifySignInToken(idToken);
-    const limited = await checkRateLimits(request, decoded.uid);
+    const limited = await checkRateLimits(request, decoded.uid, decoded.email);
     if (limited) return limited;
     setCookie = await createSessionCookie(idToken, decoded);
   } catch (error) {
@@ -65,21 +65,20 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
 
 export const loader = apiRoute(() => problem(405, "Use POST.", { Allow: "POST" }));
 
-/** Per account, and per client address where the proxy tells it; counts in PostgreSQL. */
-async function checkRateLimits(request: Request, uid: string): Promise<Response | undefined> {
+/** Per account, per email address, and per client address where the proxy tells it; counts in PostgreSQL. */
+async function checkRateLimits(request: Request, uid: string, email: string | undefined): Promise<Response | undefined> {
   const limit = getConfig().sessionRateLimitPerMinute;
-  const keys = [`session:uid:${uid}`];
+  const rules = [{ key: `session:uid:${uid}`, limit }];
+  if (email) rules.push({ key: `session:email:${email.toLowerCase()}`, limit });
   const address = clientAddress(request);
-  if (address) keys.push(`session:ip:${address}`);
+  if (address) rules.push({ key: `session:ip:${address}`, limit });
   try {
-    const db = await getDb();
-    for (const key of keys) {
-      const result = await hitRateLimit(db, key, limit, 60);
-      if (!result.allowed) {
-        return problem(429, "Too many sign-in attempts. Please wait a minute and try again.", {
-          "Retry-After": String(result.retryAfterSeconds),
-        });
-      }
+    const result = await hitRateLimits(await getDb(), rules, 60);
+    if (!result.allowed) {
+      const wait = result.retryAfterSeconds === 1 ? "a second" : `${result.retryAfterSeconds} seconds`;
+      return problem(429, `Too many sign-in attempts. Please wait ${wait} and try again.`, {
+        "Retry-After": String(result.retryAfterSeconds),
+      });
     }
   } catch (error) {
     logBackendFault("postgres", "counting sign-in attempts", error);
