@@ -1,13 +1,13 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authCache } from "~/auth/auth-cache.server";
 import { getSessionUser, peekSession } from "~/auth/session.server";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
-import { conversations, usageDaily } from "~/db/schema";
+import { conversations } from "~/db/schema";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
-import { dataOf, firstMessage, postChat, readChunks, waitUntil } from "./chat-support";
+import { dataOf, firstMessage, messagesToday, postChat, readChunks, waitUntil } from "./chat-support";
 
 /**
  * The chat endpoint starts the model request, and counts the message, on the
@@ -56,13 +56,6 @@ beforeEach(async () => {
   const secondsLeft = 60 - new Date().getUTCSeconds();
   if (secondsLeft < 12) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
 });
-
-async function usedToday(uid: string) {
-  const db = await getDb();
-  const day = new Date().toISOString().slice(0, 10);
-  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
-  return row?.messages ?? 0;
-}
 
 async function conversationExists(id: string) {
   const db = await getDb();
@@ -128,7 +121,7 @@ describe("POST /api/chat: started early, confirmed before anything is shown", ()
     expect(response.headers.get("Set-Cookie")).toMatch(/__session=;/);
     // The early model request (if it got that far) was cancelled.
     expect(await everyModelRequestClosedWithoutAnswer(before)).not.toContain("completed");
-    expect(await usedToday(account.uid)).toBe(1);
+    expect(await messagesToday(account.uid)).toBe(1);
     expect(await conversationExists(body.conversationId)).toBe(false);
   });
 
@@ -144,7 +137,7 @@ describe("POST /api/chat: started early, confirmed before anything is shown", ()
     expect(response.status).toBe(400);
     expect((await response.json()).error).toMatch(/"premium-model" isn't available to you/);
     expect(await everyModelRequestClosedWithoutAnswer(before)).not.toContain("completed");
-    expect(await usedToday(account.uid)).toBe(1);
+    expect(await messagesToday(account.uid)).toBe(1);
     expect(await conversationExists(body.conversationId)).toBe(false);
   });
 
@@ -155,7 +148,7 @@ describe("POST /api/chat: started early, confirmed before anything is shown", ()
     const chunks = await readChunks(await postChat(firstMessage("still here"), { cookie }));
     const confirmation = dataOf<{ remaining: number }>(chunks, "saved");
     expect(confirmation?.remaining).toBe(50 - 2);
-    expect(await usedToday(account.uid)).toBe(2);
+    expect(await messagesToday(account.uid)).toBe(2);
   });
 });
 
@@ -177,7 +170,7 @@ describe("POST /api/chat: per-minute abuse limit", () => {
     const { error } = await refused.json();
     expect(error).toMatch(/^You're sending messages faster than allowed\. Please wait (a second|\d+ seconds) and send again\.$/);
     expect(await everyModelRequestClosedWithoutAnswer(before)).not.toContain("completed");
-    expect(await usedToday(account.uid)).toBe(3);
+    expect(await messagesToday(account.uid)).toBe(3);
     expect(await conversationExists(body.conversationId)).toBe(false);
   });
 

@@ -1,13 +1,13 @@
-import { and, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
-import { conversations, messages, usageDaily } from "~/db/schema";
+import { conversations, messages } from "~/db/schema";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
 import { startFaultProxy, type FaultMode, type FaultProxy } from "../support/fault-proxy";
 import { healAll, setFault, type Backend } from "../support/faults";
 import { startModelServer, type FailureMode, type ModelServer } from "../support/model-server";
-import { chunkOfType, dataOf, firstMessage, postChat, readChunks, readUntil, replyText, type ChatBody } from "./chat-support";
+import { chunkOfType, dataOf, firstMessage, messagesToday, postChat, readChunks, readUntil, replyText, type ChatBody } from "./chat-support";
 
 /**
  * The chat endpoint with each backend stopped, stalled or answering errors in
@@ -97,13 +97,6 @@ async function attempt(body: ChatBody, cookie: string): Promise<Attempt> {
 async function signedIn() {
   const account = await createAccount(firebase);
   return { uid: account.uid, cookie: await sessionCookieFor(account) };
-}
-
-async function messagesToday(uid: string) {
-  const db = await getDb();
-  const day = new Date().toISOString().slice(0, 10);
-  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
-  return row?.messages ?? 0;
 }
 
 /** Every stored user message is followed by its reply, which says how it ended. */

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
+import { and, eq } from "drizzle-orm";
+import { getDb } from "~/db/client.server";
+import { usageDaily } from "~/db/schema";
 import { APP_ORIGIN, appRequest } from "../support/app-env";
 
 /** Helpers for the chat tests: call POST /api/chat in-process and read its event stream. */
@@ -92,4 +95,12 @@ export async function waitUntil(what: string, check: () => Promise<boolean> | bo
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The user's message count for today (UTC), as the quota sees it. */
+export async function messagesToday(uid: string): Promise<number> {
+  const db = await getDb();
+  const day = new Date().toISOString().slice(0, 10);
+  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
+  return row?.messages ?? 0;
 }
