@@ -1,16 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
-import { randomUUID } from "node:crypto";
-import { startFaultProxy, type FaultProxy } from "../tests/support/fault-proxy";
-import { startModelServer } from "../tests/support/model-server";
-import { createAccount, idTokenFor } from "../tests/support/identity";
-import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
-import { freePort, waitFor } from "./local/ports";
-import { startLocalStack } from "./local/stack";
+import {
+  chatBody,
+  isAppToken,
+  isModelToken,
+  machineLine,
+  option,
+  percentile,
+  readStream,
+  startAppUnderTest,
+  writeBenchmarks,
+} from "./perf/app-under-test";
 
 /**
  * `npm run bench`: builds if needed, starts the app in local mode on free
@@ -22,10 +22,6 @@ import { startLocalStack } from "./local/stack";
  *
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  */
-function option(name: string, fallback: string) {
-  const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? process.argv[index + 1] : fallback;
-}
 const backendLatency = Number(option("backend-latency", "40"));
 const durationSeconds = Number(option("duration", "5"));
 const connectionCounts = option("connections", "1,10,50").split(",").map(Number);
@@ -39,11 +35,6 @@ interface Measurement {
   p95: number;
   p99: number;
   errors: number;
-}
-
-function percentile(sorted: number[], p: number) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function measure(url: string, connections: number, headers: Record<string, string>) {
@@ -84,56 +75,17 @@ async function javascriptWeight(baseUrl: string, pagePath: string, cookie?: stri
 }
 
 async function main() {
-  buildIfStale();
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-bench-"));
-  const stack = await startLocalStack({
-    projectId: "demo-nuvara-bench",
-    authHost: `127.0.0.1:${await freePort()}`,
-    firestoreHost: `127.0.0.1:${await freePort()}`,
-    workDir,
+  const app = await startAppUnderTest({
+    name: "bench",
+    models: ["bench-model"],
+    proxies: true,
+    // One account sends 100+ messages a minute here: far past the abuse limit meant for people.
+    env: { CHAT_RATE_LIMIT_PER_MINUTE: "10000" },
   });
-  const proxies: Record<"identity" | "firestore" | "postgres", FaultProxy> = {
-    identity: await startFaultProxy(stack.env.FIREBASE_AUTH_EMULATOR_HOST),
-    firestore: await startFaultProxy(stack.env.FIRESTORE_EMULATOR_HOST),
-    postgres: await startFaultProxy(new URL(stack.env.DATABASE_URL).host),
-  };
-  const databaseUrl = new URL(stack.env.DATABASE_URL);
-  databaseUrl.host = proxies.postgres.hostPort;
-
-  const model = await startModelServer({ models: ["bench-model"] });
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  let server: ChildProcess | undefined;
+  const { baseUrl, model } = app;
+  const proxies = app.proxies!;
   try {
-    server = spawn(process.execPath, [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        FIREBASE_PROJECT_ID: stack.env.FIREBASE_PROJECT_ID,
-        FIREBASE_AUTH_EMULATOR_HOST: proxies.identity.hostPort,
-        FIRESTORE_EMULATOR_HOST: proxies.firestore.hostPort,
-        DATABASE_URL: databaseUrl.toString(),
-        DATABASE_POOL_SIZE: stack.env.DATABASE_POOL_SIZE ?? "10",
-        BACKEND_TIMEOUT_MS: "10000",
-        LLM_BASE_URL: model.url,
-        LLM_MODELS: "bench-model",
-      },
-    });
-    await waitFor("the app", async () => (await fetch(`${baseUrl}/healthz`)).ok);
-
-    const sessionCookie = async (role: string) => {
-      const account = await createAccount(stack.admin, { role, prefix: `bench-${role || "user"}` });
-      const idToken = await idTokenFor(stack.env.FIREBASE_AUTH_EMULATOR_HOST, account);
-      const response = await fetch(`${baseUrl}/api/auth/session`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Origin: baseUrl },
-        body: JSON.stringify({ idToken }),
-      });
-      return response.headers.get("set-cookie")!.split(";")[0];
-    };
+    const sessionCookie = async (role: string) => (await app.signIn(role)).cookie;
     const userCookie = await sessionCookie("");
     const adminCookie = await sessionCookie("admin");
     const premiumCookie = await sessionCookie("premium");
@@ -214,7 +166,7 @@ async function main() {
     proxies.identity.latencyMs = 0;
     proxies.firestore.latencyMs = 0;
     proxies.postgres.latencyMs = 0;
-    const rssBeforeMb = rssMb(server.pid!);
+    const rssBeforeMb = (await app.memory()).rssMb;
     const streamsStarted = performance.now();
     const outcomes = await Promise.allSettled(
       Array.from({ length: 100 }, async () => {
@@ -228,7 +180,7 @@ async function main() {
       errors: outcomes.filter((o) => o.status === "rejected").length,
       seconds: (performance.now() - streamsStarted) / 1000,
       rssBeforeMb,
-      rssAfterMb: rssMb(server.pid!),
+      rssAfterMb: (await app.memory()).rssMb,
     };
     console.log(
       `100 concurrent streams: ${streamsFigures.errors} errors in ${streamsFigures.seconds.toFixed(1)} s; RSS ${rssBeforeMb.toFixed(0)} → ${streamsFigures.rssAfterMb.toFixed(0)} MB`,
@@ -245,11 +197,7 @@ async function main() {
 
     writeReport(results, weights, chatFigures, streamsFigures);
   } finally {
-    server?.kill("SIGTERM");
-    await model.close();
-    for (const proxy of Object.values(proxies)) await proxy.close();
-    await stack.stop();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await app.stop();
   }
 }
 
@@ -273,46 +221,6 @@ function median(values: number[]) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Reads a streaming response until `isToken` matches a line; returns ms to that line and the token count. */
-async function readStream(response: Response, isToken: (line: string) => boolean, started: number) {
-  if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}: ${await response.text()}`);
-  const decoder = new TextDecoder();
-  let firstTokenMs = NaN;
-  let tokens = 0;
-  let buffered = "";
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffered += decoder.decode(value, { stream: true });
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!isToken(line)) continue;
-      tokens++;
-      if (Number.isNaN(firstTokenMs)) firstTokenMs = performance.now() - started;
-    }
-  }
-  return { firstTokenMs, tokens, totalMs: performance.now() - started };
-}
-
-const isModelToken = (line: string) => line.startsWith("data: {") && line.includes('"content":"');
-const isAppToken = (line: string) => line.startsWith("data: {") && line.includes('"type":"text-delta"');
-
-function chatBody(model: string, text: string) {
-  return JSON.stringify({
-    conversationId: randomUUID(),
-    create: true,
-    message: { id: randomUUID(), role: "user", parts: [{ type: "text", text }] },
-    model,
-  });
-}
-
-function rssMb(pid: number) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
 function writeReport(
   results: Measurement[],
   weights: Record<string, { files: number; gzipKb: number; firebase: boolean }>,
@@ -323,8 +231,7 @@ function writeReport(
     results.find((r) => r.scenario === scenario && r.latency === latency && r.connections === connections)!;
   const lines: string[] = [];
   lines.push("# Benchmarks", "");
-  lines.push(`Run ${new Date().toISOString()} on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), ` +
-    `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}.`, "");
+  lines.push(`Run ${new Date().toISOString()} ${machineLine()}.`, "");
   lines.push("## Method", "");
   lines.push(
     "`npm run bench` builds the app if needed, starts it with remix-serve in local mode (Auth emulator, Firestore " +
@@ -359,7 +266,7 @@ function writeReport(
   lines.push("| page | files | KB gzip | Firebase client code |", "|---|---|---|---|");
   for (const [page, w] of Object.entries(weights)) lines.push(`| ${page} | ${w.files} | ${w.gzipKb.toFixed(1)} | ${w.firebase ? "yes" : "no"} |`);
   lines.push("");
-  fs.writeFileSync("docs/benchmarks.md", lines.join("\n"));
+  writeBenchmarks("bench", lines.join("\n"));
   console.log("\nWrote docs/benchmarks.md");
 }
 
