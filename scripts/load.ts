@@ -6,6 +6,7 @@ import pg from "pg";
 import type { SavedExchange } from "../app/chat/message-types";
 import {
   chatBody,
+  freshDatabase,
   isAppToken,
   machineLine,
   option,
@@ -130,7 +131,7 @@ const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet ki
 const someWords = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
 
 async function main() {
-  const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl) : undefined;
+  const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "load") : undefined;
   const logFile = path.join(os.tmpdir(), `nuvara-load-${process.pid}.log`);
   let app: AppUnderTest | undefined;
   try {
@@ -159,27 +160,6 @@ async function main() {
     await app?.stop();
     await database?.drop();
   }
-}
-
-/** A database of its own on the given server, so the run starts empty and leaves nothing behind. */
-async function freshDatabase(serverUrl: string) {
-  const name = `nuvara_load_${process.pid}`;
-  const withServer = async (action: (client: pg.Client) => Promise<unknown>) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await action(client);
-    } finally {
-      await client.end();
-    }
-  };
-  await withServer((client) => client.query(`create database ${name}`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => withServer((client) => client.query(`drop database if exists ${name} with (force)`)),
-  };
 }
 
 type RunResult = Awaited<ReturnType<typeof run>>;

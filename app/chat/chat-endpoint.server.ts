@@ -11,6 +11,7 @@ import { MAX_CHAT_BODY_BYTES, parseChatRequest, type ChatRequest } from "./chat-
 import { checkChatRateLimit } from "./chat-rate-limit.server";
 import { quotaExhaustedMessage } from "./quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
+import { deleteEmptyConversation } from "~/data/conversations.server";
 import { ensureConversation, planReply, type Refusal } from "./reply-plan.server";
 import { startReply, type PendingReply } from "./reply.server";
 
@@ -26,11 +27,11 @@ import { startReply, type PendingReply } from "./reply.server";
  * Time to the first token is the model's own plus as little as possible
  * (docs/decisions/033): the fresh session check and the conversation's read
  * start at once; when this instance's caches already know the session, so do
- * the model request and the counting of the message (rate limit, quota).
+ * the model request, creating a new conversation and the counting of the
+ * message (rate limit, quota).
  * Nothing reaches the browser before every check has said yes: a refusal
- * cancels the model request before any token is shown and gives the
- * reservation back. A new conversation is created only once the session is
- * confirmed.
+ * cancels the model request before any token is shown, gives the quota
+ * reservation back and removes a conversation it created.
  */
 export async function handleChatRequest(request: Request): Promise<Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
@@ -56,36 +57,41 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 
   // Reads only, on the account the cookie names; shown to no one before the session is confirmed.
   const uid = peek.uid;
+  const messageId = input.message.id;
   const context = quiet(loadChatContext(db, uid, input.conversationId));
-  // When the caches know the session, the model request starts as soon as the
-  // conversation is read, and the message is counted (rate limit and quota)
-  // at once; if the fresh check then refuses, the reservation is given back.
+  // When the caches know the session, everything else starts now too: the
+  // model request and a new conversation as soon as the conversation is read,
+  // the rate limit and the quota reservation at once.
   const cached = peek.cached;
   const early = cached ? pickModel(registry, cached, input.model) : undefined;
-  let earlyStart = early ? quiet(context.then((loaded) => begin(db, uid, loaded, input, early, registry, request))) : undefined;
+  let started = early ? quiet(context.then((loaded) => begin(db, uid, loaded, input, early, registry, request))) : undefined;
+  let creating = early ? quiet(context.then((loaded) => ensureConversation(db, uid, loaded, input, early))) : undefined;
   let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
-  const messageId = input.message.id;
   let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
+
+  /** A refused message takes back all it began: no token shown, no quota used, no empty conversation left. */
+  const withdraw = async (response: Response) => {
+    cancel(started);
+    if (reservation) await settle(db, reservation);
+    if (creating) await forgetCreated(db, uid, input.conversationId, creating);
+    return response;
+  };
 
   const session = await sessionCheck;
   const refusal = sessionRefusal(session);
-  const model = session.status === "signed-in" ? pickModel(registry, session, input.model) : undefined;
-  if (refusal || session.status !== "signed-in" || !model) {
-    cancel(earlyStart);
-    if (reservation) await settle(db, reservation);
-    if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please sign in to chat.");
+  if (refusal || session.status !== "signed-in") return withdraw(refusal ?? refuse(401, "Please sign in to chat."));
+  const model = pickModel(registry, session, input.model);
+  if (!model) {
     const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
-    return refuse(
-      400,
-      `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
+    return withdraw(
+      refuse(
+        400,
+        `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
+      ),
     );
   }
-  // The role changed since the caches saw it: the early model request or reservation was for the old one.
-  if (earlyStart && early?.id !== model.id) {
-    cancel(earlyStart);
-    earlyStart = undefined;
-  }
   if (reservation && cached && dailyLimitFor(cached) !== dailyLimitFor(session)) {
+    // The role changed since the caches saw it, and with it the daily limit: count again against the new one.
     await settle(db, reservation);
     reservation = undefined;
   }
@@ -93,60 +99,53 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   reservation ??= quiet(reserveMessage(db, uid, dailyLimitFor(session), { messageId }));
 
   let loaded: ChatContext;
-  let started: Started;
   try {
     loaded = await context;
-    started = earlyStart ? await earlyStart : begin(db, uid, loaded, input, model, registry, request);
+    started ??= Promise.resolve(begin(db, uid, loaded, input, model, registry, request));
+    await started;
   } catch (error) {
     logBackendFault("postgres", "loading a conversation for a chat", error);
-    await settle(db, reservation);
-    return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
-  }
-  if ("refusal" in started) {
-    await settle(db, reservation);
-    return refuse(started.refusal.status, started.refusal.error);
+    return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
   }
 
-  // The limits before anything is created: a refused message leaves no empty conversation behind.
   const limits = await checkLimits(rateLimit, reservation);
-  if (!limits.ok) {
-    cancel(started);
-    await settle(db, reservation);
-    return limits.refusal;
-  }
-  const quota = limits.quota;
+  if (!limits.ok) return withdraw(limits.refusal);
 
-  let ensured: Awaited<ReturnType<typeof ensureConversation>> | "unreachable";
+  // Without the caches, a new conversation is created only now, once the limits allow the message.
+  creating ??= quiet(ensureConversation(db, uid, loaded, input, model));
+  let ensured: Ensured;
   try {
-    ensured = await ensureConversation(db, uid, loaded, input, model);
+    ensured = await creating;
   } catch (error) {
     logBackendFault("postgres", "creating a conversation for a chat", error);
-    ensured = "unreachable";
+    return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
   }
-  if (ensured === "foreign" || ensured === "unreachable") {
-    cancel(started);
-    await settle(db, reservation);
-    return ensured === "foreign"
-      ? refuse(404, "This conversation doesn't exist.")
-      : refuse(503, "Conversations can't be reached right now. Please try again shortly.");
-  }
-  if (ensured !== "ready") {
+  if (ensured === "foreign") return withdraw(refuse(404, "This conversation doesn't exist."));
+  if (typeof ensured === "object") {
     // Created by a concurrent request of this user after our read: plan again from what it stored.
     cancel(started);
-    started = begin(db, uid, ensured.stale, input, model, registry, request);
-    if ("refusal" in started) {
-      await settle(db, reservation);
-      return refuse(started.refusal.status, started.refusal.error);
-    }
+    started = Promise.resolve(begin(db, uid, ensured.stale, input, model, registry, request));
   }
+  const plan = await started;
+  if ("refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
 
   return createUIMessageStreamResponse({
-    stream: started.pending.stream(quota),
+    stream: plan.pending.stream(limits.quota),
     headers: {
       // remix-serve compresses responses; no-transform keeps it from buffering the stream.
       "Cache-Control": "no-store, no-transform",
     },
   });
+}
+
+type Ensured = Awaited<ReturnType<typeof ensureConversation>>;
+
+/** Deletes a conversation this request created, if it is still empty (nothing else was stored in it). */
+async function forgetCreated(db: Db, uid: string, id: string, creating: Promise<Ensured>) {
+  if ((await creating.catch(() => null)) !== "created") return;
+  await deleteEmptyConversation(db, uid, id).catch((error: unknown) =>
+    logBackendFault("postgres", "removing a conversation a refused message created", error),
+  );
 }
 
 function refuse(status: number, error: string, headers?: HeadersInit) {
@@ -193,7 +192,7 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** Stops a model request that must not be shown (it may still be starting). */
-function cancel(started: Started | Promise<Started> | undefined) {
+function cancel(started: Promise<Started> | undefined) {
   void Promise.resolve(started)
     .then((value) => value && "pending" in value && value.pending.cancel())
     .catch(() => undefined);

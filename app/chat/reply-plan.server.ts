@@ -62,9 +62,10 @@ export function planReply(
 }
 
 /**
- * Creates the conversation the context found missing. "stale": someone made
- * it meanwhile (the same user's concurrent request), so the plan must be made
- * again from the stored messages; "foreign": the id is another user's.
+ * Creates the conversation the context found missing. "existing": there was
+ * nothing to create; "stale": someone made it meanwhile (the same user's
+ * concurrent request), so the plan must be made again from the stored
+ * messages; "foreign": the id is another user's.
  */
 export async function ensureConversation(
   db: Db,
@@ -72,8 +73,8 @@ export async function ensureConversation(
   context: ChatContext,
   input: ChatRequest,
   model: ModelOption,
-): Promise<"ready" | { stale: ChatContext } | "foreign"> {
-  if (context.conversation) return "ready";
+): Promise<"existing" | "created" | { stale: ChatContext } | "foreign"> {
+  if (context.conversation) return "existing";
   const made = await findOrCreateConversation(db, {
     id: input.conversationId,
     uid,
@@ -81,6 +82,6 @@ export async function ensureConversation(
     model: model.id,
   });
   if (!made) return "foreign";
-  if (made.created) return "ready";
+  if (made.created) return "created";
   return { stale: { ...context, conversation: made.conversation, storedRows: await listMessages(db, made.conversation.id) } };
 }

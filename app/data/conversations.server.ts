@@ -144,6 +144,21 @@ export async function deleteConversation(db: Db, uid: string, id: string): Promi
   return rows.length > 0;
 }
 
+/** Deletes the conversation only if it holds no message (one a refused first message created). */
+export async function deleteEmptyConversation(db: Db, uid: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(conversations)
+    .where(
+      and(
+        eq(conversations.id, id),
+        eq(conversations.uid, uid),
+        sql`not exists (select 1 from ${messages} where ${messages.conversationId} = ${conversations.id})`,
+      ),
+    )
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
 function emptyToNull(text: string | null | undefined): string | null {
   return text && text.trim() !== "" ? text : null;
 }

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { startFaultProxy, type FaultProxy } from "../../tests/support/fault-proxy";
 import { createAccount, idTokenFor } from "../../tests/support/identity";
 import { startModelServer } from "../../tests/support/model-server";
@@ -246,6 +247,27 @@ export function chatBody(
     message: { id: messageId, role: "user", parts: [{ type: "text", text }] },
     model,
   });
+}
+
+/** A database of its own on the given server, so the run starts empty and leaves nothing behind. */
+export async function freshDatabase(serverUrl: string, purpose: string) {
+  const name = `nuvara_${purpose}_${process.pid}`;
+  const withServer = async (action: (client: pg.Client) => Promise<unknown>) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await action(client);
+    } finally {
+      await client.end();
+    }
+  };
+  await withServer((client) => client.query(`create database ${name}`));
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withServer((client) => client.query(`drop database if exists ${name} with (force)`)),
+  };
 }
 
 /** The value after `--name` on the command line, or the fallback. */
