@@ -9,7 +9,8 @@ import { createAccount, idTokenFor } from "../../tests/support/identity";
 import { startModelServer } from "../../tests/support/model-server";
 import { buildIfStale, SERVER_BUILD } from "../build-if-stale";
 import { freePort, waitFor } from "../local/ports";
-import { startLocalStack } from "../local/stack";
+import { emulatorAdmin } from "../local/admin-client";
+import type { LocalStackOptions } from "../local/stack";
 
 /**
  * The app as `npm run bench` and `npm run load` measure it: built if needed,
@@ -42,7 +43,7 @@ export type BackendProxies = Record<"identity" | "firestore" | "postgres", Fault
 export async function startAppUnderTest(options: AppUnderTestOptions) {
   buildIfStale();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `nuvara-${options.name}-`));
-  const stack = await startLocalStack({
+  const stack = await startStackProcess({
     projectId: `demo-nuvara-${options.name}`,
     authHost: `127.0.0.1:${await freePort()}`,
     firestoreHost: `127.0.0.1:${await freePort()}`,
@@ -143,6 +144,34 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
 }
 
 export type AppUnderTest = Awaited<ReturnType<typeof startAppUnderTest>>;
+
+/** The local stack in its own process (scripts/perf/stack-process.ts), with an admin client here. */
+async function startStackProcess(stackOptions: LocalStackOptions) {
+  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/perf/stack-process.ts", JSON.stringify(stackOptions)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const env = await new Promise<Record<string, string>>((resolve, reject) => {
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split("\n")[0];
+      if (output.includes("\n")) resolve(JSON.parse(line) as Record<string, string>);
+    });
+    child.once("exit", (code) => reject(new Error(`The local stack exited (${code}) before it was ready.`)));
+  });
+  const admin = emulatorAdmin(env.FIREBASE_PROJECT_ID, env.FIREBASE_AUTH_EMULATOR_HOST, env.FIRESTORE_EMULATOR_HOST);
+  return {
+    env: env as { FIREBASE_PROJECT_ID: string; FIREBASE_AUTH_EMULATOR_HOST: string; FIRESTORE_EMULATOR_HOST: string; DATABASE_URL: string; DATABASE_POOL_SIZE?: string },
+    admin,
+    pid: child.pid!,
+    async stop() {
+      await admin.close();
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
 
 export interface ServerMemory {
   rssMb: number;
