@@ -107,31 +107,53 @@ function identityFromRecord(record: UserRecord): IdentityState {
   };
 }
 
+/**
+ * Pages that miss the cache at the same moment (it expired under load) share
+ * one read per key instead of each sending their own. Fresh reads (actions,
+ * /admin) are never shared: each must start after its own request did.
+ */
+const inFlight = new Map<string, Promise<unknown>>();
+
+function sharedRead<T>(key: string, fresh: boolean, read: () => Promise<T>): Promise<T> {
+  if (fresh) return read();
+  const current = inFlight.get(key) as Promise<T> | undefined;
+  if (current) return current;
+  const promise = read().finally(() => inFlight.delete(key));
+  inFlight.set(key, promise);
+  return promise;
+}
+
 async function loadIdentity(uid: string, fresh: boolean): Promise<IdentityState> {
   const cached = fresh ? undefined : authCache.getIdentity(uid);
   if (cached) return cached;
-  const state = identityFromRecord(await deadline("identity", adminAuth().getUser(uid)));
-  logBackendRecovered("identity");
-  authCache.setIdentity(state);
-  return state;
+  return sharedRead(`identity:${uid}`, fresh, async () => {
+    const state = identityFromRecord(await deadline("identity", adminAuth().getUser(uid)));
+    logBackendRecovered("identity");
+    authCache.setIdentity(state);
+    return state;
+  });
 }
 
 async function loadRole(email: string, fresh: boolean): Promise<string> {
   const cached = fresh ? undefined : authCache.getRole(email);
   if (cached !== undefined) return cached;
-  const role = await deadline("firestore", readRole(email));
-  logBackendRecovered("firestore");
-  authCache.setRole(email, role);
-  return role;
+  return sharedRead(`role:${email}`, fresh, async () => {
+    const role = await deadline("firestore", readRole(email));
+    logBackendRecovered("firestore");
+    authCache.setRole(email, role);
+    return role;
+  });
 }
 
 async function loadRevoked(tokenHash: string, fresh: boolean): Promise<boolean> {
   const cached = fresh ? undefined : authCache.getRevoked(tokenHash);
   if (cached !== undefined) return cached;
-  const revoked = await deadline("postgres", getDb().then((db) => isSessionRevoked(db, tokenHash)));
-  logBackendRecovered("postgres");
-  authCache.setRevoked(tokenHash, revoked);
-  return revoked;
+  return sharedRead(`revoked:${tokenHash}`, fresh, async () => {
+    const revoked = await deadline("postgres", getDb().then((db) => isSessionRevoked(db, tokenHash)));
+    logBackendRecovered("postgres");
+    authCache.setRevoked(tokenHash, revoked);
+    return revoked;
+  });
 }
 
 async function resolveSession(cookie: string, fresh: boolean): Promise<SessionState> {

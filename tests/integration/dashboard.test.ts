@@ -74,7 +74,11 @@ describe("dashboard loader", () => {
       await response.text();
     }
     const db = await getDb();
-    for (const title of ["Older A", "Older B", "Older C"]) await createConversation(db, { uid: account.uid, title });
+    for (const title of ["Older A", "Older B", "Older C"]) {
+      await createConversation(db, { uid: account.uid, title });
+      // PGlite's clock can give two quick inserts the same timestamp; a tie's order is not the order made.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
 
     const { data } = await dashboard(cookie);
     expect(data.quota).toMatchObject({ used: 3, limit: 20, remaining: 17 });

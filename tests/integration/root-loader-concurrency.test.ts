@@ -56,4 +56,21 @@ describe("root loader concurrency", () => {
     expect(data.role).toBe("premium");
     expect(ms).toBeLessThan(LATENCY);
   });
+
+  it("pages that miss the cache together share one read of each backend", async () => {
+    vi.stubEnv("AUTH_CACHE_TTL_SECONDS", "30");
+    resetConfig();
+    authCache.reset();
+    const account = await createAccount(firebase, { role: "premium" });
+    const cookie = await sessionCookieFor(account);
+    const { adminAuth } = await import("~/firebase.server");
+    const getUser = vi.spyOn(adminAuth(), "getUser");
+    try {
+      const pages = await Promise.all(Array.from({ length: 20 }, () => timeRootLoader(cookie)));
+      expect(pages.map((page) => page.data.role)).toEqual(Array(20).fill("premium"));
+      expect(getUser).toHaveBeenCalledTimes(1);
+    } finally {
+      getUser.mockRestore();
+    }
+  });
 });
