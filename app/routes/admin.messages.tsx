@@ -11,6 +11,7 @@ import { z } from "zod";
 import { requireAdmin } from "~/auth/session.server";
 import { ConfirmDelete } from "~/components/admin/confirm-delete";
 import { firstError } from "~/components/admin/labels";
+import { InboxActionButtons } from "~/components/admin/inbox-action-buttons";
 import { InboxFilters } from "~/components/admin/inbox-filters";
 import { InboxTable } from "~/components/admin/inbox-table";
 import { decodeCursor, listInbox, withDatabase } from "~/data/inbox.server";
@@ -96,14 +97,7 @@ export default function AdminMessages() {
       ) : (
         <Form ref={formRef} method="post" className="bulk-form">
           <div className="bulk-actions" role="group" aria-label="Actions on selected messages">
-            <button type="submit" name="intent" value="mark-read" className="button" disabled={busy}>Mark read</button>
-            <button type="submit" name="intent" value="mark-unread" className="button" disabled={busy}>Mark unread</button>
-            {query.status === "archived" ? (
-              <button type="submit" name="intent" value="unarchive" className="button" disabled={busy}>Move to inbox</button>
-            ) : (
-              <button type="submit" name="intent" value="archive" className="button" disabled={busy}>Archive</button>
-            )}
-            <button type="submit" name="intent" value="delete" className="button danger" disabled={busy}>Delete…</button>
+            <InboxActionButtons read="both" archived={query.status === "archived"} busy={busy} />
           </div>
           <InboxTable messages={page.messages} search={location.search} />
         </Form>

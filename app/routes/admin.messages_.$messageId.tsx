@@ -10,6 +10,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } 
 import { isUserInitiatedSameSite } from "~/auth/request.server";
 import { requireAdmin } from "~/auth/session.server";
 import { ConfirmDelete } from "~/components/admin/confirm-delete";
+import { InboxActionButtons } from "~/components/admin/inbox-action-buttons";
 import { firstError, formatTime, KIND_LABELS, REASON_LABELS, roleLabel, STATUS_LABELS } from "~/components/admin/labels";
 import { getInboxMessage, markOpened, withDatabase } from "~/data/inbox.server";
 import { fieldErrors, inboxActionSchema, readBody, runInboxAction } from "~/data/inbox-input.server";
@@ -127,17 +128,11 @@ export default function AdminMessage() {
         ) : null}
       </div>
       <Form method="post" className="actions" aria-label="Actions on this message">
-        {message.status === "new" ? (
-          <button type="submit" name="intent" value="mark-read" className="button" disabled={busy}>Mark read</button>
-        ) : (
-          <button type="submit" name="intent" value="mark-unread" className="button" disabled={busy}>Mark unread</button>
-        )}
-        {message.status === "archived" ? (
-          <button type="submit" name="intent" value="unarchive" className="button" disabled={busy}>Move to inbox</button>
-        ) : (
-          <button type="submit" name="intent" value="archive" className="button" disabled={busy}>Archive</button>
-        )}
-        <button type="submit" name="intent" value="delete" className="button danger" disabled={busy}>Delete…</button>
+        <InboxActionButtons
+          read={message.status === "new" ? "mark-read" : "mark-unread"}
+          archived={message.status === "archived"}
+          busy={busy}
+        />
       </Form>
     </article>
   );
