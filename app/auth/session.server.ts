@@ -156,14 +156,27 @@ async function loadRevoked(tokenHash: string, fresh: boolean): Promise<boolean> 
   });
 }
 
-async function resolveSession(cookie: string, fresh: boolean): Promise<SessionState> {
+// The chat endpoint reads a request's session twice (peekSession, then
+// getSessionUser): its cookie is verified once.
+const verifiedCookies = new WeakMap<Request, Promise<DecodedIdToken>>();
+
+function verifyRequestCookie(request: Request, cookie: string): Promise<DecodedIdToken> {
+  let verified = verifiedCookies.get(request);
+  if (!verified) {
+    verified = verifyCookie(cookie);
+    verifiedCookies.set(request, verified);
+  }
+  return verified;
+}
+
+async function resolveSession(request: Request, cookie: string, fresh: boolean): Promise<SessionState> {
   let decoded: DecodedIdToken;
   try {
     // Signature and expiry only (local, keys cached); revocation is checked
     // below together with the role, so a page costs one round trip, not two.
     // The identity service's revocation has a granularity of one second, so
     // logged-out sessions are also listed in PostgreSQL.
-    decoded = await verifyCookie(cookie);
+    decoded = await verifyRequestCookie(request, cookie);
   } catch (error) {
     if (isInvalidSession(error)) return INVALID;
     logBackendFault("identity", "verifying a session cookie", error);
@@ -251,7 +264,7 @@ export async function peekSession(request: Request): Promise<SessionPeek | null>
   if (!cookie) return null;
   let decoded: DecodedIdToken;
   try {
-    decoded = await verifyCookie(cookie);
+    decoded = await verifyRequestCookie(request, cookie);
   } catch {
     return null;
   }
@@ -280,7 +293,7 @@ export function getSessionUser(
   const memo = perRequest.get(request);
   if (memo && (memo.fresh || !fresh)) return memo.state;
   const cookie = readSessionCookie(request);
-  const state = cookie ? resolveSession(cookie, fresh) : Promise.resolve(SIGNED_OUT);
+  const state = cookie ? resolveSession(request, cookie, fresh) : Promise.resolve(SIGNED_OUT);
   perRequest.set(request, { fresh, state });
   return state;
 }

@@ -2,7 +2,7 @@ import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
 import { getSessionUser, peekSession, sessionHeaders, type SessionState, type SignedIn } from "~/auth/session.server";
-import { dailyLimitFor, refundMessage, reserveMessage, type Reservation } from "~/data/quotas.server";
+import { dailyLimitFor, reserveMessage, type Reservation } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
@@ -13,7 +13,7 @@ import { quotaExhaustedMessage } from "./quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
 import { deleteEmptyConversation } from "~/data/conversations.server";
 import { ensureConversation, planReply, type Refusal } from "./reply-plan.server";
-import { startReply, type PendingReply } from "./reply.server";
+import { giveBack, startReply, type PendingReply } from "./reply.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -227,14 +227,10 @@ async function checkLimits(
   return { ok: true, quota };
 }
 
-/** A refused request gives back the message it reserved. */
+/** A refused request gives back the message it reserved (if the reservation was taken at all). */
 async function settle(db: Db, reservation: Promise<Reservation>) {
   const quota = await reservation.catch(() => null);
-  if (quota?.allowed) {
-    await refundMessage(db, quota).catch((error: unknown) =>
-      logBackendFault("postgres", "giving back a quota reservation", error),
-    );
-  }
+  if (quota) await giveBack(db, quota);
 }
 
 async function readJsonBody(

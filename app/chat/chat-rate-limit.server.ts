@@ -1,7 +1,7 @@
 import { clientAddress } from "~/auth/request.server";
 import type { SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
-import { hitRateLimits } from "~/data/rate-limits.server";
+import { hitRateLimits, secondsInWords } from "~/data/rate-limits.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
 
@@ -28,6 +28,5 @@ export async function checkChatRateLimit(
 }
 
 export function tooFastMessage(seconds: number): string {
-  const wait = seconds === 1 ? "a second" : `${seconds} seconds`;
-  return `You're sending messages faster than allowed. Please wait ${wait} and send again.`;
+  return `You're sending messages faster than allowed. Please wait ${secondsInWords(seconds)} and send again.`;
 }

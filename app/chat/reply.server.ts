@@ -262,7 +262,7 @@ async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMe
  * refund now, the reservation stays held for this message: a Retry reuses it,
  * and otherwise it is given back after its lease (app/data/quotas.server.ts).
  */
-async function giveBack(db: Db, reservation: Reservation) {
+export async function giveBack(db: Db, reservation: Reservation) {
   if (!reservation.allowed) return;
   try {
     await refundMessage(db, reservation);

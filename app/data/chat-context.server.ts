@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversations, messages, userPreferences, userToolSettings } from "~/db/schema";
-import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
 import type { ConversationRow } from "./conversations.server";
 import type { MessageRow } from "./messages.server";
+import { enabledToolIds } from "./preferences.server";
 
 /** What the chat endpoint plans a reply from (app/chat/reply-plan.server.ts). */
 export interface ChatContext {
@@ -35,11 +35,10 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
     .leftJoin(conversations, and(eq(conversations.id, conversationId), eq(conversations.uid, uid)))
     .leftJoin(messages, eq(messages.conversationId, conversations.id))
     .orderBy(asc(messages.seq));
-  const off = new Set(rows[0]?.toolsOff ?? []);
   return {
     conversation: rows[0]?.conversation ?? null,
     storedRows: rows.flatMap((row) => (row.message ? [row.message] : [])),
-    enabledToolIds: BUILT_IN_TOOL_IDS.filter((id) => !off.has(id)),
+    enabledToolIds: enabledToolIds(rows[0]?.toolsOff ?? []),
     customInstructions: rows[0]?.customInstructions ?? "",
   };
 }

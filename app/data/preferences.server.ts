@@ -28,7 +28,12 @@ export async function getEnabledToolIds(db: Db, uid: string): Promise<string[]> 
     .select({ toolId: userToolSettings.toolId, enabled: userToolSettings.enabled })
     .from(userToolSettings)
     .where(eq(userToolSettings.uid, uid));
-  const off = new Set(rows.filter((row) => !row.enabled).map((row) => row.toolId));
+  return enabledToolIds(rows.filter((row) => !row.enabled).map((row) => row.toolId));
+}
+
+/** The built-in tools the assistant may call: all but those switched off. */
+export function enabledToolIds(switchedOff: Iterable<string>): string[] {
+  const off = new Set(switchedOff);
   return BUILT_IN_TOOL_IDS.filter((id) => !off.has(id));
 }
 

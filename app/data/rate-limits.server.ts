@@ -13,6 +13,11 @@ export interface RateLimitResult {
   retryAfterSeconds: number;
 }
 
+/** "a second", "42 seconds": how long to wait, for a refusal's message. */
+export function secondsInWords(seconds: number): string {
+  return seconds === 1 ? "a second" : `${seconds} seconds`;
+}
+
 export interface RateLimitRule {
   key: string;
   limit: number;

@@ -4,7 +4,7 @@ import { safeRedirect } from "~/auth/redirect";
 import { clientAddress, isSameOrigin } from "~/auth/request.server";
 import { createSessionCookie, SessionError, verifySignInToken } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
-import { hitRateLimits } from "~/data/rate-limits.server";
+import { hitRateLimits, secondsInWords } from "~/data/rate-limits.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
@@ -75,8 +75,7 @@ async function checkRateLimits(request: Request, uid: string, email: string | un
   try {
     const result = await hitRateLimits(await getDb(), rules, 60);
     if (!result.allowed) {
-      const wait = result.retryAfterSeconds === 1 ? "a second" : `${result.retryAfterSeconds} seconds`;
-      return problem(429, `Too many sign-in attempts. Please wait ${wait} and try again.`, {
+      return problem(429, `Too many sign-in attempts. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`, {
         "Retry-After": String(result.retryAfterSeconds),
       });
     }
