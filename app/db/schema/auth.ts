@@ -23,3 +23,14 @@ export const revokedSessions = pgTable("revoked_sessions", {
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   revokedAt: timestamp("revoked_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Accounts that were deleted, by uid: a chat request still in flight when its
+ * account is deleted checks this (under the per-account lock of
+ * app/data/account-lock.server.ts) and writes nothing, so deletion wins.
+ * Firebase never reuses a uid, so a row never blocks a later account.
+ */
+export const deletedAccounts = pgTable("deleted_accounts", {
+  uid: text("uid").primaryKey(),
+  deletedAt: timestamp("deleted_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 /** The admin inbox (contact messages and reports on replies) and the role audit trail. */
 
@@ -33,6 +33,12 @@ export const inboxMessages = pgTable(
     senderEmail: text("sender_email").notNull(),
     /** Null for a signed-out visitor: the email is what they typed, unverified. */
     senderUid: text("sender_uid"),
+    /**
+     * Whether a signed-in sender's address was verified when they wrote (the
+     * inbox must not present an unverified address as proven). Null for a
+     * signed-out visitor, and for messages stored before this was recorded.
+     */
+    senderVerified: boolean("sender_verified"),
     senderName: text("sender_name"),
     /** The sender's stripeRole when they wrote ("" for none or signed out). */
     senderRole: text("sender_role").notNull().default(""),
