@@ -13,8 +13,14 @@
  *   power      := postfix ("^" unary)?          right-associative; -2^2 = -4
  *   postfix    := primary "%"*                  50% = 0.5
  *   primary    := number | constant | function "(" expression ")" | "(" expression ")"
+ *
+ * Every number read or computed must stay within 10^±MAX_EXPONENT (./magnitude):
+ * decimal.js's work grows with its operands' exponents, and `1e100000000 mod 7`
+ * alone would block the server for hours. Powers are refused from an estimate
+ * before they are computed; everything else is checked as it is produced.
  */
 import Decimal from "decimal.js";
+import { MAGNITUDE_RANGE_TEXT, MAX_EXPONENT, magnitudeProblem } from "./magnitude";
 
 export const MAX_EXPRESSION_LENGTH = 500;
 
@@ -34,7 +40,10 @@ export function calculate(expression: string): CalculationResult {
     return { expression, result: evaluateExpression(expression).toString() };
   } catch (error) {
     if (error instanceof CalculatorError) return { expression, error: error.message };
-    throw error;
+    // A library fault's own text ("Invalid array length") means nothing to the model or the
+    // reader and would be stored in the transcript; the log gets its kind, not the user's input.
+    console.error(`[calculator] unexpected ${error instanceof Error ? error.name : "failure"}`);
+    return { expression, error: "The calculator could not evaluate this expression." };
   }
 }
 
@@ -131,8 +140,8 @@ class Parser {
   parseExpression(): Decimal {
     let value = this.parseTerm();
     for (;;) {
-      if (this.takeOperator("+")) value = checked(value.plus(this.parseTerm()));
-      else if (this.takeOperator("-")) value = checked(value.minus(this.parseTerm()));
+      if (this.takeOperator("+")) value = inRange(value.plus(this.parseTerm()));
+      else if (this.takeOperator("-")) value = inRange(value.minus(this.parseTerm()));
       else return value;
     }
   }
@@ -150,15 +159,17 @@ class Parser {
     let value = this.parseUnary();
     for (;;) {
       if (this.takeOperator("*")) {
-        value = checked(value.times(this.parseUnary()));
+        value = inRange(value.times(this.parseUnary()));
       } else if (this.takeOperator("/")) {
         const divisor = this.parseUnary();
         if (divisor.isZero()) throw new CalculatorError("Division by zero.");
-        value = checked(value.dividedBy(divisor));
+        value = inRange(value.dividedBy(divisor));
       } else if (this.takeName("mod")) {
         const divisor = this.parseUnary();
         if (divisor.isZero()) throw new CalculatorError("Modulo by zero.");
-        value = checked(value.modulo(divisor));
+        // Both operands are in range, so the quotient decimal.js builds has at most
+        // 2·MAX_EXPONENT + 1 integer digits (quadratic work, but on a few thousand digits).
+        value = inRange(value.modulo(divisor));
       } else {
         return value;
       }
@@ -179,19 +190,20 @@ class Parser {
     if (base.isNegative() && !exponent.isInteger()) {
       throw new CalculatorError("A negative number to a fractional power is not a real number.");
     }
-    return checked(base.pow(exponent));
+    refuseOutOfRangePower(base, exponent);
+    return inRange(base.pow(exponent));
   }
 
   private parsePostfix(): Decimal {
     let value = this.parsePrimary();
-    while (this.takeOperator("%")) value = value.dividedBy(100);
+    while (this.takeOperator("%")) value = inRange(value.dividedBy(100));
     return value;
   }
 
   private parsePrimary(): Decimal {
     const token = this.next();
     if (!token) throw new CalculatorError("The expression ends too early.");
-    if (token.kind === "number") return checked(new Exact(token.text));
+    if (token.kind === "number") return inRange(new Exact(token.text));
     if (token.kind === "operator" && token.text === "(") {
       const value = this.parseExpression();
       this.expectOperator(")");
@@ -205,7 +217,7 @@ class Parser {
         this.expectOperator("(");
         const argument = this.parseExpression();
         this.expectOperator(")");
-        return fn(argument);
+        return inRange(fn(argument));
       }
       const known = [...Object.keys(FUNCTIONS), ...Object.keys(CONSTANTS), "mod"].join(", ");
       throw new CalculatorError(`Unknown name "${token.text}" at position ${token.position + 1}. Known names: ${known}.`);
@@ -246,8 +258,37 @@ class Parser {
   }
 }
 
-/** decimal.js answers overflow with Infinity; the model should hear that plainly. */
-function checked(value: Decimal): Decimal {
-  if (!value.isFinite()) throw new CalculatorError("The result is too large to represent.");
+function outOfRange(problem: "too large" | "too small"): CalculatorError {
+  const what = problem === "too large" ? "too large" : "too close to zero";
+  return new CalculatorError(`The number is ${what} to compute: the calculator works with ${MAGNITUDE_RANGE_TEXT}.`);
+}
+
+/** Every number the calculator reads or produces passes here (decimal.js's overflow, Infinity, included). */
+function inRange(value: Decimal): Decimal {
+  const problem = magnitudeProblem(value);
+  if (problem) throw outOfRange(problem);
   return value;
+}
+
+/** Below this distance from 1 a float logarithm of the base loses the digits that matter. */
+const NEAR_ONE = new Exact("0.001");
+const LN10 = new Exact(Math.LN10);
+
+/**
+ * Refuses base^exponent before computing it when the answer is clearly out of
+ * range (log10|answer| = exponent · log10|base|), so `9^9^9^9` or
+ * `1.0000001^99999999999999` cost nothing. The estimate may be off by a little;
+ * the result is checked again, so the margin only keeps borderline answers.
+ */
+function refuseOutOfRangePower(base: Decimal, exponent: Decimal): void {
+  if (base.isZero()) return;
+  const size = base.abs();
+  const distanceFromOne = size.minus(1);
+  const log10Size = distanceFromOne.abs().lt(NEAR_ONE)
+    ? // ln(1 + d) ≈ d: keeps 1.0000000000000000000001^1e30 from looking like 1^1e30.
+      distanceFromOne.dividedBy(LN10)
+    : new Exact(size.e + Math.log10(Number(size.toExponential(16).split("e")[0])));
+  const estimate = log10Size.times(exponent);
+  if (estimate.gt(MAX_EXPONENT + 2)) throw outOfRange("too large");
+  if (estimate.lt(-MAX_EXPONENT - 2)) throw outOfRange("too small");
 }

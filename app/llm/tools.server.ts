@@ -10,12 +10,30 @@ import { tool, type Tool, type ToolSet } from "ai";
 import { z } from "zod";
 import { calculate, MAX_EXPRESSION_LENGTH } from "./calculator";
 import { describeDateTime } from "./datetime";
+import { MAGNITUDE_RANGE_TEXT } from "./magnitude";
 import { convertUnits, supportedUnits } from "./units";
 
 export interface ToolContext {
   /** The user's IANA time zone; UTC (with a note to the model) when missing or invalid. */
   timeZone?: string;
   now: () => Date;
+}
+
+/**
+ * A tool's own answer, or a plain `{ error }` when the tool fails unexpectedly:
+ * the AI SDK would hand the exception's text (a library's "Invalid array
+ * length") to the model, which relays it and the transcript keeps it (security
+ * review I-7). The log gets the kind of failure, never the user's input.
+ */
+export function answerOrPlainError<Input, Output>(label: string, execute: (input: Input) => Output) {
+  return (input: Input): Output | { error: string } => {
+    try {
+      return execute(input);
+    } catch (error) {
+      console.error(`[tools] the ${label} failed: ${error instanceof Error ? error.name : "unknown error"}`);
+      return { error: `The ${label} failed unexpectedly and has no answer for this input.` };
+    }
+  };
 }
 
 export interface BuiltInTool {
@@ -37,11 +55,11 @@ const calculatorTool: BuiltInTool = {
         "Evaluate an arithmetic expression exactly with decimal arithmetic. Use it for any calculation " +
         "instead of computing in your head. Supports + - * / ^ (power), parentheses, unary minus, decimals, " +
         "x% (= x/100), `mod` (remainder), sqrt(), abs(), round(), floor(), ceil(), and the constants pi and e. " +
-        `At most ${MAX_EXPRESSION_LENGTH} characters. Returns { result } or { error }.`,
+        `At most ${MAX_EXPRESSION_LENGTH} characters; ${MAGNITUDE_RANGE_TEXT}. Returns { result } or { error }.`,
       inputSchema: z.object({
         expression: z.string().describe('The expression, e.g. "(1.5 + 2) * 3^2 / 7" or "19.99 * 3 * 8%"'),
       }),
-      execute: ({ expression }) => calculate(expression),
+      execute: answerOrPlainError("calculator", ({ expression }: { expression: string }) => calculate(expression)),
     }),
 };
 
@@ -57,7 +75,9 @@ const currentDateTimeTool: BuiltInTool = {
       inputSchema: z.object({
         timeZone: z.string().optional().describe("IANA time zone such as Europe/Paris; omit for the user's own zone"),
       }),
-      execute: (input) => describeDateTime(now(), input.timeZone ?? timeZone),
+      execute: answerOrPlainError("date and time tool", (input: { timeZone?: string }) =>
+        describeDateTime(now(), input.timeZone ?? timeZone),
+      ),
     }),
 };
 
@@ -78,7 +98,9 @@ const convertUnitsTool: BuiltInTool = {
         from: z.string().describe('Unit of the value, e.g. "km"'),
         to: z.string().describe('Unit to convert to, e.g. "mi"'),
       }),
-      execute: ({ value, from, to }) => convertUnits(value, from, to),
+      execute: answerOrPlainError("unit converter", ({ value, from, to }: { value: number; from: string; to: string }) =>
+        convertUnits(value, from, to),
+      ),
     });
   },
 };

@@ -5,13 +5,20 @@
  * 1 US gal = 3.785411784 l) or exact ratios (1 km/h = 1000/3600 m/s), and a
  * conversion divides once at the very end, so exact answers stay exact:
  * 1 mi is 1.609344 km, not 1.6093440000000001, and 212 °F is 100 °C.
+ *
+ * Values and results stay within the magnitudes of ./magnitude, like the
+ * calculator's: the tool passes a JSON number (at most ~1.8e308), but this
+ * module also takes decimal strings, and those may say 1e9000000000000000.
  */
 import Decimal from "decimal.js";
+import { MAGNITUDE_RANGE_TEXT, magnitudeProblem, type MagnitudeProblem } from "./magnitude";
 
 const PRECISION = 34;
 /** Significant digits shown when the exact answer does not terminate (e.g. 1 ft in yd). */
 const ROUNDED_DIGITS = 15;
 const Exact = Decimal.clone({ precision: PRECISION, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -20, toExpPos: 34 });
+/** A decimal string value longer than this is refused before it is parsed (a JSON number never is). */
+export const MAX_VALUE_LENGTH = 100;
 
 export const UNIT_CATEGORIES = ["length", "mass", "volume", "temperature", "speed", "area", "time", "data"] as const;
 export type UnitCategory = (typeof UNIT_CATEGORIES)[number];
@@ -214,13 +221,19 @@ export function convertUnits(value: Decimal.Value, from: string, to: string): Co
     };
   }
 
+  if (typeof value === "string" && value.length > MAX_VALUE_LENGTH) {
+    return { error: `The value is too long (${value.length} characters, at most ${MAX_VALUE_LENGTH}).` };
+  }
   let amount: Decimal;
   try {
     amount = new Exact(value);
   } catch {
     return { error: `"${String(value)}" is not a number.` };
   }
-  if (!amount.isFinite()) return { error: "The value must be a finite number." };
+  if (amount.isNaN()) return { error: "The value must be a finite number." };
+  // Infinity counts as too large.
+  const valueProblem = magnitudeProblem(amount);
+  if (valueProblem) return { error: outOfRange("value", valueProblem) };
 
   const shifted = amount.plus(fromUnit.shift);
   if (fromUnit.category === "temperature" && shifted.isNegative()) {
@@ -232,6 +245,9 @@ export function convertUnits(value: Decimal.Value, from: string, to: string): Co
     .times(toUnit.denominator)
     .minus(toUnit.shift.times(fromUnit.denominator).times(toUnit.numerator))
     .dividedBy(fromUnit.denominator.times(toUnit.numerator));
+  // A conversion scales by up to ~10^16 (bit to PiB), so an in-range value can still give an out-of-range result.
+  const resultProblem = magnitudeProblem(converted);
+  if (resultProblem) return { error: outOfRange("result", resultProblem) };
 
   // A quotient that fills every digit of precision did not terminate; show a readable rounding.
   const approximate = converted.precision() >= PRECISION;
@@ -246,4 +262,9 @@ export function convertUnits(value: Decimal.Value, from: string, to: string): Co
     approximate,
     text,
   };
+}
+
+function outOfRange(what: "value" | "result", problem: MagnitudeProblem): string {
+  const size = problem === "too large" ? "too large" : "too close to zero";
+  return `The ${what} is ${size} to convert: the unit converter works with ${MAGNITUDE_RANGE_TEXT}.`;
 }

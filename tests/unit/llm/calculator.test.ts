@@ -128,3 +128,50 @@ describe("calculator: errors come back as { error }, never thrown", () => {
     expect(calculate("1/0")).toEqual({ expression: "1/0", error: "Division by zero." });
   });
 });
+
+/**
+ * H-1 (security review 2026-11): decimal.js's work grows with its operands'
+ * exponents, and the tool runs on the server's only thread: `1e10000000 mod 7`
+ * took 86 s, `1e100000000 mod 7` hours, and some expressions allocated
+ * gigabytes before a RangeError whose text reached the transcript. Each of the
+ * review's expressions now gets a clear error at once (on the old code these
+ * tests time out or return the library's RangeError).
+ */
+describe("calculator: magnitudes are bounded (H-1)", () => {
+  it.each([
+    "1e10000000 mod 7",
+    "1e100000000 mod 7",
+    "1e9000000000000000 mod 7",
+    "1e1000000000 mod 7",
+    "7 mod 1e-100000000",
+    "1e100000000 / 3",
+    "1e100000000 * 1e100000000",
+    "1e100000000 + 1",
+    "10^100000000 mod 7",
+    "9^9^9^9",
+    "(10^1000)^1000",
+    "1.0000001^99999999999999",
+    "2^-99999999",
+    "sqrt(1e100000000)",
+    "1e1001",
+    "1e-1001",
+  ])("%s → a clear error saying what is too large or too small", (expression) => {
+    const error = errorOf(expression);
+    expect(error).toMatch(/^The number is too (large|close to zero) to compute: the calculator works with numbers from 1e-1000 to 1e1000/);
+    expect(error).not.toMatch(/RangeError|Invalid array length|Infinity/);
+  });
+
+  it("keeps large everyday and scientific numbers exact within the range", () => {
+    expect(resultOf("1e1000 mod 7")).toBe("4");
+    expect(resultOf("2^64")).toBe("18446744073709551616");
+    expect(resultOf("10^1000 / 10^999")).toBe("10");
+    expect(resultOf("1.0000000000000000000001^1000")).toBe("1.0000000000000000001");
+    expect(resultOf("1e-1000 * 1")).toBe("1e-1000");
+  });
+
+  it("a worst case within the range still answers", () => {
+    // The costliest in-range remainder: a 1001-digit quotient.
+    expect(resultOf("9.999e1000 mod 1e-1000")).toBe("0");
+    expect(resultOf("(1e1000 - 1) mod 7")).toMatch(/^\d$/);
+  });
+});

@@ -1,6 +1,6 @@
 import type { ToolSet } from "ai";
-import { describe, expect, it } from "vitest";
-import { BUILT_IN_TOOL_IDS, BUILT_IN_TOOLS, buildTools } from "../../../app/llm/tools.server";
+import { describe, expect, it, vi } from "vitest";
+import { answerOrPlainError, BUILT_IN_TOOL_IDS, BUILT_IN_TOOLS, buildTools } from "../../../app/llm/tools.server";
 
 const FIXED_NOW = new Date("2024-03-10T14:30:05.000Z");
 
@@ -76,5 +76,22 @@ describe("built-in tools", () => {
     expect(await run(tools, "convert_units", { value: 1, from: "parsec", to: "km" })).toEqual({
       error: expect.stringContaining('Unknown unit "parsec"'),
     });
+  });
+});
+
+describe("a tool that fails unexpectedly (H-1, I-7)", () => {
+  it("answers a plain { error } instead of the library's exception text, and logs only its kind", () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const run = answerOrPlainError("calculator", (input: { expression: string }) => {
+        throw new RangeError(`Invalid array length for ${input.expression}`);
+      });
+      expect(run({ expression: "secret 42" })).toEqual({ error: "The calculator failed unexpectedly and has no answer for this input." });
+      const logged = errors.mock.calls.flat().join(" ");
+      expect(logged).toContain("RangeError");
+      expect(logged).not.toContain("secret 42");
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

@@ -115,3 +115,21 @@ describe("supportedUnits", () => {
     }
   });
 });
+
+/** H-1: the converter takes decimal strings too; its magnitudes are bounded like the calculator's. */
+describe("convertUnits: magnitudes are bounded (H-1)", () => {
+  it.each([
+    ["1e9000000000000000", "km", "mi", /The value is too large to convert/],
+    ["1e-100000000", "km", "mi", /The value is too close to zero to convert/],
+    ["9e1000", "PiB", "bit", /The result is too large to convert/],
+    ["Infinity", "km", "mi", /The value is too large to convert/],
+  ])("%s %s → %s: a clear error", (value, from, to, message) => {
+    const outcome = convertUnits(value, from, to);
+    expect("error" in outcome && outcome.error).toMatch(message);
+  });
+
+  it("refuses an over-long decimal string before parsing it", () => {
+    const outcome = convertUnits(`1${"0".repeat(200)}`, "km", "mi");
+    expect("error" in outcome && outcome.error).toMatch(/too long/);
+  });
+});
