@@ -184,6 +184,10 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
   }
 
   const email = decoded.email ?? null;
+  // The role is read for the cookie's email claim alongside the identity
+  // record (one round trip, not two), and used only when that claim is the
+  // record's current email (signedInState signs the session out otherwise):
+  // so it is always the role of the account's current address.
   const [identity, role, revoked] = await Promise.allSettled([
     loadIdentity(decoded.uid, fresh),
     email ? loadRole(email, fresh) : Promise.resolve(""),
@@ -214,19 +218,34 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
 }
 
 /**
- * The session from a verified cookie, the identity record and the role
- * (undefined: the role or the logged-out list could not be read, so no role
- * is granted).
+ * A cookie (or ID token) speaks for the account as it was at sign-in; the
+ * role and "verified" belong to the account's current address. When the
+ * address changed since, the credential is dead, whatever the clock says:
+ * the identity service's revocation counts whole seconds, so a cookie minted
+ * in the second of an email change would otherwise survive it, with the old
+ * address's role and the new address's verification (security review H-2).
+ */
+function emailClaimIsCurrent(decoded: DecodedIdToken, record: IdentityState): boolean {
+  return (decoded.email ?? undefined) === (record.email ?? undefined);
+}
+
+/**
+ * The session from a verified cookie, the identity record and the role of
+ * the record's email (undefined: the role or the logged-out list could not
+ * be read, so no role is granted).
  */
 function signedInState(decoded: DecodedIdToken, record: IdentityState, role: string | undefined): SessionState {
-  const email = decoded.email ?? null;
-  if (record.disabled || decoded.auth_time * 1000 < record.validSinceMs) {
-    authCache.forgetUser(decoded.uid, email ?? undefined);
+  // Revocation keeps `<` as Firebase does: an account's tokens are valid
+  // since the second it was created, and a sign-in in that very second is
+  // legitimate. The same-second case that matters is caught by the email rule.
+  if (record.disabled || decoded.auth_time * 1000 < record.validSinceMs || !emailClaimIsCurrent(decoded, record)) {
+    authCache.forgetUser(decoded.uid, decoded.email);
+    if (record.email) authCache.forgetRole(record.email);
     return INVALID;
   }
   const user: SessionUser = {
     uid: record.uid,
-    email: record.email ?? email,
+    email: record.email ?? null,
     displayName: record.displayName ?? (decoded.name as string | undefined) ?? null,
     photoURL: record.photoURL ?? decoded.picture ?? null,
     emailVerified: record.emailVerified,
@@ -269,7 +288,8 @@ export async function peekSession(request: Request): Promise<SessionPeek | null>
     return null;
   }
   const identity = authCache.getIdentity(decoded.uid);
-  const role = decoded.email ? authCache.getRole(decoded.email) : "";
+  // Keyed by the record's current email, never the cookie's claim (H-2).
+  const role = identity?.email ? authCache.getRole(identity.email) : "";
   const revoked = authCache.getRevoked(sessionHash(cookie));
   if (!identity || role === undefined || revoked !== false) return { uid: decoded.uid, cached: null };
   const state = signedInState(decoded, identity, role);
@@ -366,6 +386,11 @@ export async function verifySignInToken(idToken: string): Promise<DecodedIdToken
   if (identity.disabled) throw new SessionError(401, "This account has been disabled.");
   if (decoded.auth_time * 1000 < identity.validSinceMs) {
     throw new SessionError(401, "This sign-in has been revoked. Please sign in again.");
+  }
+  // A token minted before the account's email changed names an address the
+  // account no longer has: it would become a cookie signed out at once.
+  if (!emailClaimIsCurrent(decoded, identity)) {
+    throw new SessionError(401, "This account's email address has changed. Please sign in again.");
   }
   return decoded;
 }
