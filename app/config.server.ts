@@ -43,7 +43,18 @@ const envSchema = z.object({
     z.coerce.number().int().min(100).max(30_000).default(3_000),
   ),
   APP_URL: z.preprocess(emptyToUndefined, z.url().optional()),
-  TRUST_PROXY: optionalString,
+  // How many proxies you control append to X-Forwarded-For (DESIGN.md §2).
+  TRUST_PROXY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(true|false|\d{1,2})$/, "must be 0/false (no proxy), 1/true (one proxy) or the number of proxies in front of the app")
+      .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
+      .pipe(z.number().int().min(0).max(10, "must be at most 10 proxies"))
+      .default(0),
+  ),
   DATABASE_URL: optionalString,
   DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
   SESSION_RATE_LIMIT_PER_MINUTE: z.preprocess(
@@ -81,6 +92,11 @@ export interface Config {
   backendTimeoutMs: number;
   appOrigin?: string;
   trustProxy: boolean;
+  /**
+   * Proxies in front of the app that append to X-Forwarded-For (TRUST_PROXY):
+   * the client is the entry this many from the right. 0: the header is ignored.
+   */
+  trustedProxyHops: number;
   databaseUrl?: string;
   databasePoolSize: number;
   sessionRateLimitPerMinute: number;
@@ -182,7 +198,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     authCacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
     backendTimeoutMs: e.BACKEND_TIMEOUT_MS,
     appOrigin: e.APP_URL ? new URL(e.APP_URL).origin : undefined,
-    trustProxy: Boolean(e.TRUST_PROXY && e.TRUST_PROXY !== "0" && e.TRUST_PROXY !== "false"),
+    trustProxy: e.TRUST_PROXY > 0,
+    trustedProxyHops: e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,

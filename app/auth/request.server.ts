@@ -3,7 +3,8 @@ import { getConfig } from "~/config.server";
 /**
  * Facts about the request that guards need: same-origin checks (CSRF on
  * session endpoints) and the client address, which remix-serve does not give
- * routes; behind a proxy it comes from X-Forwarded-For when TRUST_PROXY is set.
+ * routes; behind proxies it is the X-Forwarded-For entry the outermost trusted
+ * proxy added (TRUST_PROXY = how many proxies).
  */
 export function isSameOrigin(request: Request): boolean {
   const origin = request.headers.get("Origin");
@@ -19,10 +20,25 @@ export function isSameOrigin(request: Request): boolean {
 }
 
 export function clientAddress(request: Request): string | undefined {
-  if (!getConfig().trustProxy) return undefined;
-  const forwarded = request.headers.get("X-Forwarded-For");
-  const first = forwarded?.split(",")[0]?.trim();
-  return first || undefined;
+  const hops = getConfig().trustedProxyHops;
+  if (hops === 0) return undefined;
+  return forwardedClientAddress(request.headers.get("X-Forwarded-For"), hops);
+}
+
+/**
+ * The address the outermost trusted proxy saw. Each proxy appends the address
+ * it received the request from, so with `hops` proxies that entry is `hops`
+ * from the right; everything left of it came from the client and is
+ * forgeable (security review L-2: the leftmost entry let one client look like
+ * many). Fewer entries than proxies: the request did not come through them
+ * all, so no address is known rather than a forgeable one.
+ */
+export function forwardedClientAddress(header: string | null, hops: number): string | undefined {
+  if (!header || hops < 1) return undefined;
+  // Several X-Forwarded-For headers arrive joined with ", " in one list.
+  const entries = header.split(",").map((entry) => entry.trim());
+  const entry = entries.length >= hops ? entries[entries.length - hops] : undefined;
+  return entry || undefined;
 }
 
 /** A navigation the user made on this site or typed, not a prefetch or another site's link. */
