@@ -70,6 +70,8 @@ const envSchema = z.object({
   CONTACT_RATE_LIMIT_OVERALL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(200)),
   REPORT_RATE_LIMIT_PER_ACCOUNT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
   REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(60)),
+  // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
+  TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
   // The assistant's model provider (DESIGN.md §1) and per-role policy (app/chat/role-settings.ts).
   LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -110,6 +112,8 @@ export interface Config {
     reportPerAccount: number;
     reportPerAddress: number;
   };
+  /** Prompt-tool runs per account per minute (each starts a conversation). */
+  toolRunRateLimitPerMinute: number;
   /** The assistant's model provider and per-role policy (never sent to the browser). */
   llm: {
     baseURL?: string;
@@ -219,6 +223,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       reportPerAccount: e.REPORT_RATE_LIMIT_PER_ACCOUNT,
       reportPerAddress: e.REPORT_RATE_LIMIT_PER_ADDRESS,
     },
+    toolRunRateLimitPerMinute: e.TOOL_RUN_RATE_LIMIT_PER_MINUTE,
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
       // The popup flow needs an auth domain; the emulator serves its own handler.

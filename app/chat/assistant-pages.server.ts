@@ -17,6 +17,7 @@ import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { getModelRegistry, modelsForRole } from "~/llm/models.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 
@@ -44,6 +45,8 @@ const notFound = () => json({ error: "This conversation doesn't exist." }, { sta
 export async function loadAssistant(request: Request) {
   const session = await requireUser(request);
   const search = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, MAX_SEARCH_LENGTH);
+  // A NUL in the query would fail it (a 500): a clear 400 instead (review L-3).
+  if (!isStorableText(search)) throw json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
   const db = await database();
   const uid = session.user.uid;
   const [conversations, quota, customInstructions, registry] = await Promise.all([
@@ -70,7 +73,8 @@ export async function updateInstructions(request: Request) {
   const form = await readForm(request, BODY_LIMITS.message);
   if (form.get("intent") !== "instructions") return json({ error: "Unknown action." }, { status: 400 });
   const text = String(form.get("instructions") ?? "");
-  const problem = checkCustomInstructions(text);
+  // Unstorable text would fail the save with a 500 (review L-3).
+  const problem = isStorableText(text) ? checkCustomInstructions(text) : UNSTORABLE_TEXT_MESSAGE;
   if (problem) return json({ error: problem }, { status: 400 });
   await setCustomInstructions(await database(), session.user.uid, text);
   return json({ ok: true });
@@ -113,6 +117,7 @@ export async function changeConversation(request: Request, conversationId: strin
   if (intent === "rename") {
     const title = String(form.get("title") ?? "").replace(/\s+/g, " ").trim();
     if (!title) return json({ error: "Please enter a title." }, { status: 400 });
+    if (!isStorableText(title)) return json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
     if (title.length > MAX_TITLE_LENGTH) {
       return json({ error: `Please keep the title to ${MAX_TITLE_LENGTH} characters or fewer.` }, { status: 400 });
     }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { UserRecord } from "firebase-admin/auth";
 import { authCache } from "~/auth/auth-cache.server";
 import { getConfig } from "~/config.server";
@@ -91,8 +92,12 @@ export async function listUsersForAdmin({ q, pageToken }: { q?: string; pageToke
 }
 
 export class LastAdminError extends Error {
-  constructor() {
-    super("You are the only admin: make someone else an admin before you give up your own admin role.");
+  constructor(self: boolean, email: string) {
+    super(
+      self
+        ? "You are the only admin: make someone else an admin before you give up your own admin role."
+        : `${email} is now the only admin: make someone else an admin before taking the admin role away from ${email}.`,
+    );
   }
 }
 
@@ -119,10 +124,23 @@ export interface RoleChangeResult {
 }
 
 /**
+ * Any fixed number, the same on every instance: role changes from the admin
+ * page hold this PostgreSQL advisory lock from reading the role to writing it.
+ */
+const ROLE_CHANGE_LOCK = 74_210_002;
+
+/**
  * Sets users/{email}.stripeRole as the role CLI does, with an audit entry in
  * PostgreSQL. The entry is written in a transaction that commits only after
  * Firestore took the role, so the trail never shows a change that did not
- * happen. Throws LastAdminError when the only admin would demote themself.
+ * happen. Throws LastAdminError when the change would take admin from the
+ * last admin, whoever makes it.
+ *
+ * Role changes are serialised across instances by a transaction-scoped
+ * advisory lock around read, count, write and audit: two admins demoting
+ * themselves or each other at the same moment each counted the other as the
+ * remaining admin, and none was left (security review L-1). With the lock
+ * the second one sees the first change and is refused.
  */
 export async function changeRole(
   db: Db,
@@ -131,17 +149,19 @@ export async function changeRole(
   newRole: string,
 ): Promise<RoleChangeResult> {
   const email = targetEmail.trim().toLowerCase();
-  const oldRole = await deadline("firestore", readRole(email));
-  if (oldRole === newRole) return { email, oldRole, newRole, changed: false };
-  if (email === actor.email.toLowerCase() && oldRole === "admin" && !(await anotherAdminExists(email))) {
-    throw new LastAdminError();
-  }
-  await db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
+    const oldRole = await deadline("firestore", readRole(email));
+    if (oldRole === newRole) return { email, oldRole, newRole, changed: false };
+    if (oldRole === "admin" && !(await anotherAdminExists(email))) {
+      throw new LastAdminError(email === actor.email.toLowerCase(), email);
+    }
     await recordRoleChange(tx, { actor, targetEmail: email, oldRole, newRole });
     await deadline("firestore", writeRole(email, newRole));
+    return { email, oldRole, newRole, changed: true };
   });
   // This instance shows the new role on the user's next page; other
   // instances within their role cache's TTL (at most 30 s, DESIGN.md §1).
-  authCache.forgetRole(email);
-  return { email, oldRole, newRole, changed: true };
+  if (result.changed) authCache.forgetRole(email);
+  return result;
 }

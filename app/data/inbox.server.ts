@@ -32,12 +32,28 @@ export interface Sender {
   uid: string | null;
   name: string | null;
   role: string;
+  /**
+   * Whether a signed-in sender's address was verified when they wrote; null
+   * for a visitor, whose typed address proves nothing (security review L-5).
+   * Left out: not recorded, which the inbox never presents as verified.
+   */
+  verified?: boolean | null;
+}
+
+function senderColumns(sender: Sender) {
+  return {
+    senderEmail: sender.email,
+    senderUid: sender.uid,
+    senderName: sender.name,
+    senderRole: sender.role,
+    senderVerified: sender.uid === null ? null : (sender.verified ?? null),
+  };
 }
 
 export async function addContactMessage(db: Db, sender: Sender, body: string): Promise<InboxMessage> {
   const [row] = await db
     .insert(inboxMessages)
-    .values({ kind: "contact", senderEmail: sender.email, senderUid: sender.uid, senderName: sender.name, senderRole: sender.role, body })
+    .values({ kind: "contact", ...senderColumns(sender), body })
     .returning();
   forgetNewMessageCount();
   return row;
@@ -52,10 +68,7 @@ export async function addReport(
     .insert(inboxMessages)
     .values({
       kind: "report",
-      senderEmail: sender.email,
-      senderUid: sender.uid,
-      senderName: sender.name,
-      senderRole: sender.role,
+      ...senderColumns(sender),
       body: report.comment,
       reportReason: report.reason,
       exchange: report.exchange,

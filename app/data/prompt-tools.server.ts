@@ -17,6 +17,7 @@ import { PROMPT_FIELD_KINDS, promptTools, type PromptToolField, type PromptToolR
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 /**
  * Prompt tools: a ready-made set of instructions (the conversation's system
@@ -167,6 +168,8 @@ const requiredText = (what: string, max: number, missing: string) =>
     asText,
     z
       .string()
+      // NUL or a lone surrogate: the insert would fail, a 500 instead of a message (review L-3).
+      .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
       .transform((value) => value.trim().replace(/\r\n/g, "\n"))
       .pipe(z.string().min(1, missing).max(max, `${what} must be at most ${max} characters.`)),
   );
@@ -409,7 +412,8 @@ export function parseToolInputs(tool: PromptTool, fields: Record<string, unknown
   tool.inputFields.forEach((field, index) => {
     const value = values[index].replace(/\r\n/g, "\n").trim();
     const max = TOOL_INPUT_LIMITS[field.kind];
-    if (field.required && value === "") fieldErrors[toolInputName(index)] = `Fill in “${field.label}”.`;
+    if (!isStorableText(value)) fieldErrors[toolInputName(index)] = UNSTORABLE_TEXT_MESSAGE;
+    else if (field.required && value === "") fieldErrors[toolInputName(index)] = `Fill in “${field.label}”.`;
     else if (value.length > max) {
       fieldErrors[toolInputName(index)] = `“${field.label}” must be at most ${max.toLocaleString("en")} characters.`;
     } else if (value !== "") answers.push({ label: field.label, value });
@@ -437,8 +441,9 @@ export function parseToolInputs(tool: PromptTool, fields: Record<string, unknown
 export function parseCatalogueFilters(params: URLSearchParams): CatalogueFilters {
   return z
     .object({
-      q: z.string().trim().max(SEARCH_MAX_LENGTH).catch(""),
-      category: z.string().trim().max(PROMPT_TOOL_LIMITS.category * 2).catch(""),
+      // Text that cannot be stored matches nothing and would fail the query: no filter (review L-3).
+      q: storableString().trim().max(SEARCH_MAX_LENGTH).catch(""),
+      category: storableString().trim().max(PROMPT_TOOL_LIMITS.category * 2).catch(""),
     })
     .parse({ q: params.get("q") ?? "", category: params.get("category") ?? "" });
 }

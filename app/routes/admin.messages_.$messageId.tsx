@@ -12,6 +12,7 @@ import { requireAdmin } from "~/auth/session.server";
 import { ConfirmDelete } from "~/components/admin/confirm-delete";
 import { InboxActionButtons } from "~/components/admin/inbox-action-buttons";
 import { firstError, formatTime, KIND_LABELS, REASON_LABELS, roleLabel, STATUS_LABELS } from "~/components/admin/labels";
+import { senderLabel } from "~/components/admin/sender-label";
 import { getInboxMessage, markOpened, withDatabase } from "~/data/inbox.server";
 import { fieldErrors, inboxActionSchema, readBody, runInboxAction } from "~/data/inbox-input.server";
 import { pageTitle } from "~/meta";
@@ -86,7 +87,7 @@ export default function AdminMessage() {
         <dd>
           {message.senderName ? `${message.senderName} · ` : null}
           <a href={`mailto:${message.senderEmail}`}>{message.senderEmail}</a>
-          {message.senderUid ? " (signed in)" : " (signed out: the address was typed, not verified)"}
+          {` (${senderLabel(message)})`}
         </dd>
         <dt>Role when sent</dt>
         <dd>{roleLabel(message.senderRole)}</dd>

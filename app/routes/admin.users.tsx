@@ -21,6 +21,7 @@ import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
+import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 export const meta: MetaFunction = () => pageTitle("Admin users");
 
@@ -31,8 +32,9 @@ export const headers: HeadersFunction = () => NO_STORE;
 const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
 
 const querySchema = z.object({
-  q: z.preprocess(blankToUndefined, z.string().trim().max(254, "Search for at most 254 characters.").optional()),
-  page: z.preprocess(blankToUndefined, z.string().max(2048, "That page link is not valid.").optional()),
+  // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (review L-3).
+  q: z.preprocess(blankToUndefined, storableString().trim().max(254, "Search for at most 254 characters.").optional()),
+  page: z.preprocess(blankToUndefined, storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional()),
 });
 
 /** What a role may be: the presets, or a custom value (a billing plan's name, say). */
@@ -42,12 +44,13 @@ const roleChangeSchema = z
   .object({
     email: z
       .string({ error: "Which user? The email address is missing." })
+      .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
       .trim()
       .toLowerCase()
       .max(254, "That email address is too long.")
       .pipe(z.email("That is not a valid email address.")),
     role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
-    customRole: z.preprocess(blankToUndefined, z.string().trim().optional()),
+    customRole: z.preprocess(blankToUndefined, storableString().trim().optional()),
   })
   .transform((input, ctx) => {
     if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role };

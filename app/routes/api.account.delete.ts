@@ -10,6 +10,7 @@ import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 /**
  * POST /api/account/delete: deletes the account and all of its data, after
@@ -19,7 +20,9 @@ import { BODY_LIMITS } from "~/http/body-limit.server";
  */
 const NO_STORE = { "Cache-Control": "no-store" };
 
-const confirmSchema = z.object({ confirm: z.string({ error: "Type your email address to confirm." }).trim().max(320) });
+const confirmSchema = z.object({
+  confirm: z.string({ error: "Type your email address to confirm." }).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).trim().max(320),
+});
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (!isSameOrigin(request)) return json({ error: "Cross-origin requests are refused." }, { status: 403, headers: NO_STORE });

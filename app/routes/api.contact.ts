@@ -1,23 +1,16 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { clientAddress, isSameOrigin } from "~/auth/request.server";
+import { isSameOrigin } from "~/auth/request.server";
 import { getSessionUser } from "~/auth/session.server";
 import { CONTACT_LIMITS, HONEYPOT_FIELD } from "~/components/contact-form";
 import { getConfig } from "~/config.server";
+import { checkWindowedLimits, contactLimitRules, type ContactSender } from "~/data/contact-limits.server";
 import { addContactMessage, type Sender } from "~/data/inbox.server";
-import {
-  backToReferrer,
-  checkHourlyLimits,
-  fieldErrors,
-  isDocumentSubmission,
-  problem,
-  readBody,
-  tooMany,
-  type LimitRule,
-} from "~/data/inbox-input.server";
+import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 /**
  * POST /api/contact: the "Contact us" form (home page and dashboard). A
@@ -26,8 +19,13 @@ import { apiRoute } from "~/http/api-route.server";
  * caught a bot, which must not learn that it was caught).
  */
 
+// Every text field refuses what PostgreSQL cannot store (NUL, lone surrogates) before
+// any work: otherwise the insert fails and the sender sees a 503 forever (review L-3).
+const storable = [isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }] as const;
+
 const message = z
   .string({ error: "Please write a message." })
+  .refine(...storable)
   .trim()
   .min(1, "Please write a message.")
   .max(CONTACT_LIMITS.message, `Please keep your message to ${CONTACT_LIMITS.message.toLocaleString("en")} characters or fewer.`);
@@ -38,11 +36,12 @@ const visitorSchema = z.object({
   message,
   email: z
     .string({ error: "Please enter your email address so we can reply." })
+    .refine(...storable)
     .trim()
     .min(1, "Please enter your email address so we can reply.")
     .max(CONTACT_LIMITS.email, "That email address is too long.")
     .pipe(z.email("Please enter a valid email address, like name@example.com.")),
-  name: z.string().trim().max(CONTACT_LIMITS.name, `Please keep your name to ${CONTACT_LIMITS.name} characters or fewer.`).optional(),
+  name: z.string().refine(...storable).trim().max(CONTACT_LIMITS.name, `Please keep your name to ${CONTACT_LIMITS.name} characters or fewer.`).optional(),
 });
 
 const SENT = { ok: true, message: "Thanks! Your message was sent. We'll get back to you by email." };
@@ -69,18 +68,22 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (signedIn) {
     const parsed = signedInSchema.safeParse(body.fields);
     if (!parsed.success) return answer(problem(400, { fieldErrors: fieldErrors(parsed.error) }), "invalid");
-    sender = { email: signedIn.user.email!, uid: signedIn.user.uid, name: signedIn.user.displayName, role: signedIn.role };
+    const { user, role } = signedIn;
+    sender = { email: user.email!, uid: user.uid, name: user.displayName, role, verified: user.emailVerified };
     text = parsed.data.message;
   } else {
     const parsed = visitorSchema.safeParse(body.fields);
     if (!parsed.success) return answer(problem(400, { fieldErrors: fieldErrors(parsed.error) }), "invalid");
-    sender = { email: parsed.data.email.toLowerCase(), uid: null, name: parsed.data.name || null, role: "" };
+    sender = { email: parsed.data.email.toLowerCase(), uid: null, name: parsed.data.name || null, role: "", verified: null };
     text = parsed.data.message;
   }
+  // Only a verified account is limited as itself; an unverified address proves no more than a typed one.
+  const limitedAs: ContactSender =
+    sender.uid && sender.verified ? { kind: "verified-account", uid: sender.uid } : { kind: "unproven", email: sender.email.toLowerCase() };
 
   try {
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
-    const limited = await checkHourlyLimits(db, contactLimits(request, sender.email));
+    const limited = await checkWindowedLimits(db, contactLimitRules(request, limitedAs));
     if (limited) return answer(tooMany("messages", limited.retryAfterSeconds), "limited");
     await withDeadline("postgres", getConfig().backendTimeoutMs, addContactMessage(db, sender, text));
   } catch (error) {
@@ -91,14 +94,3 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
 });
 
 export const loader = apiRoute(() => problem(405, { error: "Use POST." }, { Allow: "POST" }));
-
-/** Per client address where the proxy tells it, per email address, then overall. */
-function contactLimits(request: Request, email: string): LimitRule[] {
-  const limits = getConfig().inboxLimits;
-  const rules: LimitRule[] = [];
-  const address = clientAddress(request);
-  if (address) rules.push({ key: `contact:ip:${address}`, limit: limits.contactPerAddress });
-  rules.push({ key: `contact:email:${email}`, limit: limits.contactPerEmail });
-  rules.push({ key: "contact:all", limit: limits.contactOverall });
-  return rules;
-}

@@ -18,6 +18,7 @@ import { getDb } from "~/db/client.server";
 import { REPORT_REASONS } from "~/db/schema";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
+import { storableString } from "~/text/storable-text";
 
 /**
  * POST /api/reports: a signed-in user reports one of their assistant replies
@@ -31,8 +32,8 @@ const MAX_REPORT_COMMENT = 2_000;
 const reportSchema = z.object({
   messageId: z.string({ error: "Which reply? The message id is missing." }).trim().pipe(z.guid("That reply does not exist.")),
   reason: z.enum(REPORT_REASONS, { error: "Choose a reason: harmful, wrong or other." }),
-  comment: z
-    .string()
+  // A NUL or a lone surrogate would fail the insert: a 503 the reporter could never get past (review L-3).
+  comment: storableString()
     .trim()
     .max(MAX_REPORT_COMMENT, `Please keep your comment to ${MAX_REPORT_COMMENT.toLocaleString("en")} characters or fewer.`)
     .default(""),
@@ -64,7 +65,7 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     if (limited) return answer(tooMany("reports", limited.retryAfterSeconds), "limited");
     const exchange = await withDeadline("postgres", timeout, findReportedExchange(db, user.uid, messageId));
     if (!exchange) return answer(problem(404, { error: "That reply was not found in your conversations." }), "not-found");
-    const sender = { email: user.email ?? `${user.uid} (no email)`, uid: user.uid, name: user.displayName, role };
+    const sender = { email: user.email ?? `${user.uid} (no email)`, uid: user.uid, name: user.displayName, role, verified: user.emailVerified };
     const report = await withDeadline("postgres", timeout, addReport(db, sender, { reason, comment, exchange }));
     return answer(problem(201, { ok: true, id: report.id, message: "Thanks! Your report was sent to the admins." }), "sent");
   } catch (error) {

@@ -27,6 +27,7 @@ import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import dashboardStylesheet from "~/styles/dashboard.css";
 
 export const meta: MetaFunction = () => pageTitle("Dashboard");
@@ -101,7 +102,8 @@ export async function action({ request }: ActionFunctionArgs) {
   const form = await readForm(request, BODY_LIMITS.small);
   if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
-  const parsed = parseDisplayName(typed);
+  // The same message for unstorable text as every other field (review L-3).
+  const parsed = isStorableText(typed) ? parseDisplayName(typed) : ({ success: false, error: UNSTORABLE_TEXT_MESSAGE } as const);
   if (!parsed.success) {
     return json({ value: typed, fieldErrors: { displayName: parsed.error } }, { status: 400, headers: NO_STORE });
   }

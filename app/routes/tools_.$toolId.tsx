@@ -9,11 +9,13 @@ import { Link, useActionData, useLoaderData, useNavigate } from "@remix-run/reac
 import { useEffect } from "react";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import { prepareFirstMessage } from "~/components/tools/chat-handoff";
+import { toolInputName } from "~/components/tools/form-fields";
 import { ToolInputForm } from "~/components/tools/tool-input-form";
 import { readBody } from "~/data/inbox-input.server";
 import { createConversation } from "~/data/conversations.server";
 import { getCustomInstructions } from "~/data/preferences.server";
 import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools.server";
+import { refuseToolRunOverLimit } from "~/data/tool-run-limit.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
@@ -63,17 +65,30 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = parseToolInputs(tool, body.fields);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   const uid = session.user.uid;
-  const conversation = await toolStore(async (db) =>
-    createConversation(db, {
+  const started = await toolStore(async (db) => {
+    // Each run is a new conversation: limited per account (review L-6), counted only for valid input.
+    const refused = await refuseToolRunOverLimit(db, uid, typedValues(tool, body.fields));
+    if (refused) return { refused };
+    const conversation = await createConversation(db, {
       uid,
       title: tool.name,
       systemPrompt: tool.systemPrompt,
       // As for any new chat: the user's custom instructions as they are now.
       customInstructions: await getCustomInstructions(db, uid),
-    }),
-  );
+    });
+    return { conversation };
+  });
+  if ("refused" in started) return started.refused;
   // The browser puts the first message into the new chat's composer, then opens it.
-  return json({ started: { conversationId: conversation.id, message: parsed.message } }, { headers: NO_STORE });
+  return json({ started: { conversationId: started.conversation.id, message: parsed.message } }, { headers: NO_STORE });
+}
+
+/** What the user typed, to show again in the form when the run is refused. */
+function typedValues(tool: PromptTool, fields: Record<string, unknown>): string[] {
+  return tool.inputFields.map((_, index) => {
+    const value = fields[toolInputName(index)];
+    return typeof value === "string" ? value : "";
+  });
 }
 
 export default function PromptToolPage() {

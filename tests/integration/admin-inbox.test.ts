@@ -8,6 +8,7 @@ import { action as contactAction } from "~/routes/api.contact";
 import { action as messagesAction, loader as messagesLoader } from "~/routes/admin.messages";
 import { action as messageAction, loader as messageLoader } from "~/routes/admin.messages_.$messageId";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
+import { appHandler } from "../support/remix-app";
 import { get, postForm, respond, uniqueText } from "./admin-support";
 
 const firebase = admin();
@@ -78,6 +79,51 @@ describe("messages reach the inbox", () => {
       senderEmail: "reporter@example.com",
       exchange: { userText: "What is 2+2?", assistantText: "5" },
     });
+  });
+});
+
+describe("who sent it", () => {
+  /** The message page as the admin's browser receives it, rendered by the whole app. */
+  async function page(path: string): Promise<string> {
+    const handle = await appHandler();
+    const response = await handle(get(path, adminCookie, { "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate" }));
+    expect(response.status).toBe(200);
+    // React puts comment markers between adjacent text pieces.
+    return (await response.text()).replace(/<!-- -->/g, "");
+  }
+
+  it("an unverified account is not shown as an authenticated sender (L-5)", async () => {
+    const marker = uniqueText("claimed");
+    const unverified = await createAccount(firebase, { verified: false, prefix: "ceo" });
+    const posted = await respond(contactAction, postForm("/api/contact", { message: `This is the CEO ${marker}` }, { cookie: await sessionCookieFor(unverified) }));
+    expect(posted.status).toBe(201);
+    const [row] = (await list(`?q=${marker}`)).page.messages;
+    const html = await page(`/admin/messages/${row.id}`);
+    expect(html).toContain(unverified.email);
+    expect(html).toContain("(signed in, address not verified)");
+    expect(html).not.toMatch(/\(signed in\)/);
+    expect(await page(`/admin/messages?q=${marker}`)).toContain("address not verified");
+  });
+
+  it("a verified account says so; a visitor's address is marked as typed", async () => {
+    const marker = uniqueText("verified");
+    const member = await createAccount(firebase);
+    await respond(contactAction, postForm("/api/contact", { message: `member ${marker}` }, { cookie: await sessionCookieFor(member) }));
+    await respond(contactAction, postForm("/api/contact", { email: "typed@example.com", message: `visitor ${marker}` }));
+    const { messages } = (await list(`?q=${marker}`)).page;
+    const fromMember = messages.find((m) => m.senderEmail === member.email)!;
+    const fromVisitor = messages.find((m) => m.senderEmail === "typed@example.com")!;
+    expect(await page(`/admin/messages/${fromMember.id}`)).toContain("(signed in, verified)");
+    expect(await page(`/admin/messages/${fromVisitor.id}`)).toContain("(signed out: the address was typed, not verified)");
+  });
+
+  it("a message stored before verification was recorded does not claim it", async () => {
+    const db = await getDb();
+    const old = await addContactMessage(db, { email: "old@example.com", uid: "uid-old", name: null, role: "" }, uniqueText("old"));
+    expect(old.senderVerified).toBeNull();
+    const html = await page(`/admin/messages/${old.id}`);
+    expect(html).toContain("(signed in, verification not recorded)");
+    expect(html).not.toMatch(/\(signed in\)|signed in, verified/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 Object.assign(process.env, { REPORT_RATE_LIMIT_PER_ACCOUNT: "4" });
 
@@ -111,6 +111,21 @@ describe("POST /api/reports", () => {
       const response = await report(fields);
       expect(response.status).toBe(400);
       expect((await response.json()).fieldErrors[field]).toEqual(expect.any(String));
+    }
+  });
+
+  it("a NUL byte or a broken Unicode character in the comment → 400 saying so, nothing logged as a fault (L-3)", async () => {
+    const { replies } = await conversationOf(reporter.uid, uniqueText("nul"));
+    const errors = vi.spyOn(console, "error");
+    try {
+      for (const comment of ["a\u0000b", "a\ud800b"]) {
+        const response = await report({ messageId: replies[0], reason: "other", comment });
+        expect(response.status).toBe(400);
+        expect((await response.json()).fieldErrors.comment).toMatch(/cannot be stored/);
+      }
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
     }
   });
 

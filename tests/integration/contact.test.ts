@@ -1,11 +1,12 @@
 import { eq, like, sql } from "drizzle-orm";
-import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
 
 // Small limits, read when the app first reads its configuration (lazily, below).
 const ENV = {
   CONTACT_RATE_LIMIT_PER_EMAIL: "3",
   CONTACT_RATE_LIMIT_PER_ADDRESS: "4",
-  CONTACT_RATE_LIMIT_OVERALL: "8",
+  // Visitors together: 60 an hour, so at most 6 a minute (a tenth of it).
+  CONTACT_RATE_LIMIT_OVERALL: "60",
   TRUST_PROXY: "1",
 };
 Object.assign(process.env, ENV);
@@ -34,6 +35,15 @@ beforeEach(async () => {
   const db = await getDb();
   await db.delete(rateLimits).where(sql`${rateLimits.key} like 'contact:%'`);
 });
+
+/** Uses up this hour's allowance shared by all visitors, as a long attack would. */
+async function spendVisitorsHour() {
+  const db = await getDb();
+  await db.execute(sql`
+    insert into rate_limits (key, window_start, count)
+    values ('contact:visitors', to_timestamp(floor(extract(epoch from now()) / 3600) * 3600), ${Number(ENV.CONTACT_RATE_LIMIT_OVERALL)})
+    on conflict (key, window_start) do update set count = excluded.count`);
+}
 
 describe("POST /api/contact", () => {
   it("a signed-out visitor's message is stored with the typed email, status new, role none", async () => {
@@ -73,6 +83,31 @@ describe("POST /api/contact", () => {
     expect(await stored(marker)).toHaveLength(0);
   });
 
+  it("a NUL byte or a broken Unicode character → 400 saying so, nothing stored, nothing logged as a fault (L-3)", async () => {
+    const errors = vi.spyOn(console, "error");
+    try {
+      const marker = uniqueText("nul");
+      const cookie = await sessionCookieFor(await createAccount(firebase));
+      const cases: Array<[Request, string]> = [
+        [postJson("/api/contact", { email: "a@example.com", message: `a\u0000b ${marker}` }), "message"],
+        [postJson("/api/contact", { email: "a@example.com", message: `a\ud800b ${marker}` }), "message"],
+        [postJson("/api/contact", { email: "a@example.com", name: "N\u0000", message: marker }), "name"],
+        [postJson("/api/contact", { message: `a\u0000b ${marker}` }, { cookie }), "message"],
+        // A form cannot carry a lone surrogate (its bytes decode to U+FFFD), but it can carry a NUL.
+        [postForm("/api/contact", { email: "a@example.com", message: `a\u0000b ${marker}` }), "message"],
+      ];
+      for (const [request, field] of cases) {
+        const response = await send(request);
+        expect(response.status).toBe(400);
+        expect((await response.json()).fieldErrors[field]).toMatch(/cannot be stored/);
+      }
+      expect(await stored(marker)).toHaveLength(0);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
   it("the honeypot: a filled hidden field looks like success to the bot, and nothing is stored", async () => {
     const marker = uniqueText("bot");
     const response = await send(postForm("/api/contact", { email: "bot@example.com", message: marker, website: "http://spam.example" }));
@@ -106,12 +141,57 @@ describe("POST /api/contact", () => {
     expect(elsewhere.status).toBe(201);
   });
 
-  it("overall rate limit across all senders", async () => {
-    for (let i = 0; i < 8; i++) {
-      expect((await send(postForm("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }))).status).toBe(201);
+  it("visitors share a burst limit per minute: one client cannot take the hour's allowance at once", async () => {
+    for (let i = 0; i < 6; i++) {
+      expect((await send(postForm("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }))).status).toBe(201);
     }
+    const limited = await send(postForm("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }));
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
+  });
+
+  it("visitors share an hourly allowance", async () => {
+    await spendVisitorsHour();
     const limited = await send(postForm("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }));
     expect(limited.status).toBe(429);
+  });
+
+  it("a burst of visitors' messages from distinct addresses does not shut the form for signed-in users (M-5)", async () => {
+    // The attack: distinct addresses defeat the per-address limit, so one client sends until refused…
+    let refusedAfter = 0;
+    while (refusedAfter < 100) {
+      const response = await send(postForm("/api/contact", { email: `${uniqueText("spam")}@example.com`, message: "spam" }));
+      if (response.status === 429) break;
+      expect(response.status).toBe(201);
+      refusedAfter += 1;
+    }
+    expect(refusedAfter).toBeLessThan(100);
+    // …and a verified customer still gets through, even when the whole hour's visitor allowance is spent.
+    const customer = await createAccount(firebase);
+    const cookie = await sessionCookieFor(customer);
+    const marker = uniqueText("customer");
+    const first = await send(postJson("/api/contact", { message: `${marker} one` }, { cookie }));
+    expect(first.status).toBe(201);
+    await spendVisitorsHour();
+    expect((await send(postJson("/api/contact", { message: `${marker} two` }, { cookie }))).status).toBe(201);
+    expect(await stored(marker)).toHaveLength(2);
+  });
+
+  it("a signed-in sender is limited per account (and the visitors' allowance is not used)", async () => {
+    const cookie = await sessionCookieFor(await createAccount(firebase));
+    // The per-email limit (3 here) applies to an account as a whole.
+    for (let i = 0; i < 3; i++) expect((await send(postJson("/api/contact", { message: `mine ${i}` }, { cookie }))).status).toBe(201);
+    expect((await send(postJson("/api/contact", { message: "one too many" }, { cookie }))).status).toBe(429);
+    // Visitors still have all of this minute's allowance.
+    for (let i = 0; i < 6; i++) {
+      expect((await send(postForm("/api/contact", { email: `${uniqueText("after")}@example.com`, message: "hi" }))).status).toBe(201);
+    }
+  });
+
+  it("an unverified account counts as a visitor: a typed-in address proves no more", async () => {
+    await spendVisitorsHour();
+    const cookie = await sessionCookieFor(await createAccount(firebase, { verified: false }));
+    expect((await send(postJson("/api/contact", { message: "hello" }, { cookie }))).status).toBe(429);
   });
 
   it("refuses cross-origin posts, oversized bodies and other methods", async () => {

@@ -183,6 +183,47 @@ describe("using a prompt tool", () => {
     expect(await (await getDb()).select().from(conversations).where(eq(conversations.uid, account.uid))).toEqual([]);
   });
 
+  it("is limited per account: too many runs in a minute → 429 with Retry-After, what was typed kept, no conversation (L-6)", async () => {
+    Object.assign(process.env, { TOOL_RUN_RATE_LIMIT_PER_MINUTE: "3" });
+    resetConfig();
+    try {
+      // The limit counts in fixed minutes: start well inside one.
+      const second = new Date().getUTCSeconds();
+      if (second > 50) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+      const { account, cookie } = await session();
+      const runTool = useToolAction as Handler;
+      const runOnce = (text: string) =>
+        runTool({
+          request: appRequest("/tools/summarize", {
+            method: "POST",
+            cookie,
+            headers: { Origin: APP_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams({ input0: text }).toString(),
+          }),
+          params: { toolId: "summarize" },
+          context: {},
+        });
+      for (let i = 0; i < 3; i++) expect((await runOnce(`text ${i}`)).status).toBe(200);
+      const refused = await runOnce("one too many");
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get("Retry-After"));
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(60);
+      expect(await refused.json()).toMatchObject({
+        values: ["one too many", ""],
+        fieldErrors: { form: expect.stringMatching(/^You've started a lot of tool chats in a short time\. Please wait (a second|\d+ seconds) and try again\.$/) },
+      });
+      expect(await (await getDb()).select().from(conversations).where(eq(conversations.uid, account.uid))).toHaveLength(3);
+      // Another account is not affected.
+      const other = await session();
+      const elsewhere = await run(useToolAction as Handler, "/tools/summarize", { cookie: other.cookie, params: { toolId: "summarize" }, form: { input0: "hi" } });
+      expect(elsewhere.status).toBe(200);
+    } finally {
+      delete process.env.TOOL_RUN_RATE_LIMIT_PER_MINUTE;
+      resetConfig();
+    }
+  });
+
   it("answers 404 for an unknown tool", async () => {
     const { cookie } = await session();
     for (const toolId of ["no-such-tool", "00000000-0000-4000-8000-000000000000", "../../etc/passwd"]) {

@@ -1,6 +1,7 @@
 import { Link } from "@remix-run/react";
 import { useEffect, useState, type ChangeEvent } from "react";
 import { excerpt, formatTime, KIND_LABELS, REASON_LABELS, STATUS_LABELS } from "./labels";
+import { senderLabel } from "./sender-label";
 
 export interface InboxRow {
   id: string;
@@ -8,6 +9,8 @@ export interface InboxRow {
   status: string;
   senderEmail: string;
   senderName: string | null;
+  senderUid: string | null;
+  senderVerified: boolean | null;
   body: string;
   reportReason: string | null;
   createdAt: string;
@@ -65,6 +68,7 @@ export function InboxTable({ messages, search }: { messages: InboxRow[]; search:
             <td>
               {row.senderEmail}
               {row.senderName ? <span className="fine-print"> ({row.senderName})</span> : null}
+              <span className="fine-print"> ({senderLabel(row)})</span>
             </td>
             <td>
               <Link to={`/admin/messages/${row.id}`} state={{ back: `/admin/messages${search}` }}>
