@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Builds the app when build/index.js is missing or older than any source. */
-const SOURCES = ["app", "remix.config.js", "package.json", "package-lock.json", "tsconfig.json"];
+const SOURCES = ["app", "server.ts", "remix.config.js", "package.json", "package-lock.json", "tsconfig.json"];
 export const SERVER_BUILD = path.resolve("build/index.js");
 
 function newestMtime(target: string): number {

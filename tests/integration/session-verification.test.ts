@@ -194,7 +194,7 @@ describe("faults: a backend stopped or stalled", () => {
         const unavailable = await thrown(requireAdmin(appRequest("/admin/messages", { cookie: adminCookie })));
         expect(unavailable.status).toBe(503);
 
-        const health = await healthLoader();
+        const health = await healthLoader({ request: appRequest("/healthz"), params: {}, context: {} });
         expect(health.status).toBe(503);
         expect((await health.json()).stores[backend]).toBe("unreachable");
       });
@@ -210,7 +210,7 @@ describe("faults: a backend stopped or stalled", () => {
       if (!data.isAdmin) await new Promise((r) => setTimeout(r, 250));
     }
     expect(data.isAdmin).toBe(true);
-    const health = await healthLoader();
+    const health = await healthLoader({ request: appRequest("/healthz"), params: {}, context: {} });
     expect(health.status).toBe(200);
   });
 });

@@ -1,0 +1,16 @@
+/**
+ * The server build's entry (remix.config.js `server`): the build Remix would
+ * make, with every route's action behind the one origin check (security
+ * review M-2, ADR 047). It lives in the build itself because operators run
+ * plain `remix-serve build/index.js`: there is no server of ours to put a
+ * middleware in, and `remix-serve` hands every request to these routes.
+ */
+import * as build from "@remix-run/dev/server-build";
+import { handOriginCheckToGuard, withOriginGuard } from "~/http/origin-guard.server";
+
+export * from "@remix-run/dev/server-build";
+
+// A local export takes precedence over the re-exported `routes` above.
+export const routes = withOriginGuard(build.routes);
+// Remix's own document-only check would answer a bare 500 before the guard could say 403.
+handOriginCheckToGuard();
