@@ -6,6 +6,7 @@
  * middleware in, and `remix-serve` hands every request to these routes.
  */
 import * as build from "@remix-run/dev/server-build";
+import { validateConfigurationAtBoot } from "~/boot.server";
 import { handOriginCheckToGuard, withOriginGuard } from "~/http/origin-guard.server";
 
 export * from "@remix-run/dev/server-build";
@@ -14,3 +15,6 @@ export * from "@remix-run/dev/server-build";
 export const routes = withOriginGuard(build.routes);
 // Remix's own document-only check would answer a bare 500 before the guard could say 403.
 handOriginCheckToGuard();
+
+// Before remix-serve listens: a misconfigured server exits with the reason instead of serving 500s.
+validateConfigurationAtBoot();

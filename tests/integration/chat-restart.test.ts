@@ -21,7 +21,7 @@ let port: number;
 let app: AppProcess | undefined;
 
 beforeAll(async () => {
-  buildApp();
+  await buildApp();
   model = await startModelServer();
   port = await freePort();
 }, 180_000);
@@ -112,8 +112,17 @@ describe("restarting the server mid-stream", () => {
       expect(chunks).toBeNull();
       expect(rows).toHaveLength(2);
 
-      // Its reservation outlived the server; the Retry (same message) reuses it.
+      // Its reservation outlived the server. While it could still be a reply in flight elsewhere
+      // (refreshed within IN_FLIGHT_WINDOW), the same message is refused (M-1: one reply per message)…
       expect(await messagesToday(account.uid)).toBe(2);
+      const early = await post(server, second, cookie);
+      expect(early.status).toBe(409);
+      expect(await early.json()).toEqual({ error: "This message is already being answered." });
+      // …once no heartbeat has refreshed it for that long, the Retry (same message) takes it over and reuses its unit.
+      await (await getDb())
+        .update(quotaReservations)
+        .set({ reservedAt: sql`now() - interval '30 seconds'` })
+        .where(and(eq(quotaReservations.uid, account.uid), eq(quotaReservations.messageId, second.message.id)));
       const retried = await readChunks(await post(server, second, cookie));
       expect(dataOf(retried, "saved")).toMatchObject({ userMessageId: second.message.id, status: "completed" });
       const after = await stored(first.conversationId);

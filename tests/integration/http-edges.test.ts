@@ -90,7 +90,7 @@ describe("/healthz (I-2)", () => {
 describe("the built app under remix-serve (I-3, M-2)", () => {
   let app: AppProcess;
   beforeAll(async () => {
-    buildApp();
+    await buildApp();
     app = await startApp();
   }, 180_000);
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { buildIfStale, SERVER_BUILD } from "../../scripts/build-if-stale";
 import { freePort } from "../../scripts/local/ports";
@@ -16,8 +17,31 @@ export interface AppProcess {
   stderr(): string;
 }
 
-export function buildApp() {
-  buildIfStale(() => undefined);
+const BUILD_LOCK = path.resolve(".cache/build.lock");
+
+/**
+ * Builds the app when stale. Test files run in parallel workers and several
+ * need the build: one builds at a time (a directory as the lock, since
+ * creating one is atomic), the others then find it fresh.
+ */
+export async function buildApp() {
+  fs.mkdirSync(path.dirname(BUILD_LOCK), { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(BUILD_LOCK);
+      break;
+    } catch {
+      // A lock left by a killed run is older than any build takes.
+      const age = Date.now() - (fs.statSync(BUILD_LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000) fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    buildIfStale(() => undefined);
+  } finally {
+    fs.rmSync(BUILD_LOCK, { recursive: true, force: true });
+  }
 }
 
 export async function startApp({ port, env = {} }: { port?: number; env?: Record<string, string> } = {}): Promise<AppProcess> {
