@@ -12,6 +12,7 @@ import { checkChatRateLimit } from "./chat-rate-limit.server";
 import { quotaExhaustedMessage } from "./quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
 import { deleteEmptyConversation } from "~/data/conversations.server";
+import { isAccountDeleted } from "~/data/account-lock.server";
 import { ensureConversation, planReply, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
 
@@ -20,15 +21,18 @@ import { giveBack, startReply, type PendingReply } from "./reply.server";
  * stream over server-sent events).
  *
  *   403 cross-origin · 401 not signed in · 413 body too large · 400 invalid input (nothing stored)
- *   404 no such conversation for this user · 409 out of date with the stored conversation
+ *   401 also for an account deleted while the request was on its way
+ *   404 no such conversation for this user · 409 out of date with the stored conversation,
+ *   a message id already used by another message, or one already being answered
  *   429 too many messages a minute, or the daily quota used up (with the reset time)
  *   503 a store is unreachable
  *
  * Time to the first token is the model's own plus as little as possible
  * (docs/decisions/033): the fresh session check and the conversation's read
- * start at once; when this instance's caches already know the session, so do
- * the model request, creating a new conversation and the counting of the
- * message (rate limit, quota).
+ * start at once; when this instance's caches already know the session, so
+ * does the counting of the message (rate limit, quota), and once both have
+ * said yes the model request and the creation of a new conversation — never
+ * for a send the counters refuse.
  * Nothing reaches the browser before every check has said yes: a refusal
  * cancels the model request before any token is shown, gives the quota
  * reservation back and removes a conversation it created.
@@ -58,16 +62,27 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   // Reads only, on the account the cookie names; shown to no one before the session is confirmed.
   const uid = peek.uid;
   const messageId = input.message.id;
-  const context = quiet(loadChatContext(db, uid, input.conversationId));
-  // When the caches know the session, everything else starts now too: the
-  // model request and a new conversation as soon as the conversation is read,
-  // the rate limit and the quota reservation at once.
+  const context = quiet(loadChatContext(db, uid, input.conversationId, messageId));
+  // When the caches know the session, the message is counted on it at once (the rate limit, and
+  // the quota's claim of this message id), while the fresh check and the read run. The model
+  // request and a new conversation start only once both counters have said yes: a send refused
+  // for the quota or the rate limit never reaches the model (docs/decisions/033).
   const cached = peek.cached;
-  const early = cached ? pickModel(registry, cached, input.model) : undefined;
-  let started = early ? quiet(context.then((loaded) => begin(db, uid, loaded, input, early, registry, request))) : undefined;
-  let creating = early ? quiet(context.then((loaded) => ensureConversation(db, uid, loaded, input, early))) : undefined;
   let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
   let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
+  let limits = rateLimit && reservation ? quiet(checkLimits(rateLimit, reservation)) : undefined;
+  const early = cached ? pickModel(registry, cached, input.model) : undefined;
+  let started: Promise<Started | undefined> | undefined;
+  let creating: Promise<Ensured | undefined> | undefined;
+  if (early && limits) {
+    started = quiet(
+      limits.then(async (counted) => (counted.ok ? begin(db, uid, await context, input, early, registry, request) : undefined)),
+    );
+    // Only for a plan the model was asked for (not one refused, e.g. a message id already used).
+    creating = quiet(
+      started.then(async (plan) => (plan && "pending" in plan ? ensureConversation(db, uid, await context, input, early) : undefined)),
+    );
+  }
 
   /** A refused message takes back all it began: no token shown, no quota used, no empty conversation left. */
   const withdraw = async (response: Response) => {
@@ -94,29 +109,38 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     // The role changed since the caches saw it, and with it the daily limit: count again against the new one.
     await settle(db, reservation);
     reservation = undefined;
+    limits = undefined;
   }
   rateLimit ??= quiet(checkChatRateLimit(db, session, request));
   reservation ??= quiet(reserveMessage(db, uid, dailyLimitFor(session), { messageId }));
+  limits ??= quiet(checkLimits(rateLimit, reservation));
+  const counted = await limits;
+  if (!counted.ok) return withdraw(counted.refusal);
 
-  let loaded: ChatContext;
+  // Counted and confirmed: the model request starts now unless it started early.
+  let plan: Started | undefined;
   try {
-    loaded = await context;
-    started ??= Promise.resolve(begin(db, uid, loaded, input, model, registry, request));
-    await started;
+    const loaded = await context;
+    plan = started ? await started : undefined;
+    if (!plan) {
+      const now = begin(db, uid, loaded, input, model, registry, request);
+      started = Promise.resolve(now);
+      plan = now;
+    }
+    if ("refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
+    // Without the caches, a new conversation is created only now, once the limits allow the message.
+    if (!creating || (await creating) === undefined) creating = quiet(ensureConversation(db, uid, loaded, input, model));
   } catch (error) {
+    if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
     logBackendFault("postgres", "loading a conversation for a chat", error);
     return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
   }
 
-  const limits = await checkLimits(rateLimit, reservation);
-  if (!limits.ok) return withdraw(limits.refusal);
-
-  // Without the caches, a new conversation is created only now, once the limits allow the message.
-  creating ??= quiet(ensureConversation(db, uid, loaded, input, model));
-  let ensured: Ensured;
+  let ensured: Ensured | undefined;
   try {
     ensured = await creating;
   } catch (error) {
+    if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
     logBackendFault("postgres", "creating a conversation for a chat", error);
     return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
   }
@@ -125,12 +149,13 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     // Created by a concurrent request of this user after our read: plan again from what it stored.
     cancel(started);
     started = Promise.resolve(begin(db, uid, ensured.stale, input, model, registry, request));
+    plan = await started;
+    if (plan && "refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
   }
-  const plan = await started;
-  if ("refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
+  if (!plan || !("pending" in plan)) return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
 
   return createUIMessageStreamResponse({
-    stream: plan.pending.stream(limits.quota),
+    stream: plan.pending.stream(counted.quota),
     headers: {
       // remix-serve compresses responses; no-transform keeps it from buffering the stream.
       "Cache-Control": "no-store, no-transform",
@@ -138,10 +163,13 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   });
 }
 
+const ACCOUNT_DELETED_MESSAGE = "This account has been deleted.";
+export const MESSAGE_IN_FLIGHT = "This message is already being answered.";
+
 type Ensured = Awaited<ReturnType<typeof ensureConversation>>;
 
 /** Deletes a conversation this request created, if it is still empty (nothing else was stored in it). */
-async function forgetCreated(db: Db, uid: string, id: string, creating: Promise<Ensured>) {
+async function forgetCreated(db: Db, uid: string, id: string, creating: Promise<Ensured | undefined>) {
   if ((await creating.catch(() => null)) !== "created") return;
   await deleteEmptyConversation(db, uid, id).catch((error: unknown) =>
     logBackendFault("postgres", "removing a conversation a refused message created", error),
@@ -192,7 +220,7 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
 }
 
 /** Stops a model request that must not be shown (it may still be starting). */
-function cancel(started: Promise<Started> | undefined) {
+function cancel(started: Promise<Started | undefined> | undefined) {
   void Promise.resolve(started)
     .then((value) => value && "pending" in value && value.pending.cancel())
     .catch(() => undefined);
@@ -208,11 +236,17 @@ async function checkLimits(
   try {
     [limited, quota] = await Promise.all([rateLimit, reservation]);
   } catch (error) {
+    // Deleted while this request was on its way (docs/decisions/045): nothing was counted.
+    if (isAccountDeleted(error)) return { ok: false, refusal: refuse(401, ACCOUNT_DELETED_MESSAGE) };
     logBackendFault("postgres", "counting a message against the limits", error);
     return { ok: false, refusal: refuse(503, "Your quota can't be checked right now. Please try again shortly.") };
   }
   if (!limited.allowed) {
     return { ok: false, refusal: refuse(429, limited.message, { "Retry-After": String(limited.retryAfterSeconds) }) };
+  }
+  if (quota.inFlight) {
+    // Another send of this very message is being answered: one message, one reply, one unit (docs/decisions/044).
+    return { ok: false, refusal: refuse(409, MESSAGE_IN_FLIGHT) };
   }
   if (!quota.allowed) {
     const retryAfter = Math.max(1, Math.ceil((quota.resetsAt.getTime() - Date.now()) / 1000));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 /**
  * The body of POST /api/chat, shared by the browser (which builds it) and the
@@ -22,7 +23,8 @@ const userMessageSchema = z.strictObject(
     id: z.uuid({ error: "The message id must be a UUID." }),
     role: z.literal("user", { error: "Only your own message can be sent." }),
     parts: z
-      .array(z.strictObject({ type: z.literal("text"), text: z.string() }), {
+      // No NUL byte or lone surrogate: such text could not be stored, so it is refused before the model is asked.
+      .array(z.strictObject({ type: z.literal("text"), text: storableString() }), {
         error: "The message must be a list of text parts.",
       })
       .length(1, { error: "The message must have exactly one text part." }),
@@ -37,9 +39,14 @@ export const chatRequestSchema = z
       /** A new chat: create the conversation if it does not exist yet. */
       create: z.boolean().default(false),
       message: userMessageSchema,
-      model: z.string({ error: "Choose a model." }).min(1, { error: "Choose a model." }).max(200),
+      // Stored with the conversation; a NUL or lone surrogate is refused like in the message.
+      model: z
+        .string({ error: "Choose a model." })
+        .min(1, { error: "Choose a model." })
+        .max(200)
+        .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }),
       /** The browser's IANA time zone, for the date and time tool. */
-      timeZone: z.string().max(64).optional(),
+      timeZone: storableString().max(64).optional(),
     },
     { error: onlyForWrongType("The request must be a JSON object.") },
   )

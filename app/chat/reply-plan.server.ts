@@ -23,6 +23,8 @@ const HISTORY_CHARACTER_BUDGET = 100_000;
 
 export type Refusal = { status: 400 | 404 | 409; error: string };
 
+export const MESSAGE_ID_TAKEN = "This message id is already used by another message. Send your message as a new one (with a new id).";
+
 export function planReply(
   uid: string,
   context: ChatContext,
@@ -32,6 +34,9 @@ export function planReply(
 ): ReplyPlan | Refusal {
   const { conversation } = context;
   if (!conversation && !input.create) return { status: 404, error: "This conversation doesn't exist." };
+  // Refused before the model is asked: such a message could never be stored (messages.id is global),
+  // and a save failing on purpose must not yield a reply (docs/decisions/044).
+  if (context.messageIdTaken) return { status: 409, error: MESSAGE_ID_TAKEN };
 
   const user = { id: input.message.id, text: input.message.parts[0].text };
   let reply;

@@ -7,7 +7,15 @@ import {
   type ToolSet,
   type UIMessageChunk,
 } from "ai";
-import { refundMessage, type Reservation } from "~/data/quotas.server";
+import { isAccountDeleted } from "~/data/account-lock.server";
+import {
+  HEARTBEAT_MS,
+  markUnsettled,
+  refundMessage,
+  settleMessage,
+  touchReservation,
+  type Reservation,
+} from "~/data/quotas.server";
 import { saveExchange } from "~/data/messages.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
@@ -20,13 +28,14 @@ import { settleParts } from "./reply-parts";
 /**
  * One reply, from the model request to the stored exchange.
  *
- * The model request starts at once, so the quota check (run by the caller at
- * the same time) adds no latency; nothing reaches the browser until the
- * caller has the quota's answer. Tokens are forwarded as they arrive. When
+ * The caller starts it once the message is counted (rate limit and quota,
+ * docs/decisions/033), and shows nothing until the fresh session check has
+ * said yes too. Tokens are forwarded as they arrive. When
  * the reply ends it is stored with the user's message in one transaction —
  * completed, or stopped when the browser hung up (Stop, a closed tab) — and
  * the browser is told it is saved. A failed reply stores nothing and gives
- * its quota back (after the browser is told).
+ * its quota back (after the browser is told) — unless some of it was shown:
+ * then it counts (docs/decisions/044).
  */
 
 /** Most tool round trips one reply may take before it must answer. */
@@ -145,7 +154,11 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             browserGone = true;
             controller.close();
           };
+          // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
+          const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
+          heartbeat.unref();
           void relay(send, end).finally(() => {
+            clearInterval(heartbeat);
             finish();
             end();
           });
@@ -157,11 +170,16 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
       });
 
       async function relay(send: (chunk: UIMessageChunk) => void, end: () => void) {
-        /** Tells the browser the reply failed, then gives the quota back (the browser need not wait for a store that may be stalled). */
+        /**
+         * Tells the browser the reply failed, then settles the quota (the browser
+         * need not wait for a store that may be stalled): a reply of which anything
+         * was shown counts even though it was not stored (docs/decisions/044), so
+         * failing a save on purpose gains nothing; one that showed nothing is given back.
+         */
         const fail = async (errorText?: string) => {
           if (errorText !== undefined) send({ type: "error", errorText });
           end();
-          await giveBack(db, reservation);
+          await (shown ? keepCounted(db, reservation) : giveBack(db, reservation));
         };
 
         // The browser learns first that the conversation exists (a new chat can take its URL).
@@ -176,6 +194,8 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
 
         let received = 0;
         let thrown = false;
+        /** Whether the browser was sent any of the reply (text, a tool step), not only its frame. */
+        let shown = false;
         try {
           for await (const chunk of await uiStream) {
             received += 1;
@@ -184,6 +204,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             if (chunk.type === "abort" && abort.signal.reason instanceof ModelTimeoutError) continue;
             void copyWriter.write(chunk).catch(() => undefined);
             send(chunk);
+            shown ||= showsContent(chunk);
           }
         } catch (error) {
           // A connection dropped mid-stream makes the iteration throw (the SDK sends no error chunk then).
@@ -243,6 +264,10 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           send({ type: "data-saved", data: confirmation, transient: true });
           send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
         } catch (error) {
+          if (isAccountDeleted(error)) {
+            await fail("This account was deleted, so the reply was not saved.");
+            return;
+          }
           logBackendFault("postgres", "saving a reply", error);
           await fail("The reply could not be saved. Please try again.");
         }
@@ -257,16 +282,49 @@ async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMe
   return last;
 }
 
+/** Chunks that frame a reply but show none of it. */
+const FRAME_CHUNKS: ReadonlySet<string> = new Set([
+  "start",
+  "start-step",
+  "finish-step",
+  "finish",
+  "text-start",
+  "text-end",
+  "reasoning-start",
+  "reasoning-end",
+  "message-metadata",
+  "error",
+  "abort",
+]);
+
+function showsContent(chunk: UIMessageChunk): boolean {
+  if (chunk.type === "text-delta") return chunk.delta !== "";
+  return !FRAME_CHUNKS.has(chunk.type);
+}
+
 /**
- * A failed reply does not use up the quota. When the store cannot take the
- * refund now, the reservation stays held for this message: a Retry reuses it,
- * and otherwise it is given back after its lease (app/data/quotas.server.ts).
+ * A reply that showed nothing does not use up the quota. When the store
+ * cannot take the refund now, the reservation stays held for this message: a
+ * Retry on this instance reuses it, and otherwise it is given back after its
+ * lease (app/data/quotas.server.ts).
  */
 export async function giveBack(db: Db, reservation: Reservation) {
   if (!reservation.allowed) return;
   try {
     await refundMessage(db, reservation);
   } catch (error) {
+    markUnsettled(reservation);
     logBackendFault("postgres", "giving back a quota reservation", error);
+  }
+}
+
+/** A reply that was shown but not stored: it stays counted, and the message may be sent again. */
+async function keepCounted(db: Db, reservation: Reservation) {
+  try {
+    await settleMessage(db, reservation);
+  } catch (error) {
+    // The store is failing: a Retry of this message on this instance may go ahead (and counts anew).
+    markUnsettled(reservation, { shown: true });
+    logBackendFault("postgres", "settling a quota reservation", error);
   }
 }

@@ -18,6 +18,7 @@ import {
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth, adminFirestore } from "~/firebase.server";
+import { deleteForAccount } from "./account-lock.server";
 
 /**
  * A user's account as a whole: what the identity service knows of them, and
@@ -174,6 +175,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
 export const RETAINED_TABLES: Readonly<Record<string, string>> = {
   role_audit:
     "The admins' record of role changes (who changed whose role, when): kept for accountability; it holds emails and roles only.",
+  deleted_accounts:
+    "The tombstone of a deleted account (its uid and when): what makes a chat request still in flight write nothing after the deletion (docs/decisions/045).",
 };
 
 export interface AccountExport {
@@ -290,7 +293,9 @@ export async function exportAccountData(
 
 /** Deletes the user's rows from every table in USER_TABLES, in one transaction; returns rows deleted per table. */
 export async function deleteUserRows(db: Db, uid: string): Promise<Record<string, number>> {
-  return db.transaction(async (tx) => {
+  // Deletion wins (docs/decisions/045): under the account's lock, held exclusively, with the
+  // tombstone written in the same transaction, so a chat request still in flight writes nothing after it.
+  return deleteForAccount(db, uid, async (tx) => {
     const counts: Record<string, number> = {};
     // Explicitly, although the foreign key cascades: the count is reported, and
     // nothing depends on the cascade staying.
@@ -319,9 +324,10 @@ export class AccountDeletionError extends Error {
  * Deletes the account and everything of it: the user's PostgreSQL rows,
  * users/{email} in Firestore, then the identity account.
  *
- * The account is disabled first, so no session of it can write anything
- * meanwhile (every action reads the identity fresh), and the identity goes
- * last, so a failure part-way leaves an account the user can sign in to and
+ * The account is disabled first, so no new session check passes, and the
+ * rows go under the account's lock with a tombstone (deleteUserRows): a
+ * request already past its check writes nothing after them (docs/decisions/045).
+ * The identity goes last, so a failure part-way leaves an account the user can sign in to and
  * delete again (every step is idempotent); it is enabled again on failure.
  */
 export async function deleteAccount(db: Db, { uid, email }: { uid: string; email: string | null }): Promise<Record<string, number>> {

@@ -13,6 +13,11 @@ export interface ChatContext {
   enabledToolIds: string[];
   /** The user's custom instructions (a conversation to be created starts with them). */
   customInstructions: string;
+  /**
+   * The message id is already a message of another conversation (anyone's):
+   * storing it would fail, so it is refused before the model is asked.
+   */
+  messageIdTaken: boolean;
 }
 
 /**
@@ -20,7 +25,7 @@ export interface ChatContext {
  * user's conversation with its messages (ownership checked in SQL), the
  * tools they switched off and their custom instructions.
  */
-export async function loadChatContext(db: Db, uid: string, conversationId: string): Promise<ChatContext> {
+export async function loadChatContext(db: Db, uid: string, conversationId: string, messageId: string): Promise<ChatContext> {
   const rows = await db
     .select({
       conversation: conversations,
@@ -29,6 +34,9 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
         where ${userToolSettings.uid} = ${uid} and not ${userToolSettings.enabled})`,
       customInstructions: sql<string | null>`(select ${userPreferences.customInstructions} from ${userPreferences}
         where ${userPreferences.uid} = ${uid})`,
+      // messages.id is global: an id of another conversation (this user's or anyone's) can never be stored here.
+      messageIdTaken: sql<boolean>`exists (select 1 from ${messages} taken
+        where taken.id = ${messageId}::uuid and taken.conversation_id <> ${conversationId}::uuid)`,
     })
     // One row even when the conversation doesn't exist (yet), for the preferences.
     .from(sql`(select 1) as here`)
@@ -40,6 +48,7 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
     storedRows: rows.flatMap((row) => (row.message ? [row.message] : [])),
     enabledToolIds: enabledToolIds(rows[0]?.toolsOff ?? []),
     customInstructions: rows[0]?.customInstructions ?? "",
+    messageIdTaken: rows[0]?.messageIdTaken === true,
   };
 }
 

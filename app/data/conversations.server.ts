@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, desc, eq, exists, ilike, or, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
+import { writeForAccount } from "./account-lock.server";
 
 /**
  * Conversations, always looked up by id AND owner: another user's
@@ -31,17 +32,20 @@ export interface NewConversation {
 
 /** Creates a conversation, e.g. one that a prompt tool opens with its instructions. */
 export async function createConversation(db: Db, input: NewConversation): Promise<ConversationRow> {
-  const [row] = await db
-    .insert(conversations)
-    .values({
-      id: input.id ?? randomUUID(),
-      uid: input.uid,
-      title: input.title ?? null,
-      systemPrompt: emptyToNull(input.systemPrompt),
-      customInstructions: emptyToNull(input.customInstructions),
-      model: input.model ?? null,
-    })
-    .returning();
+  // Under the account's lock: nothing is created for a deleted account (AccountDeletedError, docs/decisions/045).
+  const [row] = await writeForAccount(db, input.uid, (tx) =>
+    tx
+      .insert(conversations)
+      .values({
+        id: input.id ?? randomUUID(),
+        uid: input.uid,
+        title: input.title ?? null,
+        systemPrompt: emptyToNull(input.systemPrompt),
+        customInstructions: emptyToNull(input.customInstructions),
+        model: input.model ?? null,
+      })
+      .returning(),
+  );
   return row;
 }
 
@@ -54,21 +58,28 @@ export async function findOrCreateConversation(
   db: Db,
   input: NewConversation & { id: string },
 ): Promise<{ conversation: ConversationRow; created: boolean } | null> {
-  const [inserted] = await db
-    .insert(conversations)
-    .values({
-      id: input.id,
-      uid: input.uid,
-      title: input.title ?? null,
-      systemPrompt: emptyToNull(input.systemPrompt),
-      customInstructions: emptyToNull(input.customInstructions),
-      model: input.model ?? null,
-    })
-    .onConflictDoNothing({ target: conversations.id })
-    .returning();
-  if (inserted) return { conversation: inserted, created: true };
-  const existing = await getConversation(db, input.uid, input.id);
-  return existing ? { conversation: existing, created: false } : null;
+  // Under the account's lock: a chat request still in flight when the account is deleted creates nothing.
+  return writeForAccount(db, input.uid, async (tx) => {
+    const [inserted] = await tx
+      .insert(conversations)
+      .values({
+        id: input.id,
+        uid: input.uid,
+        title: input.title ?? null,
+        systemPrompt: emptyToNull(input.systemPrompt),
+        customInstructions: emptyToNull(input.customInstructions),
+        model: input.model ?? null,
+      })
+      .onConflictDoNothing({ target: conversations.id })
+      .returning();
+    if (inserted) return { conversation: inserted, created: true };
+    const [existing] = await tx
+      .select()
+      .from(conversations)
+      .where(and(eq(conversations.id, input.id), eq(conversations.uid, input.uid)))
+      .limit(1);
+    return existing ? { conversation: existing, created: false } : null;
+  });
 }
 
 export async function getConversation(db: Db, uid: string, id: string): Promise<ConversationRow | null> {

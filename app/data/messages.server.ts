@@ -3,6 +3,7 @@ import type { ExchangeKind } from "~/chat/history";
 import type { ChatMessage, ReplyStatus } from "~/chat/message-types";
 import type { Db } from "~/db/client.server";
 import { conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
+import { writeForAccount } from "./account-lock.server";
 
 /**
  * A conversation's messages. A user's message is only ever stored together
@@ -83,7 +84,9 @@ export interface Exchange {
 export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title: string | null } | null> {
   const { reply, user, kind } = exchange;
   const userParts = JSON.stringify([{ type: "text", text: user.text }]);
-  const result = await db.execute<{ stored: number; title: string | null }>(sql`
+  // Under the account's lock: a reply still streaming when the account is deleted stores nothing
+  // (AccountDeletedError; docs/decisions/045). The statement itself stays one round trip.
+  const result = await writeForAccount(db, exchange.uid, (tx) => tx.execute<{ stored: number; title: string | null }>(sql`
     with conversation as (
       -- The row lock serialises exchanges on one conversation (two tabs regenerating keep one reply).
       select id from ${conversations}
@@ -141,7 +144,7 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       returning 1
     )
     select (select count(*) from inserted where role = 'assistant')::int as stored, (select title from touched) as title
-  `);
+  `));
   const row = result.rows[0];
   return row && Number(row.stored) === 1 ? { title: row.title } : null;
 }

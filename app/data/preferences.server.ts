@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { userPreferences, userToolSettings } from "~/db/schema";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+import { writeForAccount } from "./account-lock.server";
 
 /** A user's assistant preferences: custom instructions and which function tools the assistant may call. */
 
@@ -16,10 +17,13 @@ export async function getCustomInstructions(db: Db, uid: string): Promise<string
 
 export async function setCustomInstructions(db: Db, uid: string, text: string): Promise<void> {
   const value = text.trim();
-  await db
-    .insert(userPreferences)
-    .values({ uid, customInstructions: value })
-    .onConflictDoUpdate({ target: userPreferences.uid, set: { customInstructions: value, updatedAt: sql`now()` } });
+  // Under the account's lock: nothing is written for a deleted account (docs/decisions/045).
+  await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(userPreferences)
+      .values({ uid, customInstructions: value })
+      .onConflictDoUpdate({ target: userPreferences.uid, set: { customInstructions: value, updatedAt: sql`now()` } }),
+  );
 }
 
 /** Ids of the built-in tools this user lets the assistant call (all of them unless switched off). */
@@ -41,11 +45,13 @@ export class UnknownToolError extends Error {}
 
 export async function setToolEnabled(db: Db, uid: string, toolId: string, enabled: boolean): Promise<void> {
   if (!BUILT_IN_TOOL_IDS.includes(toolId)) throw new UnknownToolError(`There is no built-in tool "${toolId}".`);
-  await db
-    .insert(userToolSettings)
-    .values({ uid, toolId, enabled })
-    .onConflictDoUpdate({
-      target: [userToolSettings.uid, userToolSettings.toolId],
-      set: { enabled, updatedAt: sql`now()` },
-    });
+  await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(userToolSettings)
+      .values({ uid, toolId, enabled })
+      .onConflictDoUpdate({
+        target: [userToolSettings.uid, userToolSettings.toolId],
+        set: { enabled, updatedAt: sql`now()` },
+      }),
+  );
 }

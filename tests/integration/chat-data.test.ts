@@ -17,7 +17,7 @@ import {
   setToolEnabled,
   UnknownToolError,
 } from "~/data/preferences.server";
-import { getQuotaStatus, refundMessage, reserveMessage } from "~/data/quotas.server";
+import { getQuotaStatus, markUnsettled, refundMessage, reserveMessage } from "~/data/quotas.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { openDatabase, type Db } from "~/db/client.server";
 import { testDatabases } from "../support/databases";
@@ -93,9 +93,14 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const conversation = await createConversation(db, { uid });
       const sent = exchange(uid, conversation.id, "Hello");
       const messageId = sent.user.id;
+      const first = await reserveMessage(db, uid, 2, { messageId });
+      expect(first).toMatchObject({ allowed: true, used: 1 });
+      // While its reply is in flight, the same message is refused, uncounted (M-1: one message, one reply).
+      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: false, inFlight: true });
+      expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
       // The first attempt failed and its refund could not be written: the Retry reuses the reservation.
-      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, used: 1 });
-      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, used: 1, remaining: 1 });
+      markUnsettled(first);
+      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, inFlight: false, used: 1, remaining: 1 });
       await saveExchange(db, sent);
       expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
       // Stored: answering it again (regenerate) is a new message for the quota, and a refund of it gives back one only.

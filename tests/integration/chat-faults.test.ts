@@ -12,8 +12,9 @@ import { chunkOfType, dataOf, firstMessage, messagesToday, postChat, readChunks,
 /**
  * The chat endpoint with each backend stopped, stalled or answering errors in
  * turn (issue #7, Faults): a clear answer within a deadline, nothing
- * half-written, no quota used; once the fault is gone, Retry (the same
- * message id) stores one message and one reply and counts the quota once.
+ * half-written, no quota used unless part of the reply was shown (then it
+ * counts, docs/decisions/044); once the fault is gone, Retry (the same
+ * message id) stores one message and one reply and counts the quota once more.
  */
 
 // Backend calls have a deadline of BACKEND_TIMEOUT_MS (1 s in the tests), and
@@ -120,8 +121,11 @@ async function expectNothingHalfWritten(uid: string) {
   }
 }
 
-/** Retry after recovery: the same request again gives one message, one reply, one message counted. */
-async function expectRetryStoresOnce(body: ChatBody, cookie: string, uid: string) {
+/**
+ * Retry after recovery: the same request again gives one message and one reply, and
+ * counts once more — or not at all when it reuses a unit the failed attempt still holds.
+ */
+async function expectRetryStoresOnce(body: ChatBody, cookie: string, uid: string, counted = 1) {
   const retry = await attempt(body, cookie);
   expect(retry.error).toBeUndefined();
   expect(retry.saved).toMatchObject({ userMessageId: body.message.id, status: "completed" });
@@ -132,11 +136,12 @@ async function expectRetryStoresOnce(body: ChatBody, cookie: string, uid: string
     ["assistant", `You said: ${body.message.parts[0].text}`, "completed"],
   ]);
   expect(rows[0].id).toBe(body.message.id);
-  expect(await messagesToday(uid)).toBe(1);
+  expect(await messagesToday(uid)).toBe(counted);
   await expectNothingHalfWritten(uid);
 }
 
-type Fault = { name: string; inject(): Promise<void> | void; expected: RegExp };
+/** `shows`: part of the reply reaches the browser before the failure, so it counts (docs/decisions/044). */
+type Fault = { name: string; inject(): Promise<void> | void; expected: RegExp; shows?: boolean };
 
 const UNAVAILABLE = /can't be (checked|reached) right now\. Please try again shortly/;
 
@@ -161,11 +166,11 @@ const modelFaults: Fault[] = [
   modelFault("model server answering 500", { type: "http-error", status: 500 }, /model service had a problem answering/),
   modelFault("model server answering 429", { type: "http-error", status: 429, retryAfterSeconds: 5 }, /busy \(too many requests\)/),
   modelFault("model server answering garbage", { type: "malformed" }, /couldn't be read/),
-  modelFault("model dropping the connection mid-stream", { type: "drop", text: "Half an ans" }, /connection to the model was lost/),
+  { ...modelFault("model dropping the connection mid-stream", { type: "drop", text: "Half an ans" }, /connection to the model was lost/), shows: true },
 ];
 
 describe("POST /api/chat with a backend failing, then recovering", () => {
-  it.each([...storeFaults, ...modelFaults])("$name: a clear answer in time, nothing stored or counted; Retry stores once", async (fault) => {
+  it.each([...storeFaults, ...modelFaults])("$name: a clear answer in time, nothing stored, counted only if shown; Retry stores once", async (fault) => {
     const { uid, cookie } = await signedIn();
     const body = firstMessage(`Message sent while the ${fault.name}`);
     await fault.inject();
@@ -177,13 +182,13 @@ describe("POST /api/chat with a backend failing, then recovering", () => {
 
     await heal();
     await expectNothingHalfWritten(uid);
-    expect(await messagesToday(uid)).toBe(0);
-    await expectRetryStoresOnce(body, cookie, uid);
+    expect(await messagesToday(uid)).toBe(fault.shows ? 1 : 0);
+    await expectRetryStoresOnce(body, cookie, uid, fault.shows ? 2 : 1);
   });
 });
 
 describe("POST /api/chat with PostgreSQL failing after tokens flowed, before the exchange is stored", () => {
-  it.each(["refuse", "stall", "error"] as const)("postgres %s mid-stream: an error, nothing stored; Retry stores once and counts once", async (mode) => {
+  it.each(["refuse", "stall", "error"] as const)("postgres %s mid-stream: an error, nothing stored, the shown reply counts; Retry stores once and counts once more", async (mode) => {
     const { uid, cookie } = await signedIn();
     const body = firstMessage(`Store this when ${mode}`);
     model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 100 });
@@ -201,9 +206,9 @@ describe("POST /api/chat with PostgreSQL failing after tokens flowed, before the
     await heal();
     await expectNothingHalfWritten(uid);
     expect((await getDb().then((db) => db.select().from(messages).where(eq(messages.conversationId, body.conversationId))))).toEqual([]);
-    // The reservation could not be given back while PostgreSQL was down: it
-    // stays held for this message (so the Retry below does not count twice).
+    // The reply was shown, so it counts (docs/decisions/044), whether or not its
+    // settlement reached PostgreSQL; the Retry is another reply, counted once more.
     expect(await messagesToday(uid)).toBe(1);
-    await expectRetryStoresOnce(body, cookie, uid);
+    await expectRetryStoresOnce(body, cookie, uid, 2);
   });
 });
