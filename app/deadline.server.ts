@@ -1,3 +1,5 @@
+import { describeError, escapeForLog } from "~/log/safe-log.server";
+
 /**
  * Every call to a backend (identity service, Firestore, PostgreSQL, a model)
  * gets a deadline, so a stalled dependency degrades a page instead of hanging it.
@@ -38,12 +40,19 @@ export async function withDeadline<T>(
  */
 const reported = new Set<string>();
 
+/**
+ * The line names the backend, the context and the error's class and code,
+ * never the error's message: a failed query's message holds its parameters
+ * (user text, uids). Only our own timeout's message, which the app wrote, is
+ * kept. Everything interpolated is escaped, so a context naming a user cannot
+ * start a forged line (L-4).
+ */
 export function logBackendFault(backend: string, context: string, error: unknown) {
-  const message = error instanceof Error ? error.message : String(error);
   const key = `${backend}:${context}`;
   if (reported.has(key)) return;
   reported.add(key);
-  console.error(`[${backend}] ${context}: ${message}`);
+  const what = describeError(error, error instanceof BackendUnavailableError);
+  console.error(`[${escapeForLog(backend)}] ${escapeForLog(context)}: ${what}`);
 }
 
 export function logBackendRecovered(backend: string) {
@@ -54,5 +63,5 @@ export function logBackendRecovered(backend: string) {
       had = true;
     }
   }
-  if (had) console.error(`[${backend}] reachable again`);
+  if (had) console.error(`[${escapeForLog(backend)}] reachable again`);
 }

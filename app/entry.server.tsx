@@ -1,10 +1,11 @@
 import { PassThrough } from "node:stream";
-import type { EntryContext, HandleDataRequestFunction } from "@remix-run/node";
+import type { EntryContext, HandleDataRequestFunction, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "~/components/nonce";
+import { logUnexpectedError } from "~/log/safe-log.server";
 import { applySecurityHeaders, createNonce } from "~/security-headers.server";
 
 const ABORT_DELAY = 5_000;
@@ -44,7 +45,7 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          if (shellRendered) logUnexpectedError(`render ${new URL(request.url).pathname}`, error);
         },
       },
     );
@@ -56,4 +57,18 @@ export default function handleRequest(
 export const handleDataRequest: HandleDataRequestFunction = (response, { request }) => {
   applySecurityHeaders(response.headers, request);
   return response;
+};
+
+/**
+ * Errors of loaders, actions and rendering (Remix's default logs the whole
+ * error, whose message can hold a failed query's parameters): the class, the
+ * code and the stack frames, one escaped line (L-4).
+ */
+export const handleError: HandleErrorFunction = (error, { request }) => {
+  if (request.signal.aborted) return;
+  // A 404 or 405 from the router (an unknown path) is the client's doing: no log line per request.
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  const cause = isRouteErrorResponse(error) ? (error as { error?: unknown }).error : error;
+  if (cause === undefined) return;
+  logUnexpectedError(`${request.method} ${new URL(request.url).pathname}`, cause);
 };

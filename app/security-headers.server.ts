@@ -1,4 +1,4 @@
-import { SESSION_COOKIE } from "~/auth/cookie.server";
+import { HOST_SESSION_COOKIE, LOCAL_SESSION_COOKIE } from "~/auth/cookie.server";
 import { getConfig } from "~/config.server";
 
 /**
@@ -45,7 +45,9 @@ function isHttps(request: Request): boolean {
 }
 
 function hasSession(request: Request): boolean {
-  return (request.headers.get("Cookie") ?? "").includes(`${SESSION_COOKIE}=`);
+  // Either name (L-7): even a refused pair of cookies makes the answer private.
+  const cookies = request.headers.get("Cookie") ?? "";
+  return cookies.includes(`${LOCAL_SESSION_COOKIE}=`) || cookies.includes(`${HOST_SESSION_COOKIE}=`);
 }
 
 export function applySecurityHeaders(headers: Headers, request: Request, nonce?: string) {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../app/config.server";
 import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
+import { listenPlan, localUrl } from "./listen-host";
 import { DEMO_ACCOUNTS } from "./local/seed";
 import { resetDataDir, startLocalStack } from "./local/stack";
 
@@ -14,6 +15,9 @@ import { resetDataDir, startLocalStack } from "./local/stack";
  *
  *   npm start                 local mode, data kept in .local/
  *   npm start -- --fresh      local mode, starting from empty data
+ *
+ * Local mode listens on 127.0.0.1 only unless HOST is set (it accepts
+ * unsigned emulator tokens: scripts/listen-host.ts).
  */
 if (fs.existsSync(".env")) process.loadEnvFile(".env");
 
@@ -33,16 +37,19 @@ try {
 
 buildIfStale();
 
+const listen = listenPlan(config.mode, { HOST: process.env.HOST }, port);
+
 const serveArgs = [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD];
 
 function serve(env: NodeJS.ProcessEnv) {
   return spawn(process.execPath, serveArgs, {
     stdio: ["ignore", "inherit", "inherit"],
-    env: { ...env, NODE_ENV: "production", PORT: port },
+    env: { ...env, NODE_ENV: "production", PORT: port, ...(listen.host ? { HOST: listen.host } : {}) },
   });
 }
 
 if (config.mode === "real") {
+  for (const line of listen.notice) console.log(line);
   const child = serve(process.env);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code) => process.exit(code ?? 0));
@@ -76,7 +83,7 @@ if (config.mode === "real") {
   process.on("SIGTERM", () => void shutdown(0));
   child.on("exit", (code) => void shutdown(code ?? 0));
 
-  const url = `http://localhost:${port}`;
+  const url = localUrl(listen.host, port);
   console.log(
     [
       "",
@@ -84,6 +91,8 @@ if (config.mode === "real") {
       `  Auth emulator      ${stack.env.FIREBASE_AUTH_EMULATOR_HOST}  (verification and reset links appear in ${path.relative(".", stack.authLogPath)})`,
       `  Firestore emulator ${stack.env.FIRESTORE_EMULATOR_HOST}`,
       `  PostgreSQL         ${config.databaseUrl ? "DATABASE_URL" : "embedded PGlite"}`,
+      "",
+      ...listen.notice,
       "",
       "Demo accounts:",
       ...DEMO_ACCOUNTS.map((a) => `  ${a.role === "admin" ? "admin" : "user "}  ${a.email}  password: ${a.password}`),

@@ -13,7 +13,7 @@ import {
 import { adminAuth } from "~/firebase.server";
 import { authCache, type IdentityState } from "./auth-cache.server";
 import { verifyEmulatorSessionCookie } from "./emulator-token.server";
-import { clearSessionCookie, readSessionCookie, serializeSessionCookie } from "./cookie.server";
+import { clearSessionCookie, LOCAL_SESSION_COOKIE, readSessionCookie, serializeSessionCookie, sessionCookieOf } from "./cookie.server";
 import { loginPath } from "./redirect";
 
 /**
@@ -46,6 +46,8 @@ export type SessionState =
       status: "signed-out";
       /** The cookie was invalid (revoked, expired, malformed, disabled user): clear it. */
       clearCookie: boolean;
+      /** The cookie to clear when not this mode's own (two session cookies: L-7). */
+      clearName?: string;
       /** A cookie was presented but could not be checked (backend fault): keep it. */
       degraded: boolean;
     };
@@ -54,6 +56,8 @@ export type SignedIn = Extract<SessionState, { status: "signed-in" }>;
 
 const SIGNED_OUT: SessionState = { status: "signed-out", clearCookie: false, degraded: false };
 const INVALID: SessionState = { status: "signed-out", clearCookie: true, degraded: false };
+// Two session cookies (L-7): signed out, and `__session` cleared, the name a sibling can plant or an old session left.
+const REFUSED_COOKIES: SessionState = { status: "signed-out", clearCookie: true, degraded: false, clearName: LOCAL_SESSION_COOKIE };
 
 /** firebase-admin codes meaning "this cookie will never be good": sign out and clear it. */
 const INVALID_SESSION_CODES = new Set([
@@ -312,8 +316,11 @@ export function getSessionUser(
 ): Promise<SessionState> {
   const memo = perRequest.get(request);
   if (memo && (memo.fresh || !fresh)) return memo.state;
-  const cookie = readSessionCookie(request);
-  const state = cookie ? resolveSession(request, cookie, fresh) : Promise.resolve(SIGNED_OUT);
+  const cookie = sessionCookieOf(request);
+  const state =
+    cookie.status === "one"
+      ? resolveSession(request, cookie.value, fresh)
+      : Promise.resolve(cookie.status === "refused" ? REFUSED_COOKIES : SIGNED_OUT);
   perRequest.set(request, { fresh, state });
   return state;
 }
@@ -321,7 +328,7 @@ export function getSessionUser(
 /** Headers a response needs for this session state (clearing a dead cookie). */
 export function sessionHeaders(state: SessionState): HeadersInit {
   return state.status === "signed-out" && state.clearCookie
-    ? { "Set-Cookie": clearSessionCookie() }
+    ? { "Set-Cookie": clearSessionCookie(state.clearName) }
     : {};
 }
 

@@ -1,4 +1,5 @@
 import { json } from "@remix-run/node";
+import { logUnexpectedError } from "~/log/safe-log.server";
 import { applyApiHeaders } from "~/security-headers.server";
 
 /**
@@ -30,7 +31,8 @@ export function apiRoute<Args extends { request: Request }>(handler: Handler<Arg
     } catch (error) {
       if (error instanceof Response) throw withApiHeaders(error, args.request);
       // A JSON 500 that says nothing of the cause (Remix's own is plain text, without these headers).
-      console.error(error);
+      // The log gets the class, code and stack frames, never the message (it can hold user text: L-4).
+      logUnexpectedError(`api ${new URL(args.request.url).pathname}`, error);
       return withApiHeaders(json({ error: "Something went wrong on our side. Please try again." }, { status: 500 }), args.request);
     }
   };

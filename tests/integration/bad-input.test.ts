@@ -6,6 +6,7 @@ import { saveExchange } from "~/data/messages.server";
 import { getDb } from "~/db/client.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { MAX_CHAT_BODY_BYTES } from "~/chat/chat-request";
+import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler } from "../support/remix-app";
@@ -439,6 +440,253 @@ describe("script in every text field is stored as text and rendered inert", () =
     expect(created.status).toBe(303);
     const id = new URL(created.headers.get("Location")!, APP_ORIGIN).searchParams.get("saved")!;
     for (const path of ["/tools", `/tools/${id}`, `/tools/${id}/edit`]) await expectInert(path, adminCookie);
+  });
+});
+
+// ---- unstorable text in every text field ----------------------------------------------
+
+/**
+ * Characters PostgreSQL cannot store (app/text/storable-text.ts): a NUL byte,
+ * and a lone UTF-16 surrogate (which only a JSON body can carry: a form's
+ * percent-encoded bytes decode to U+FFFD). Each must get a clear 4xx before
+ * any work is done: never a 500, never a 503 "try again later" that cannot
+ * succeed, never a query that fails on purpose.
+ */
+const UNSTORABLE: Array<{ input: string; text: string; inForm: boolean }> = [
+  { input: "NUL byte", text: "a\u0000b", inForm: true },
+  { input: "lone high surrogate", text: "a\ud800b", inForm: false },
+  { input: "lone low surrogate", text: "a\udc00b", inForm: false },
+];
+
+type FieldCase = { field: string; method: "POST"; route: string; who: Who; body: (text: string) => Record<string, unknown>; json: boolean };
+
+const chatBody = (text: string) => ({
+  conversationId: randomUUID(),
+  create: true,
+  message: { id: randomUUID(), role: "user", parts: [{ type: "text", text }] },
+  model: DEMO_MODEL_ID,
+});
+
+const TEXT_FIELDS: FieldCase[] = [
+  { field: "conversation title (rename)", method: "POST", route: "/nuvara/:conversation", who: "user", json: false, body: (title) => ({ intent: "rename", title }) },
+  { field: "custom instructions", method: "POST", route: "/nuvara", who: "user", json: false, body: (instructions) => ({ intent: "instructions", instructions }) },
+  { field: "display name", method: "POST", route: "/dashboard", who: "user", json: false, body: (displayName) => ({ intent: "display-name", displayName }) },
+  { field: "contact message (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (message) => ({ email: "v@example.com", message }) },
+  { field: "contact name (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (name) => ({ email: "v@example.com", name, message: "hi" }) },
+  { field: "contact email (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (text) => ({ email: `v${text}@example.com`, message: "hi" }) },
+  { field: "contact message (signed in)", method: "POST", route: "/api/contact", who: "user", json: true, body: (message) => ({ message }) },
+  { field: "report comment", method: "POST", route: "/api/reports", who: "user", json: true, body: (comment) => ({ messageId: replyId, reason: "other", comment }) },
+  { field: "chat message text", method: "POST", route: "/api/chat", who: "user", json: true, body: chatBody },
+  ...(["name", "description", "category", "systemPrompt", "field0Label"] as const).flatMap((name): FieldCase[] => [
+    { field: `new tool's ${name}`, method: "POST", route: "/tools/new", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
+    { field: `edited tool's ${name}`, method: "POST", route: "/tools/:tool/edit", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
+  ]),
+  { field: "tool input", method: "POST", route: "/tools/:tool", who: "user", json: true, body: (input0) => ({ input0 }) },
+  { field: "admin role change: custom role", method: "POST", route: "/admin/users", who: "admin", json: true, body: (customRole) => ({ email: "x@example.com", role: "custom", customRole }) },
+  { field: "account deletion confirmation", method: "POST", route: "/api/account/delete", who: "user", json: true, body: (confirm) => ({ confirm }) },
+];
+
+/** Searches read from the address: a clear 400, or (where odd filters are ignored) the page without the filter. */
+const SEARCHES: Array<{ field: string; route: string; who: Who }> = [
+  { field: "conversation search", route: "/nuvara?_data=routes%2Fnuvara&q=", who: "user" },
+  { field: "admin inbox search", route: "/admin/messages?_data=routes%2Fadmin.messages&q=", who: "admin" },
+  { field: "admin users search", route: "/admin/users?_data=routes%2Fadmin.users&q=", who: "admin" },
+  { field: "tool catalogue search", route: "/tools?_data=routes%2Ftools&q=", who: "anon" },
+];
+
+describe("unstorable text in every text field → a clear 4xx, never a 500 or 503", () => {
+  for (const { field, method, route, who, body, json } of TEXT_FIELDS) {
+    for (const { input, text, inForm } of UNSTORABLE) {
+      if (!json && !inForm) continue;
+      it(`${route} · ${field} · ${input} → 4xx`, async () => {
+        const fields = body(text);
+        const options: SendOptions = json
+          ? { body: JSON.stringify(fields), contentType: "application/json" }
+          : { form: fields as Record<string, string> };
+        // Fetcher requests (`_data`) answer with the action's own status, as the browser's fetch sees it.
+        const path = route.startsWith("/api/") ? resolve(route) : `${resolve(route)}?_data=${encodeURIComponent(dataRouteId(route))}`;
+        const response = await send(method, path, { cookie: await cookieOf(who), ...options });
+        expect(response.status, `${field} ${input}`).toBeGreaterThanOrEqual(400);
+        expect(response.status, `${field} ${input}`).toBeLessThan(500);
+      });
+    }
+  }
+  // A URL cannot carry a lone surrogate (encodeURIComponent throws on one); a client can
+  // still send the bytes a careless encoder makes of it, which decode to U+FFFD.
+  const IN_URL = [
+    { input: "NUL byte", query: encodeURIComponent("a\u0000b") },
+    { input: "a lone surrogate's bytes", query: "a%ED%A0%80b" },
+  ];
+  for (const { field, route, who } of SEARCHES) {
+    for (const { input, query } of IN_URL) {
+      it(`GET ${route.split("?")[0]} · ${field} · ${input} → 200 or 400`, async () => {
+        const response = await send("GET", `${route}${query}`, { cookie: await cookieOf(who) });
+        expect([200, 400], `${field} ${input}`).toContain(response.status);
+      });
+    }
+  }
+});
+
+/** The route id Remix's `_data` parameter names, for a flat route path. */
+function dataRouteId(route: string): string {
+  const ids: Record<string, string> = {
+    "/nuvara": "routes/nuvara",
+    "/nuvara/:conversation": "routes/nuvara.$conversationId",
+    "/dashboard": "routes/dashboard",
+    "/tools/new": "routes/tools_.new",
+    "/tools/:tool": "routes/tools_.$toolId",
+    "/tools/:tool/edit": "routes/tools_.$toolId_.edit",
+    "/admin/users": "routes/admin.users",
+  };
+  return ids[route];
+}
+
+// ---- two session cookies ----------------------------------------------------------------
+
+describe("two session cookies in one request (cookie tossing) → signed out, never a 500", () => {
+  const TWO_COOKIES: Array<{ input: string; cookie: () => Promise<string> }> = [
+    { input: "__session=a; __session=b", cookie: async () => "__session=a; __session=b" },
+    { input: "a valid session, then another", cookie: async () => `${user}; ${await cookieOf("fresh")}` },
+    { input: "garbage, then a valid session", cookie: async () => `__session=garbage; ${user}` },
+  ];
+  for (const { input, cookie } of TWO_COOKIES) {
+    it(`GET /dashboard · ${input} → 302 to /login`, async () => {
+      const response = await send("GET", "/dashboard", { cookie: await cookie() });
+      expectNoServerError(response, input);
+      expect(response.status).toBe(302);
+      expect(response.headers.get("Location")).toMatch(/^\/login\?redirectTo=%2Fdashboard/);
+    });
+    it(`GET / · ${input} → the page, signed out`, async () => {
+      const response = await send("GET", "/?_data=root", { cookie: await cookie() });
+      expect(response.status).toBe(200);
+      expect((await response.json()).user ?? null).toBeNull();
+    });
+  }
+});
+
+// ---- unknown /api paths and methods (security review I-3) ----------------------
+
+describe("unknown /api paths and unknown methods → a clear 4xx, never an HTML page or a 500", () => {
+  // TRACE cannot be sent in-process (the Fetch API refuses to build such a
+  // request); tests/integration/http-edges.test.ts sends it to remix-serve.
+  const paths: Array<{ method: string; route: string; who: Who; options?: SendOptions }> = [
+    { method: "GET", route: "/api/nonexistent", who: "anon" },
+    { method: "GET", route: "/api", who: "anon" },
+    { method: "GET", route: "/api/chat/extra/segments", who: "user" },
+    { method: "GET", route: "/api/conversations/:conversation", who: "user" },
+    { method: "POST", route: "/api/nonexistent", who: "user", options: { form: { x: "1" } } },
+    { method: "DELETE", route: "/api/nonexistent", who: "anon" },
+  ];
+  for (const { method, route, who, options } of paths) {
+    it(`${method} ${route} (${who}) → JSON 404 with the API headers`, async () => {
+      const response = await send(method, resolve(route), { cookie: await cookieOf(who), ...options });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("Content-Type")).toContain("application/json");
+      expect(await response.json()).toEqual({ error: "Not found." });
+      expect(response.headers.get("Content-Security-Policy")).toContain("default-src 'none'");
+      expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(response.headers.get("Cache-Control")).toBe("no-store");
+    });
+  }
+
+  it("the catch-all shadows no real /api route", async () => {
+    const chat = await send("GET", "/api/chat", { cookie: user });
+    expect(chat.status).toBe(405);
+    expect(await chat.json()).toEqual({ error: "Use POST." });
+    const markdown = await send("GET", resolve("/api/conversations/:conversation/markdown"), { cookie: user });
+    expect(markdown.status).toBe(200);
+  });
+
+  // Methods no route takes are Remix's 405; PUT/PATCH/DELETE reach the
+  // action (behind the origin check), which refuses what it does not know.
+  for (const [method, route, status] of [
+    ["PROPFIND", "/", 405],
+    ["OPTIONS", "/dashboard", 405],
+    ["PATCH", "/nuvara", 400],
+    ["PROPFIND", "/api/chat", 405],
+    ["OPTIONS", "/api/nonexistent", 404],
+  ] as const) {
+    it(`${method} ${route} → ${status}, not a 500`, async () => {
+      const response = await send(method, route, { cookie: user });
+      expect(response.status).toBe(status);
+    });
+  }
+});
+
+// ---- chat message ids (security review M-1) ------------------------------------------
+
+describe("POST /api/chat · a message id already stored elsewhere → 409 before the model, never a failed save", () => {
+  const storedId = randomUUID();
+  beforeAll(async () => {
+    const db = await getDb();
+    const other = await createAccount(firebase, { prefix: "ids" });
+    const otherConversation = (await createConversation(db, { uid: other.uid, title: "Someone else's" })).id;
+    await saveExchange(db, {
+      uid: other.uid,
+      conversationId: otherConversation,
+      kind: "submit",
+      user: { id: storedId, text: "Theirs", sentAt: new Date() },
+      reply: { id: randomUUID(), parts: [{ type: "text", text: "Ok." }], content: "Ok.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+      usageDay: new Date().toISOString().slice(0, 10),
+      title: "Someone else's",
+    });
+  });
+  const CASES: Array<{ input: string; body: () => Record<string, unknown> }> = [
+    { input: "another user's message id, new conversation", body: () => ({ ...chatBody("hello"), message: { id: storedId, role: "user", parts: [{ type: "text", text: "hello" }] } }) },
+    { input: "a reply's id (of another of my conversations) as my message id", body: () => ({ ...chatBody("hello"), message: { id: replyId, role: "user", parts: [{ type: "text", text: "hello" }] } }) },
+  ];
+  for (const { input, body } of CASES) {
+    it(`${input} → 409 with a clear message`, async () => {
+      const response = await send("POST", "/api/chat", { cookie: user, body: JSON.stringify(body()), contentType: "application/json" });
+      expect(response.status, input).toBe(409);
+      expect((await response.json()).error).toBe("This message id is already used by another message. Send your message as a new one (with a new id).");
+    });
+  }
+});
+
+// ---- Markdown replies and tossed cookies (security review M-6, L-7) --------------------
+
+describe("hostile Markdown replies open their conversation; tossed session cookies are cleared", () => {
+  /** The review's payloads: a stack overflow (500 forever) and seconds of parsing per view. */
+  const REPLIES = [
+    { input: "1 200 nested `>` (1.2 KB)", text: `${">".repeat(1_200)} x`, shown: "&gt;".repeat(40) },
+    { input: "30 000 `[`, a, 30 000 `]` (60 KB)", text: `${"[".repeat(30_000)}a${"]".repeat(30_000)}`, shown: `${"[".repeat(40)}a${"]".repeat(40)}` },
+    { input: "1 000 nested list markers", text: `${"- ".repeat(1_000)}x`, shown: "- - - - x" },
+    { input: "20 000 `_a*`", text: "_a*".repeat(20_000), shown: "_a*_a*_a*" },
+  ];
+  for (const { input, text, shown } of REPLIES) {
+    it(`GET /nuvara/<conversation> · reply ${input} → 200 within 1.5 s, the text shown`, async () => {
+      const db = await getDb();
+      const id = (await createConversation(db, { uid: userAccount.uid, title: "Markdown payload" })).id;
+      await saveExchange(db, {
+        uid: userAccount.uid,
+        conversationId: id,
+        kind: "submit",
+        user: { id: randomUUID(), text: "Say it", sentAt: new Date() },
+        reply: { id: randomUUID(), parts: [{ type: "text", text }], content: text, status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+        usageDay: new Date().toISOString().slice(0, 10),
+        title: "Markdown payload",
+      });
+      const started = performance.now();
+      const response = await send("GET", `/nuvara/${id}`, { cookie: user });
+      const html = await response.text();
+      expect(response.status).toBe(200);
+      expect(html).toContain(shown);
+      expect(performance.now() - started).toBeLessThan(1_500);
+    });
+  }
+
+  it("two session cookies → signed out, and the cookie a sibling can plant is cleared", async () => {
+    // The valid one first: it used to win, keeping the victim signed in next to a planted cookie.
+    const response = await send("GET", "/dashboard", { cookie: `${user}; __session=planted` });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Set-Cookie")).toMatch(/^__session=;.*Max-Age=0/);
+  });
+
+  it("both names, __session and __Host-session → signed out", async () => {
+    const response = await send("GET", "/?_data=root", { cookie: `${user}; __Host-session=${user.split("=")[1]}` });
+    expect(response.status).toBe(200);
+    expect((await response.json()).user ?? null).toBeNull();
   });
 });
 

@@ -1,8 +1,9 @@
-import type { ReactNode } from "react";
+import { Component, type ReactNode } from "react";
 import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
 import { CopyButton } from "./copy-button";
+import { markdownVerdict } from "./markdown-budget";
 
 /**
  * Model output as Markdown (GFM: tables, task lists, strikethrough,
@@ -14,6 +15,10 @@ import { CopyButton } from "./copy-button";
  *   rel="noopener noreferrer"; anything else (javascript:, data:, relative) is plain text.
  * - Images are never loaded: an image URL could carry the conversation to
  *   someone's server. They become ordinary links the user may choose to open.
+ * - Rendering is bounded (M-6): a reply the parser would take long over, or
+ *   nest deep enough to overflow the stack, is shown as plain text
+ *   (./markdown-budget.ts), and a reply that fails to render anyway falls
+ *   back to plain text too, so one message can never fail a page.
  */
 
 const ALLOWED_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
@@ -122,17 +127,57 @@ const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, remarkHtmlAsText];
 // Only code blocks that name their language are highlighted (guessing is slow and often wrong).
 const rehypePlugins: Options["rehypePlugins"] = [[rehypeHighlight, { detect: false, plainText: ["text", "txt", "plain"] }]];
 
-export function Markdown({ children }: { children: string }): ReactNode {
+/** The reply as preformatted text: readable, escaped like all React text, and linear to render. */
+export function PlainReply({ children }: { children: string }): ReactNode {
   return (
-    <div className="markdown">
-      <ReactMarkdown
-        remarkPlugins={remarkPlugins}
-        rehypePlugins={rehypePlugins}
-        urlTransform={(url) => safeUrl(url) ?? ""}
-        components={components}
-      >
-        {children}
-      </ReactMarkdown>
+    <div className="markdown markdown-plain">
+      <pre>{children}</pre>
     </div>
   );
+}
+
+/**
+ * Catches what a render throws below it in the browser (a reply streamed in,
+ * a hydration), so one message falls back to plain text and the rest of the
+ * page stays. Server rendering ignores error boundaries: there the try/catch
+ * in Markdown does this job.
+ */
+class PlainOnError extends Component<{ text: string; children: ReactNode }, { failed: boolean }> {
+  state = { failed: false };
+
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+
+  componentDidUpdate(previous: { text: string }) {
+    // A streamed reply grows: its new text may render again.
+    if (this.state.failed && previous.text !== this.props.text) this.setState({ failed: false });
+  }
+
+  render() {
+    return this.state.failed ? <PlainReply>{this.props.text}</PlainReply> : this.props.children;
+  }
+}
+
+function renderMarkdown(text: string): ReactNode {
+  if (!markdownVerdict(text).ok) return <PlainReply>{text}</PlainReply>;
+  let content: ReactNode;
+  try {
+    // Called as a function, not as an element, so that parsing happens inside this try:
+    // react-markdown's Markdown is a plain function of its props (no hooks).
+    content = ReactMarkdown({
+      children: text,
+      remarkPlugins,
+      rehypePlugins,
+      urlTransform: (url) => safeUrl(url) ?? "",
+      components,
+    });
+  } catch {
+    return <PlainReply>{text}</PlainReply>;
+  }
+  return <div className="markdown">{content}</div>;
+}
+
+export function Markdown({ children }: { children: string }): ReactNode {
+  return <PlainOnError text={children}>{renderMarkdown(children)}</PlainOnError>;
 }
