@@ -14,6 +14,7 @@ import {
   type ReportReason,
 } from "~/db/schema";
 import { logBackendFault, logBackendRecovered, withDeadline } from "~/deadline.server";
+import { writeForAccount, type Tx } from "./account-lock.server";
 
 /**
  * The admin inbox in PostgreSQL: contact messages and reports on assistant
@@ -50,13 +51,19 @@ function senderColumns(sender: Sender) {
   };
 }
 
-export async function addContactMessage(db: Db, sender: Sender, body: string): Promise<InboxMessage> {
-  const [row] = await db
-    .insert(inboxMessages)
-    .values({ kind: "contact", ...senderColumns(sender), body })
-    .returning();
+/**
+ * A signed-in sender's message is written under their account's lock, so it
+ * cannot outlive a deletion in progress (AccountDeletedError, docs/decisions/045).
+ */
+async function insertMessage(db: Db, sender: Sender, values: Omit<typeof inboxMessages.$inferInsert, keyof ReturnType<typeof senderColumns>>) {
+  const insert = (target: Db | Tx) => target.insert(inboxMessages).values({ ...values, ...senderColumns(sender) }).returning();
+  const [row] = sender.uid ? await writeForAccount(db, sender.uid, insert) : await insert(db);
   forgetNewMessageCount();
   return row;
+}
+
+export async function addContactMessage(db: Db, sender: Sender, body: string): Promise<InboxMessage> {
+  return insertMessage(db, sender, { kind: "contact", body });
 }
 
 export async function addReport(
@@ -64,18 +71,7 @@ export async function addReport(
   sender: Sender,
   report: { reason: ReportReason; comment: string; exchange: ReportedExchange },
 ): Promise<InboxMessage> {
-  const [row] = await db
-    .insert(inboxMessages)
-    .values({
-      kind: "report",
-      ...senderColumns(sender),
-      body: report.comment,
-      reportReason: report.reason,
-      exchange: report.exchange,
-    })
-    .returning();
-  forgetNewMessageCount();
-  return row;
+  return insertMessage(db, sender, { kind: "report", body: report.comment, reportReason: report.reason, exchange: report.exchange });
 }
 
 /**

@@ -8,6 +8,7 @@ import { checkWindowedLimits, contactLimitRules, type ContactSender } from "~/da
 import { addContactMessage, type Sender } from "~/data/inbox.server";
 import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
+import { isAccountDeleted } from "~/data/account-lock.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
@@ -87,6 +88,8 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     if (limited) return answer(tooMany("messages", limited.retryAfterSeconds), "limited");
     await withDeadline("postgres", getConfig().backendTimeoutMs, addContactMessage(db, sender, text));
   } catch (error) {
+    // Deleted while this was on its way: nothing was stored, and there is no account to answer for.
+    if (isAccountDeleted(error)) return answer(problem(401, { error: "This account has been deleted." }), "deleted");
     logBackendFault("postgres", "storing a contact message", error);
     return answer(problem(503, { error: "Your message could not be sent right now. Please try again in a little while." }), "unavailable");
   }

@@ -16,6 +16,7 @@ import {
 } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { REPORT_REASONS } from "~/db/schema";
+import { isAccountDeleted } from "~/data/account-lock.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiRoute } from "~/http/api-route.server";
 import { storableString } from "~/text/storable-text";
@@ -69,6 +70,8 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     const report = await withDeadline("postgres", timeout, addReport(db, sender, { reason, comment, exchange }));
     return answer(problem(201, { ok: true, id: report.id, message: "Thanks! Your report was sent to the admins." }), "sent");
   } catch (error) {
+    // Deleted while this was on its way: nothing was stored, and there is no account to answer for.
+    if (isAccountDeleted(error)) return answer(problem(401, { error: "This account has been deleted." }), "deleted");
     logBackendFault("postgres", "storing a report", error);
     return answer(problem(503, { error: "Your report could not be sent right now. Please try again in a little while." }), "unavailable");
   }

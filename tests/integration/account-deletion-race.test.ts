@@ -3,7 +3,9 @@ import { eq, getTableName, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authCache } from "~/auth/auth-cache.server";
 import { resetConfig } from "~/config.server";
+import { AccountDeletedError } from "~/data/account-lock.server";
 import { USER_TABLES } from "~/data/account.server";
+import { addContactMessage } from "~/data/inbox.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
 import { action as deleteAction } from "~/routes/api.account.delete";
@@ -115,5 +117,18 @@ describe("POST /api/account/delete with chat requests in flight", () => {
       await expect(firebase.auth.getUser(account.uid)).rejects.toMatchObject({ code: "auth/user-not-found" });
       model.reset();
     }
+  });
+});
+
+describe("the inbox after a deletion", () => {
+  it("a contact message of an account deleted while it was on its way is not stored (the deletion holds the lock)", async () => {
+    const account = await createAccount(firebase);
+    const cookie = await sessionCookieFor(account);
+    const response = (await deleteAction({ request: deleteRequest(cookie, account.email), params: {}, context: {} } as ActionFunctionArgs)) as Response;
+    expect(response.status).toBe(303);
+    // The request had passed its session check before the deletion: it reaches the store now.
+    const sender = { email: account.email, uid: account.uid, name: null, role: "", verified: true };
+    await expect(addContactMessage(await getDb(), sender, "sent as the account was deleted")).rejects.toBeInstanceOf(AccountDeletedError);
+    expect((await rowsLeft(account.uid)).inbox_messages ?? 0).toBe(0);
   });
 });
