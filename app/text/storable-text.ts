@@ -8,6 +8,7 @@ import { z } from "zod";
  * bad input gets a 400 with a clear message instead of a 500 or a 503.
  */
 // A NUL, or a high surrogate not followed by a low one, or a low one not preceded by a high one.
+// eslint-disable-next-line no-control-regex -- finding the NUL control character is the point.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNSTORABLE_TEXT_MESSAGE =

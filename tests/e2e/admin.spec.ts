@@ -119,7 +119,7 @@ test.describe("the inbox", () => {
     await page.goto(`/admin/messages?q=${text}`);
     await page.getByRole("link", { name: text }).click();
     await expect(page.getByRole("heading", { level: 1, name: `Contact from ${member.email}` })).toBeVisible();
-    await expect(page.getByRole("definition").filter({ hasText: "Mia Member" })).toContainText("(signed in)");
+    await expect(page.getByRole("definition").filter({ hasText: "Mia Member" })).toContainText("(signed in, verified)");
     await expect(page.getByRole("definition").filter({ hasText: /^premium$/ })).toBeVisible();
   });
 

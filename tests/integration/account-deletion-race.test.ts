@@ -1,8 +1,6 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { eq, getTableName, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authCache } from "~/auth/auth-cache.server";
-import { resetConfig } from "~/config.server";
 import { AccountDeletedError } from "~/data/account-lock.server";
 import { USER_TABLES } from "~/data/account.server";
 import { addContactMessage } from "~/data/inbox.server";
@@ -10,7 +8,7 @@ import { getDb } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
 import { action as deleteAction } from "~/routes/api.account.delete";
 import { startModelServer, type ModelServer } from "../support/model-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { firstMessage, postChat, waitUntil } from "./chat-support";
 
 /**
@@ -27,7 +25,7 @@ const ENV = {
   CHAT_RATE_LIMIT_PER_MINUTE: "500",
 };
 const RUNS = 4;
-const saved: Record<string, string | undefined> = {};
+let restoreEnv: () => void;
 
 const firebase = admin();
 let model: ModelServer;
@@ -35,19 +33,11 @@ let model: ModelServer;
 beforeAll(async () => {
   // Each word of a reply 15 ms apart: the replies are still streaming when the deletion runs.
   model = await startModelServer({ echoChunkDelayMs: 15 });
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) saved[name] = process.env[name];
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-  authCache.reset();
+  restoreEnv = setAppEnv({ ...ENV, LLM_BASE_URL: model.url });
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
-  authCache.reset();
+  restoreEnv();
   await model.close();
   await firebase.close();
 });

@@ -141,15 +141,23 @@ describe("the last admin", () => {
     expect((await respond(usersLoader, get("/admin/users", leavingCookie))).status).toBe(403);
   });
 
+  /** Only `admins` count as admins while `work` runs; the others get their role back after it. */
+  async function onlyAdmins(admins: TestAccount[], work: () => Promise<void>) {
+    const others = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
+    const parked = others.docs.filter((d) => !admins.some((a) => a.email === d.id));
+    await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "parked-admin" }, { merge: true })));
+    try {
+      await work();
+    } finally {
+      await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
+    }
+  }
+
   it("two admins stepping down at the same moment: exactly one succeeds, one admin remains (L-1)", async () => {
     const first = await createAccount(firebase, { role: "admin" });
     const second = await createAccount(firebase, { role: "admin" });
     const [firstCookie, secondCookie] = await Promise.all([sessionCookieFor(first), sessionCookieFor(second)]);
-    // Only these two count as admins for the duration of the test; the others are given back their role after it.
-    const others = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
-    const parked = others.docs.filter((d) => d.id !== first.email && d.id !== second.email);
-    await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "parked-admin" }, { merge: true })));
-    try {
+    await onlyAdmins([first, second], async () => {
       const responses = await Promise.all([
         setRole(first.email, "none", undefined, firstCookie),
         setRole(second.email, "none", undefined, secondCookie),
@@ -159,19 +167,14 @@ describe("the last admin", () => {
       expect(roles.filter((role) => role === "admin")).toHaveLength(1);
       const refused = responses.find((r) => r.status === 409)!;
       expect((await refused.json()).fieldErrors.role).toMatch(/only admin/);
-    } finally {
-      await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
-    }
+    });
   });
 
   it("two admins demoting each other at the same moment leave one admin", async () => {
     const first = await createAccount(firebase, { role: "admin" });
     const second = await createAccount(firebase, { role: "admin" });
     const [firstCookie, secondCookie] = await Promise.all([sessionCookieFor(first), sessionCookieFor(second)]);
-    const others = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
-    const parked = others.docs.filter((d) => d.id !== first.email && d.id !== second.email);
-    await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "parked-admin" }, { merge: true })));
-    try {
+    await onlyAdmins([first, second], async () => {
       const responses = await Promise.all([
         setRole(second.email, "premium", undefined, firstCookie),
         setRole(first.email, "premium", undefined, secondCookie),
@@ -179,8 +182,6 @@ describe("the last admin", () => {
       expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
       const roles = await Promise.all([readRole(first.email), readRole(second.email)]);
       expect(roles.filter((role) => role === "admin")).toHaveLength(1);
-    } finally {
-      await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
-    }
+    });
   });
 });

@@ -1,12 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authCache } from "~/auth/auth-cache.server";
 import { getSessionUser, peekSession } from "~/auth/session.server";
-import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { conversations } from "~/db/schema";
 import { startModelServer, type ModelServer } from "../support/model-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { dataOf, firstMessage, messagesToday, postChat, readChunks, waitUntil } from "./chat-support";
 
 /**
@@ -26,26 +24,18 @@ const ENV = {
   CHAT_RATE_LIMIT_PER_ADDRESS: "4",
   TRUST_PROXY: "1",
 };
-const saved: Record<string, string | undefined> = {};
+let restoreEnv: () => void;
 
 const firebase = admin();
 let model: ModelServer;
 
 beforeAll(async () => {
   model = await startModelServer({ models: ["test-model", "premium-model"] });
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) saved[name] = process.env[name];
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-  authCache.reset();
+  restoreEnv = setAppEnv({ ...ENV, LLM_BASE_URL: model.url });
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
-  authCache.reset();
+  restoreEnv();
   await model.close();
   await firebase.close();
 });

@@ -1,12 +1,11 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authCache } from "~/auth/auth-cache.server";
-import { resetConfig } from "~/config.server";
 import { deleteConversation } from "~/data/conversations.server";
 import { getDb } from "~/db/client.server";
 import { messages } from "~/db/schema";
 import { startModelServer, type ModelServer } from "../support/model-server";
-import { admin, createAccount, sessionCookieFor } from "../support/app-env";
+import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, waitUntil } from "./chat-support";
 
 /**
@@ -22,26 +21,18 @@ const ENV = {
   QUOTA_DAILY_MESSAGES: "none=50;tiny=3",
   CHAT_RATE_LIMIT_PER_MINUTE: "14",
 };
-const saved: Record<string, string | undefined> = {};
+let restoreEnv: () => void;
 
 const firebase = admin();
 let model: ModelServer;
 
 beforeAll(async () => {
   model = await startModelServer();
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) saved[name] = process.env[name];
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-  authCache.reset();
+  restoreEnv = setAppEnv({ ...ENV, LLM_BASE_URL: model.url });
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-  resetConfig();
-  authCache.reset();
+  restoreEnv();
   await model.close();
   await firebase.close();
 });

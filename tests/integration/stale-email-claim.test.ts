@@ -77,6 +77,23 @@ async function moveToVerifiedAddress(account: TestAccount, sameSecondAs: number)
   return owned;
 }
 
+/**
+ * Another instance's view, or this one's after its cache expired: the
+ * current record (new address, verified), with the old address's admin role
+ * cached too.
+ */
+function cacheCurrentRecord(attacker: TestAccount, owned: string, cookie: string) {
+  authCache.setIdentity({
+    uid: attacker.uid,
+    email: owned,
+    emailVerified: true,
+    disabled: false,
+    validSinceMs: claimsOf(cookie).auth_time * 1000,
+  });
+  authCache.setRole(attacker.email, "admin");
+  authCache.setRole(owned, "");
+}
+
 describe("H-2: a session cookie whose email claim is not the account's current email", () => {
   it("the old cookie does not open /admin/users after the email change and verification (same second)", async () => {
     const attacker = await attackerWithPreassignedAdminAddress();
@@ -104,32 +121,14 @@ describe("H-2: a session cookie whose email claim is not the account's current e
     expect((await getSessionUser(appRequest("/dashboard", { cookie }))).status).toBe("signed-in");
 
     const owned = await moveToVerifiedAddress(attacker, claimsOf(cookie).auth_time);
-    // Another instance's view, or this one's after its cache expired: the
-    // current record (new address, verified) with the role cached for it.
-    authCache.setIdentity({
-      uid: attacker.uid,
-      email: owned,
-      emailVerified: true,
-      disabled: false,
-      validSinceMs: claimsOf(cookie).auth_time * 1000,
-    });
-    authCache.setRole(attacker.email, "admin");
-    authCache.setRole(owned, "");
+    cacheCurrentRecord(attacker, owned, cookie);
 
     const page = await getSessionUser(appRequest("/dashboard", { cookie }));
     expect(page).toMatchObject({ status: "signed-out", clearCookie: true });
     const fresh = await getSessionUser(appRequest("/admin/messages", { cookie }));
     expect(fresh).toMatchObject({ status: "signed-out", clearCookie: true });
 
-    authCache.setIdentity({
-      uid: attacker.uid,
-      email: owned,
-      emailVerified: true,
-      disabled: false,
-      validSinceMs: claimsOf(cookie).auth_time * 1000,
-    });
-    authCache.setRole(attacker.email, "admin");
-    authCache.setRole(owned, "");
+    cacheCurrentRecord(attacker, owned, cookie);
     const peek = await peekSession(appRequest("/api/chat", { method: "POST", cookie }));
     expect(peek?.cached ?? null).toBeNull();
   });

@@ -1,3 +1,5 @@
+import { authCache } from "~/auth/auth-cache.server";
+import { resetConfig } from "~/config.server";
 import { createAccount, idTokenFor, testAdmin, type TestAccount } from "./identity";
 
 /**
@@ -43,3 +45,21 @@ export async function sessionCookieFor(account: TestAccount): Promise<string> {
 }
 
 export { createAccount };
+
+/**
+ * Sets variables for the app under test (read again on the next getConfig,
+ * with empty auth caches); returns the function that puts the previous values back.
+ */
+export function setAppEnv(vars: Record<string, string>): () => void {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+    resetConfig();
+    authCache.reset();
+  };
+  apply(vars);
+  return () => apply(saved);
+}
