@@ -74,6 +74,8 @@ export default defineConfig({
       LLM_TIMEOUT_MS: "5000",
       // The inbox tests post dozens of visitors' messages within a minute (the burst limit is a tenth of this).
       CONTACT_RATE_LIMIT_OVERALL: "2000",
+      // An OIDC provider next to the defaults, for the login page's SSO buttons (tests/e2e/login-sso.spec.ts).
+      AUTH_PROVIDERS: "password,google,oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO",
     },
   },
 });

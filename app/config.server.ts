@@ -7,6 +7,13 @@ import {
   type ModelAllowance,
   type RoleMap,
 } from "~/chat/role-settings";
+import {
+  DEFAULT_AUTH_PROVIDERS,
+  nameProviders,
+  parseProviderList,
+  parseProviderNames,
+  type AuthProvider,
+} from "~/auth/auth-providers";
 
 /**
  * Server configuration, read once from the environment and validated, so a
@@ -19,6 +26,18 @@ const emptyToUndefined = (value: unknown) =>
   typeof value === "string" && value.trim() === "" ? undefined : value;
 
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+
+/** A zod transform from a parser that throws: its message becomes the variable's issue. */
+function parsedBy<V extends string | undefined, T>(parse: (value: V) => T) {
+  return (value: V, ctx: z.RefinementCtx): T => {
+    try {
+      return parse(value);
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: error instanceof Error ? error.message : String(error) });
+      return z.NEVER;
+    }
+  };
+}
 
 const envSchema = z.object({
   NODE_ENV: optionalString,
@@ -79,6 +98,20 @@ const envSchema = z.object({
   LLM_ROLE_MODELS: optionalString,
   LLM_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(600_000).default(60_000)),
   QUOTA_DAILY_MESSAGES: optionalString,
+  // Sign-in methods on /login (app/auth/auth-providers.ts): each parsed here, checked together below.
+  AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
+  AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
+  // GET /metrics answers only with this bearer token (404 when unset; ADR 052).
+  METRICS_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().trim().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").regex(/^\S+$/, "must not contain spaces").optional(),
+  ),
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  // Default: pretty in local mode, json with a real project.
+  LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
 });
 
 export type Mode = "real" | "local";
@@ -127,6 +160,12 @@ export interface Config {
   };
   /** Daily message quota per role; null = unlimited. */
   dailyLimits: RoleMap<DailyLimit>;
+  /** The bearer token GET /metrics requires; unset: /metrics is a 404. */
+  metricsToken?: string;
+  /** The logger's level and line format (app/log/logger.server.ts). */
+  log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"; format: "json" | "pretty" };
+  /** The sign-in methods /login offers, in order (public: sent to the login page). */
+  authProviders: AuthProvider[];
   /** Sent to the browser: only public values (the web config is public by design). */
   publicFirebase: {
     apiKey: string;
@@ -144,6 +183,15 @@ function roleSetting<T>(name: string, parse: () => T): T {
     return parse();
   } catch (error) {
     throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Its messages already name the variable to fix. */
+function providerSetting<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -216,6 +264,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       timeoutMs: e.LLM_TIMEOUT_MS,
     },
     dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
+    authProviders: providerSetting(() => nameProviders(e.AUTH_PROVIDERS, e.AUTH_PROVIDER_NAMES ?? new Map())),
     inboxLimits: {
       contactPerEmail: e.CONTACT_RATE_LIMIT_PER_EMAIL,
       contactPerAddress: e.CONTACT_RATE_LIMIT_PER_ADDRESS,
@@ -224,6 +273,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       reportPerAddress: e.REPORT_RATE_LIMIT_PER_ADDRESS,
     },
     toolRunRateLimitPerMinute: e.TOOL_RUN_RATE_LIMIT_PER_MINUTE,
+    metricsToken: e.METRICS_TOKEN,
+    log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
       // The popup flow needs an auth domain; the emulator serves its own handler.

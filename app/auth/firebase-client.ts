@@ -5,6 +5,8 @@ import {
   getAuth,
   GoogleAuthProvider,
   inMemoryPersistence,
+  OAuthProvider,
+  SAMLAuthProvider,
   sendEmailVerification,
   sendPasswordResetEmail,
   setPersistence,
@@ -13,8 +15,10 @@ import {
   signOut,
   validatePassword,
   type Auth,
+  type AuthProvider as FirebaseAuthProvider,
   type UserCredential,
 } from "firebase/auth";
+import type { AuthProvider } from "~/auth/auth-providers";
 
 /**
  * The Firebase client SDK, used by the login page only (other pages ship no
@@ -51,7 +55,17 @@ export async function clientAuth(config: PublicFirebaseConfig): Promise<Auth> {
 export type SignInMethod =
   | { kind: "password"; email: string; password: string }
   | { kind: "signup"; email: string; password: string }
-  | { kind: "google" };
+  /** The dashboard's re-confirmation with Google. */
+  | { kind: "google" }
+  /** Google, or an OIDC/SAML provider enabled in the Firebase project (AUTH_PROVIDERS). */
+  | { kind: "federated"; provider: Pick<AuthProvider, "id" | "kind"> };
+
+function federatedProvider({ id, kind }: Pick<AuthProvider, "id" | "kind">): FirebaseAuthProvider {
+  if (kind === "google") return new GoogleAuthProvider();
+  if (kind === "saml") return new SAMLAuthProvider(id);
+  if (kind === "oidc") return new OAuthProvider(id);
+  throw new Error(`${id} is not a popup sign-in provider.`);
+}
 
 /** Signs in with the identity service and returns a fresh ID token for the server. */
 export async function signInForIdToken(authInstance: Auth, method: SignInMethod): Promise<string> {
@@ -63,7 +77,8 @@ export async function signInForIdToken(authInstance: Auth, method: SignInMethod)
     // The identity service sends the verification email (the emulator logs the link).
     await sendEmailVerification(credential.user).catch(() => undefined);
   } else {
-    credential = await signInWithPopup(authInstance, new GoogleAuthProvider());
+    const provider = method.kind === "google" ? new GoogleAuthProvider() : federatedProvider(method.provider);
+    credential = await signInWithPopup(authInstance, provider);
   }
   return credential.user.getIdToken();
 }

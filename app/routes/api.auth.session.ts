@@ -1,5 +1,6 @@
 import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
+import { acceptsSignIn } from "~/auth/auth-providers";
 import { safeRedirect } from "~/auth/redirect";
 import { clientAddress, isSameOrigin } from "~/auth/request.server";
 import { createSessionCookie, SessionError, verifySignInToken } from "~/auth/session.server";
@@ -50,6 +51,10 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   let setCookie: string;
   try {
     const decoded = await verifySignInToken(idToken);
+    // Only the methods AUTH_PROVIDERS lists (ADR 053), whatever else the Firebase project allows.
+    if (!acceptsSignIn(getConfig().authProviders, decoded.firebase?.sign_in_provider)) {
+      return problem(403, "This sign-in method is not offered here. Please use one of those on the sign-in page.");
+    }
     const limited = await checkRateLimits(request, decoded.uid, decoded.email);
     if (limited) return limited;
     setCookie = await createSessionCookie(idToken, decoded);

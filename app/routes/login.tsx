@@ -2,6 +2,7 @@ import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@rem
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { authErrorMessage, signsUserOut } from "~/auth/auth-errors";
+import type { AuthProvider } from "~/auth/auth-providers";
 import {
   checkPassword,
   clientAuth,
@@ -27,7 +28,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (state.status === "signed-in") throw redirect(redirectTo);
   const config = getConfig();
   return json(
-    { firebase: config.publicFirebase, redirectTo, localMode: config.mode === "local" },
+    { firebase: config.publicFirebase, redirectTo, localMode: config.mode === "local", providers: config.authProviders },
     { headers: sessionHeaders(state) },
   );
 }
@@ -41,9 +42,12 @@ const TITLES: Record<Mode, string> = {
 };
 
 export default function Login() {
-  const { firebase, redirectTo, localMode } = useLoaderData<typeof loader>();
+  const { firebase, redirectTo, localMode, providers } = useLoaderData<typeof loader>();
+  // Without the password provider there is no form, and so no sign-up or reset either.
+  const withPassword = providers.some((provider) => provider.kind === "password");
+  const federated = providers.filter((provider) => provider.kind !== "password");
   const [searchParams] = useSearchParams();
-  const initialMode = searchParams.get("mode");
+  const initialMode = withPassword ? searchParams.get("mode") : null;
   const [mode, setMode] = useState<Mode>(initialMode === "signup" || initialMode === "reset" ? initialMode : "signin");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -128,12 +132,12 @@ export default function Login() {
     }
   }
 
-  async function onGoogle() {
+  async function onProvider(provider: AuthProvider) {
     setError(null);
     setNotice(null);
     setBusy(true);
     try {
-      await finishSignIn({ kind: "google" });
+      await finishSignIn({ kind: "federated", provider });
     } finally {
       setBusy(false);
     }
@@ -148,77 +152,93 @@ export default function Login() {
   return (
     <div className="page auth-page">
       <h1>{TITLES[mode]}</h1>
-      <form className="auth-form" onSubmit={onSubmit} noValidate aria-describedby={error ? "auth-error" : undefined}>
-        <label htmlFor="email">Email</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-        />
-        {mode !== "reset" ? (
-          <>
-            <label htmlFor="password">Password</label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autoComplete={mode === "signup" ? "new-password" : "current-password"}
-              required
-              value={password}
-              onChange={(event) => setPassword(event.target.value)}
-              aria-describedby={mode === "signup" ? "password-rules" : undefined}
-            />
-          </>
-        ) : null}
-        {mode === "signup" ? (
-          <ul id="password-rules" className="password-rules" aria-label="Password requirements">
-            {checks.map((check) => (
-              <li key={check.label} className={check.met ? "met" : "unmet"}>
-                <span aria-hidden="true">{check.met ? "✓" : "•"}</span> {check.label}
-                <span className="visually-hidden">{check.met ? " (met)" : " (not met yet)"}</span>
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {error ? (
-          <p id="auth-error" className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        {notice ? (
-          <p className="form-notice" role="status">
-            {notice}
-          </p>
-        ) : null}
-        <button type="submit" className="button primary" disabled={busy}>
-          {mode === "signin" ? "Sign in" : mode === "signup" ? "Create account" : "Send reset link"}
-        </button>
-      </form>
-      {mode !== "reset" ? (
-        <button type="button" className="button google" onClick={onGoogle} disabled={busy}>
-          Continue with Google
-        </button>
+      {withPassword ? (
+        <form className="auth-form" onSubmit={onSubmit} noValidate aria-describedby={error ? "auth-error" : undefined}>
+          <label htmlFor="email">Email</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+          {mode !== "reset" ? (
+            <>
+              <label htmlFor="password">Password</label>
+              <input
+                id="password"
+                name="password"
+                type="password"
+                autoComplete={mode === "signup" ? "new-password" : "current-password"}
+                required
+                value={password}
+                onChange={(event) => setPassword(event.target.value)}
+                aria-describedby={mode === "signup" ? "password-rules" : undefined}
+              />
+            </>
+          ) : null}
+          {mode === "signup" ? (
+            <ul id="password-rules" className="password-rules" aria-label="Password requirements">
+              {checks.map((check) => (
+                <li key={check.label} className={check.met ? "met" : "unmet"}>
+                  <span aria-hidden="true">{check.met ? "✓" : "•"}</span> {check.label}
+                  <span className="visually-hidden">{check.met ? " (met)" : " (not met yet)"}</span>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {error ? (
+            <p id="auth-error" className="form-error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          {notice ? (
+            <p className="form-notice" role="status">
+              {notice}
+            </p>
+          ) : null}
+          <button type="submit" className="button primary" disabled={busy}>
+            {mode === "signin" ? "Sign in" : mode === "signup" ? "Create account" : "Send reset link"}
+          </button>
+        </form>
+      ) : error ? (
+        <p id="auth-error" className="form-error" role="alert">
+          {error}
+        </p>
       ) : null}
-      <p className="auth-switch">
-        {mode !== "signin" ? (
-          <button type="button" className="link-button" onClick={() => switchMode("signin")}>
-            Have an account? Sign in
-          </button>
-        ) : (
-          <button type="button" className="link-button" onClick={() => switchMode("signup")}>
-            New here? Create an account
-          </button>
-        )}
-        {mode !== "reset" ? (
-          <button type="button" className="link-button" onClick={() => switchMode("reset")}>
-            Forgot your password?
-          </button>
-        ) : null}
-      </p>
+      {mode !== "reset"
+        ? federated.map((provider) => (
+            <button
+              key={provider.id}
+              type="button"
+              className={provider.kind === "google" ? "button google" : "button sso"}
+              onClick={() => void onProvider(provider)}
+              disabled={busy}
+            >
+              Continue with {provider.name}
+            </button>
+          ))
+        : null}
+      {withPassword ? (
+        <p className="auth-switch">
+          {mode !== "signin" ? (
+            <button type="button" className="link-button" onClick={() => switchMode("signin")}>
+              Have an account? Sign in
+            </button>
+          ) : (
+            <button type="button" className="link-button" onClick={() => switchMode("signup")}>
+              New here? Create an account
+            </button>
+          )}
+          {mode !== "reset" ? (
+            <button type="button" className="link-button" onClick={() => switchMode("reset")}>
+              Forgot your password?
+            </button>
+          ) : null}
+        </p>
+      ) : null}
       <p className="fine-print">
         <Link to="/">Back to the home page</Link>
       </p>

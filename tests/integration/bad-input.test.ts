@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { matchRoutes } from "@remix-run/react";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "~/data/conversations.server";
 import { addContactMessage } from "~/data/inbox.server";
@@ -7,9 +8,9 @@ import { getDb } from "~/db/client.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { MAX_CHAT_BODY_BYTES } from "~/chat/chat-request";
 import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
-import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor } from "../support/app-env";
+import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
-import { appHandler } from "../support/remix-app";
+import { appHandler, routeManifest } from "../support/remix-app";
 
 /**
  * Hostile and malformed input against every route, through the whole app
@@ -231,6 +232,11 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/chat", signedOut: 405 },
   { route: "/api/contact", signedOut: 405 },
   { route: "/no/such/page", signedOut: 404 },
+  { route: "/api/nonexistent", signedOut: 404 },
+  { route: "/livez", signedOut: 200 },
+  { route: "/healthz", signedOut: 200 },
+  // Without METRICS_TOKEN (as here) it is a 404 like any unknown path.
+  { route: "/metrics", signedOut: 404 },
 ];
 
 const utf8AsHeader = (text: string) => Buffer.from(text, "utf8").toString("latin1");
@@ -726,5 +732,174 @@ describe("every /api response carries the API headers", () => {
   it("over https, HSTS too", async () => {
     const response = await handle(new Request("https://app.test/api/chat", { headers: { Host: "app.test" } }));
     expect(response.headers.get("Strict-Transport-Security")).toContain("max-age=31536000");
+  });
+});
+
+// ---- hostile query strings and wrong methods: every page and GET route (issue 16) --------
+
+/** Queries no page expects: each must get a 2xx-4xx and a same-origin redirect at most, and put nothing in a header. */
+const HOSTILE_QUERIES: Array<{ input: string; query: string }> = [
+  { input: "malformed percent-encoding", query: "q=%&redirectTo=%E0%A4%A&%=%%" },
+  { input: "_data naming no route", query: "_data=routes%2Fno-such-route" },
+  { input: "_data naming another route", query: "_data=routes%2Fadmin.users" },
+  { input: "empty _data", query: "_data=" },
+  { input: "?index with root's data", query: "index&_data=root" },
+  { input: "arrays and repeated keys", query: "redirectTo[]=x&redirectTo=%2F%2Fevil.example&mode=signup&mode=reset&mode[x]=1" },
+  { input: "NUL and CR LF (header splitting)", query: "q=%00%0D%0ASet-Cookie:%20injected=1&redirectTo=%2F%0D%0ALocation:%20%2F%2Fevil.example" },
+  { input: "8 KB query", query: `q=${"a".repeat(8 * 1024)}` },
+];
+
+describe("hostile query strings: every page and GET route", () => {
+  for (const { route } of GET_ROUTES) {
+    // Logging out a shared session would sign out the user every other test here uses.
+    const visitors: Who[] = route === "/api/auth/logout" ? ["anon"] : ["anon", "user"];
+    for (const who of visitors) {
+      for (const { input, query } of HOSTILE_QUERIES) {
+        it(`GET ${route}?… ${input} (${who}) → no 500, nothing injected`, async () => {
+          const response = await send("GET", `${resolve(route)}?${query}`, { cookie: await cookieOf(who) });
+          expectNoServerError(response, `${route} ${input}`);
+          // (A signed-out redirect carries the query percent-encoded in redirectTo: that is data, not a header.)
+          expect(response.headers.get("Set-Cookie") ?? "").not.toContain("injected");
+        });
+      }
+    }
+  }
+});
+
+/** Routes that only answer GET: other methods are refused without the body being read. */
+const GET_ONLY: Array<{ route: string; status: number }> = [
+  { route: "/", status: 405 },
+  { route: "/login", status: 405 },
+  { route: "/dashboard/deleted", status: 405 },
+  { route: "/admin", status: 405 },
+  { route: "/livez", status: 405 },
+  { route: "/healthz", status: 405 },
+  { route: "/metrics", status: 405 },
+  // The /api catch-all answers every method with its JSON 404.
+  { route: "/api/nonexistent", status: 404 },
+];
+
+/** A body of `bytes` that records how much of it was read. */
+function countedBody(bytes: number) {
+  const counter = { pulled: 0 };
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (counter.pulled >= bytes) return controller.close();
+      counter.pulled += 16 * 1024;
+      controller.enqueue(new Uint8Array(16 * 1024));
+    },
+  });
+  return { body, counter };
+}
+
+describe("wrong methods with oversized bodies: every GET-only route", () => {
+  for (const { route, status } of GET_ONLY) {
+    for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+      it(`${method} ${route} · a 32 MB chunked body (user) → ${status}, the body left unread`, async () => {
+        const { body, counter } = countedBody(32 * 1024 * 1024);
+        const response = await send(method, route, { cookie: user, body, contentType: "application/x-www-form-urlencoded" });
+        expect(response.status).toBe(status);
+        // A few chunks may be buffered ahead; reading it all would be 2 048.
+        expect(counter.pulled).toBeLessThan(1024 * 1024);
+      });
+    }
+  }
+});
+
+// ---- /metrics: hostile credentials ----------------------------------------------------
+
+describe("GET /metrics with a token configured: anything but the exact bearer token → 404", () => {
+  const token = "m".repeat(24) + randomUUID().replaceAll("-", "");
+  let restore: () => void;
+  beforeAll(() => {
+    restore = setAppEnv({ METRICS_TOKEN: token });
+  });
+  afterAll(() => restore());
+
+  const HOSTILE_AUTH: Array<{ input: string; header: () => string }> = [
+    { input: "no scheme", header: () => token },
+    { input: "Basic with the token", header: () => `Basic ${Buffer.from(`x:${token}`).toString("base64")}` },
+    { input: "the token with one more character", header: () => `Bearer ${token}x` },
+    { input: "the token's prefix", header: () => `Bearer ${token.slice(0, -1)}` },
+    { input: "the token twice", header: () => `Bearer ${token} ${token}` },
+    { input: "an empty bearer", header: () => "Bearer " },
+    { input: "a 12 KB bearer", header: () => `Bearer ${"a".repeat(12 * 1024)}` },
+    { input: "Latin-1 bytes", header: () => `Bearer ${utf8AsHeader("ñ🍪")}` },
+  ];
+  for (const { input, header } of HOSTILE_AUTH) {
+    it(`Authorization: ${input} → 404, nothing about metrics`, async () => {
+      const response = await send("GET", "/metrics", { headers: { Authorization: header() } });
+      expect(response.status).toBe(404);
+      expect(await response.text()).not.toMatch(/# (HELP|TYPE)/);
+    });
+  }
+  it("the exact token → 200 with the metrics (so the refusals above are not a broken route)", async () => {
+    const response = await send("GET", "/metrics", { headers: { Authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/# TYPE /);
+  });
+});
+
+// ---- every route file is attacked (issue 16) -----------------------------------------------
+
+/**
+ * The paths the tables above send (and the hostile-redirect tests' routes),
+ * matched against app/routes as Remix matches them: a route file none of
+ * them reaches has no hostile-input test, and fails here with its name.
+ */
+function attackedPaths(): string[] {
+  return [
+    ...ACTIONS.map(({ route }) => route),
+    ...GET_ROUTES.map(({ route }) => route),
+    ...GET_ONLY.map(({ route }) => route),
+    ...ID_ROUTES.map(({ route }) => route("x")),
+    ...SEARCHES.map(({ route }) => route),
+    ...TEXT_FIELDS.map(({ route }) => route),
+    "/login",
+    "/api/auth/logout",
+    "/api/auth/session",
+  ].map((path) => resolve(path).split("?")[0]);
+}
+
+interface RouteNode {
+  id: string;
+  path?: string;
+  index?: boolean;
+  children?: RouteNode[];
+}
+
+function routeTree(): RouteNode[] {
+  const routes = Object.values(routeManifest()) as Array<RouteNode & { parentId?: string; file: string }>;
+  const childrenOf = (parentId: string): RouteNode[] =>
+    routes
+      .filter((route) => route.parentId === parentId)
+      .map(({ id, path, index }) => ({ id, path, index, children: index ? undefined : childrenOf(id) }));
+  return [{ id: "root", path: "", children: childrenOf("root") }];
+}
+
+function reachedBy(tree: RouteNode[], paths: string[]): Set<string> {
+  const reached = new Set<string>();
+  for (const path of paths) {
+    // Remix's own matcher: ranked routes, splats, pathless layouts and index routes as at run time.
+    for (const match of matchRoutes(tree as Parameters<typeof matchRoutes>[0], path) ?? []) reached.add((match.route as RouteNode).id);
+  }
+  return reached;
+}
+
+describe("the tables above reach every route file", () => {
+  it("a route file no table sends to would be missed (the check below can fail)", () => {
+    const tree = routeTree();
+    tree[0].children!.push({ id: "routes/new-route", path: "new-route" });
+    const reached = reachedBy(tree, attackedPaths());
+    expect(reached.has("routes/new-route")).toBe(false);
+    expect(reachedBy(tree, ["/new-route"]).has("routes/new-route")).toBe(true);
+  });
+
+  it("each file under app/routes is matched by at least one attacked path", () => {
+    const reached = reachedBy(routeTree(), attackedPaths());
+    const files = Object.values(routeManifest()).filter((route) => route.id !== "root");
+    expect(files.length).toBeGreaterThan(25);
+    const missing = files.filter((route) => !reached.has(route.id)).map((route) => `app/${route.file}`);
+    expect(missing, "route files with no row in the bad-input tables").toEqual([]);
   });
 });

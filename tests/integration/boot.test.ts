@@ -66,6 +66,9 @@ const MISCONFIGURATIONS: Array<{ problem: string; env: Record<string, string>; s
   { problem: "an unknown role syntax in the daily quotas", env: { QUOTA_DAILY_MESSAGES: "premium=lots" }, says: /QUOTA_DAILY_MESSAGES/ },
   { problem: "an unknown role syntax in the role models", env: { LLM_ROLE_MODELS: "premium" }, says: /LLM_ROLE_MODELS/ },
   { problem: "a TRUST_PROXY that is not a count", env: { TRUST_PROXY: "yes" }, says: /TRUST_PROXY/ },
+  { problem: "a sign-in provider Firebase has no such id for", env: { AUTH_PROVIDERS: "password,github" }, says: /AUTH_PROVIDERS: "github" is not a sign-in provider/ },
+  { problem: "an SSO provider without a name for its button", env: { AUTH_PROVIDERS: "password,oidc.acme" }, says: /add oidc.acme=<Name> to AUTH_PROVIDER_NAMES/ },
+  { problem: "a provider name that is not provider=Name", env: { AUTH_PROVIDERS: "oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme:Acme" }, says: /AUTH_PROVIDER_NAMES: "oidc.acme:Acme" is not provider=Name/ },
 ];
 
 describe("remix-serve build/index.js refuses to start on a bad configuration", () => {
