@@ -8,11 +8,13 @@
 import * as build from "@remix-run/dev/server-build";
 import { validateConfigurationAtBoot } from "~/boot.server";
 import { handOriginCheckToGuard, withOriginGuard } from "~/http/origin-guard.server";
+import { withInstrumentation } from "~/metrics/instrument-routes.server";
 
 export * from "@remix-run/dev/server-build";
 
 // A local export takes precedence over the re-exported `routes` above.
-export const routes = withOriginGuard(build.routes);
+// Outside the guard, so its refusals are timed and logged too (metrics and request ids: ADR 052).
+export const routes = withInstrumentation(withOriginGuard(build.routes));
 // Remix's own document-only check would answer a bare 500 before the guard could say 403.
 handOriginCheckToGuard();
 

@@ -1,4 +1,6 @@
+import { log } from "~/log/logger.server";
 import { describeError, escapeForLog } from "~/log/safe-log.server";
+import { countBackendFault } from "~/metrics/metrics.server";
 
 /**
  * Every call to a backend (identity service, Firestore, PostgreSQL, a model)
@@ -22,10 +24,10 @@ export async function withDeadline<T>(
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new BackendUnavailableError(backend, `${backend} did not answer within ${ms} ms`)),
-      ms,
-    );
+    timer = setTimeout(() => {
+      countBackendFault(backend, "timeout");
+      reject(new BackendUnavailableError(backend, `${backend} did not answer within ${ms} ms`));
+    }, ms);
   });
   try {
     return await Promise.race([work, timeout]);
@@ -48,11 +50,13 @@ const reported = new Set<string>();
  * start a forged line (L-4).
  */
 export function logBackendFault(backend: string, context: string, error: unknown) {
+  // Counted every time (the log line is once per outage); a timeout was counted where it fired.
+  if (!(error instanceof BackendUnavailableError)) countBackendFault(backend, "fault");
   const key = `${backend}:${context}`;
   if (reported.has(key)) return;
   reported.add(key);
   const what = describeError(error, error instanceof BackendUnavailableError);
-  console.error(`[${escapeForLog(backend)}] ${escapeForLog(context)}: ${what}`);
+  log().error({ store: escapeForLog(backend), error: what }, `[${escapeForLog(backend)}] ${escapeForLog(context)}: ${what}`);
 }
 
 export function logBackendRecovered(backend: string) {
@@ -63,5 +67,5 @@ export function logBackendRecovered(backend: string) {
       had = true;
     }
   }
-  if (had) console.error(`[${escapeForLog(backend)}] reachable again`);
+  if (had) log().warn({ store: escapeForLog(backend) }, `[${escapeForLog(backend)}] reachable again`);
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { getConfig } from "~/config.server";
+import { countCacheLookup } from "~/metrics/metrics.server";
 
 /**
  * Short-lived caches for what every page needs and rarely changes: the
@@ -43,10 +44,16 @@ function revocationCache() {
   return revocations;
 }
 
+/** `value`, counted as a hit or a miss of `cache` (its hit ratio on /metrics; with caching off, every lookup misses). */
+function counted<V>(cache: "identity" | "role" | "revocation", value: V | undefined): V | undefined {
+  countCacheLookup(cache, value !== undefined);
+  return value;
+}
+
 export const authCache = {
-  getIdentity: (uid: string) => identityCache()?.get(uid),
+  getIdentity: (uid: string) => counted("identity", identityCache()?.get(uid)),
   setIdentity: (state: IdentityState) => identityCache()?.set(state.uid, state),
-  getRole: (email: string) => roleCache()?.get(email)?.role,
+  getRole: (email: string) => counted("role", roleCache()?.get(email)?.role),
   setRole: (email: string, role: string) => roleCache()?.set(email, { role }),
   forgetUser(uid: string, email?: string) {
     identityCache()?.delete(uid);
@@ -54,7 +61,7 @@ export const authCache = {
   },
   forgetRole: (email: string) => roleCache()?.delete(email),
   /** Keyed by the session cookie's hash. */
-  getRevoked: (tokenHash: string) => revocationCache()?.get(tokenHash)?.revoked,
+  getRevoked: (tokenHash: string) => counted("revocation", revocationCache()?.get(tokenHash)?.revoked),
   setRevoked: (tokenHash: string, revoked: boolean) => revocationCache()?.set(tokenHash, { revoked }),
   /** For tests: start from empty caches with the current configuration. */
   reset() {

@@ -15,6 +15,7 @@ import { authCache, type IdentityState } from "./auth-cache.server";
 import { verifyEmulatorSessionCookie } from "./emulator-token.server";
 import { clearSessionCookie, LOCAL_SESSION_COOKIE, readSessionCookie, serializeSessionCookie, sessionCookieOf } from "./cookie.server";
 import { loginPath } from "./redirect";
+import { noteRequestUser } from "~/log/request-context.server";
 
 /**
  * The one auth module: it owns the session cookie, verifies it with
@@ -186,6 +187,7 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
     logBackendFault("identity", "verifying a session cookie", error);
     return { status: "signed-out", clearCookie: false, degraded: true };
   }
+  noteRequestUser(decoded.uid); // the request's later log lines name the account (ADR 052)
 
   const email = decoded.email ?? null;
   // The role is read for the cookie's email claim alongside the identity
@@ -216,7 +218,7 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
   if (revoked.status === "rejected") {
     logBackendFault("postgres", "checking logged-out sessions", revoked.reason);
   }
-  if (role.status === "rejected") logBackendFault("firestore", `reading users/${email}`, role.reason);
+  if (role.status === "rejected") logBackendFault("firestore", "reading a role (users/{email})", role.reason); // no address in logs (ADR 052)
   // Without the role or the logged-out list, no role is granted.
   return signedInState(decoded, identity.value, role.status === "fulfilled" && revoked.status === "fulfilled" ? role.value : undefined);
 }

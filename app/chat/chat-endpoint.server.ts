@@ -7,6 +7,7 @@ import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
 import { getModelRegistry, modelsForRole, type ModelOption, type ModelRegistry } from "~/llm/models.server";
+import { countRefusal } from "~/metrics/metrics.server";
 import { MAX_CHAT_BODY_BYTES, parseChatRequest, type ChatRequest } from "./chat-request";
 import { checkChatRateLimit } from "./chat-rate-limit.server";
 import { quotaExhaustedMessage } from "./quota-text";
@@ -249,6 +250,7 @@ async function checkLimits(
     return { ok: false, refusal: refuse(409, MESSAGE_IN_FLIGHT) };
   }
   if (!quota.allowed) {
+    countRefusal("daily_quota");
     const retryAfter = Math.max(1, Math.ceil((quota.resetsAt.getTime() - Date.now()) / 1000));
     return {
       ok: false,

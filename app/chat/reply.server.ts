@@ -19,6 +19,7 @@ import {
 import { saveExchange } from "~/data/messages.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
+import { trackGeneration } from "~/metrics/metrics.server";
 import type { ExchangeKind } from "./history";
 import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
 import { messageText } from "./message-types";
@@ -86,6 +87,8 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   const usage = { inputTokens: 0, outputTokens: 0 };
   let modelError: unknown;
   const replyId = crypto.randomUUID();
+  // Running from the model request until finish (below); first shown part and tokens on /metrics.
+  const generation = trackGeneration(plan.model.id);
 
   const uiStream = (async () => {
     const messages = await convertToModelMessages(plan.history, { tools: plan.tools, ignoreIncompleteToolCalls: true });
@@ -125,6 +128,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   })();
 
   const finish = () => {
+    generation.end(usage);
     clearTimeout(watchdog);
     requestSignal.removeEventListener("abort", onRequestAbort);
   };
@@ -205,6 +209,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             void copyWriter.write(chunk).catch(() => undefined);
             send(chunk);
             shown ||= showsContent(chunk);
+            if (shown) generation.firstContent();
           }
         } catch (error) {
           // A connection dropped mid-stream makes the iteration throw (the SDK sends no error chunk then).

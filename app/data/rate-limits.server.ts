@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
+import { countRefusal, limitName } from "~/metrics/metrics.server";
 
 /**
  * Rate limits in fixed windows, counted in PostgreSQL (rate_limits) so that
@@ -47,6 +48,7 @@ async function countHits(db: Db, keys: string[], windowSeconds: number) {
 /** Counts one hit against `key`. */
 export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
   const [row] = await countHits(db, [key], windowSeconds);
+  if (row.count > limit) countRefusal(limitName(key)); // by name on /metrics, never by subject
   return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: row.retryAfterSeconds };
 }
 
@@ -62,5 +64,6 @@ export async function hitRateLimits(
   if (rules.length === 0) return { allowed: true, retryAfterSeconds: 0 };
   const limits = new Map(rules.map((rule) => [rule.key, rule.limit]));
   const over = (await countHits(db, [...limits.keys()], windowSeconds)).filter((row) => row.count > (limits.get(row.key) ?? Infinity));
+  for (const row of over) countRefusal(limitName(row.key));
   return { allowed: over.length === 0, retryAfterSeconds: Math.max(1, ...over.map((row) => row.retryAfterSeconds)) };
 }

@@ -4,6 +4,7 @@ import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { getConfig } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
+import { watchPool } from "~/metrics/metrics.server";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
@@ -65,7 +66,11 @@ export function getDb(): Promise<Db> {
         new Error("DATABASE_URL is not set (npm start sets it in local mode)."),
       );
     }
-    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).catch(
+    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).then(
+      (db) => {
+        watchPool(db.$client); // its use on /metrics
+        return db;
+      },
       (error) => {
         ready = undefined; // try again on the next request
         throw error;

@@ -12,6 +12,8 @@ import { calculate, MAX_EXPRESSION_LENGTH } from "./calculator";
 import { describeDateTime } from "./datetime";
 import { MAGNITUDE_RANGE_TEXT } from "./magnitude";
 import { convertUnits, supportedUnits } from "./units";
+import { log } from "~/log/logger.server";
+import { describeError } from "~/log/safe-log.server";
 
 export interface ToolContext {
   /** The user's IANA time zone; UTC (with a note to the model) when missing or invalid. */
@@ -30,7 +32,7 @@ export function answerOrPlainError<Input, Output>(label: string, execute: (input
     try {
       return execute(input);
     } catch (error) {
-      console.error(`[tools] the ${label} failed: ${error instanceof Error ? error.name : "unknown error"}`);
+      log().error({ tool: label }, `[tools] the ${label} failed: ${describeError(error)}`);
       return { error: `The ${label} failed unexpectedly and has no answer for this input.` };
     }
   };

@@ -6,7 +6,12 @@
  * would write lines indistinguishable from real ones. What is logged instead
  * is the error's class and its code (SQLSTATE, Firebase code, HTTP status),
  * which say what went wrong without saying what the user wrote.
+ *
+ * The lines go through the app's logger (logger.server.ts: JSON with the
+ * request id), whose encoding escapes too; the escaping here keeps a line
+ * safe in the human-readable format and in any text a caller builds from it.
  */
+import { log } from "./logger.server";
 
 // C0 and C1 controls, DEL, and the Unicode line/paragraph separators some log viewers break on.
 // eslint-disable-next-line no-control-regex
@@ -73,5 +78,6 @@ export function stackFrames(error: unknown, max = 6): string {
 /** One line for an error nobody expected (a 500): where it happened, its class and code, where in the code. */
 export function logUnexpectedError(where: string, error: unknown): void {
   const frames = stackFrames(error);
-  console.error(`[${escapeForLog(where)}] unexpected ${describeError(error)}${frames ? ` ${frames}` : ""}`);
+  const what = describeError(error);
+  log().error({ where: escapeForLog(where), error: what }, `[${escapeForLog(where)}] unexpected ${what}${frames ? ` ${frames}` : ""}`);
 }

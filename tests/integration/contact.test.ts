@@ -1,5 +1,5 @@
 import { eq, like, sql } from "drizzle-orm";
-import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 
 // Small limits, read when the app first reads its configuration (lazily, below).
 const ENV = {
@@ -16,6 +16,7 @@ import { inboxMessages, rateLimits } from "~/db/schema";
 import { action as contactAction, loader as contactLoader } from "~/routes/api.contact";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import { postForm, postJson, respond, uniqueText } from "./admin-support";
+import { captureLogs } from "../support/log-capture";
 
 const firebase = admin();
 afterAll(async () => {
@@ -84,7 +85,8 @@ describe("POST /api/contact", () => {
   });
 
   it("a NUL byte or a broken Unicode character → 400 saying so, nothing stored, nothing logged as a fault (L-3)", async () => {
-    const errors = vi.spyOn(console, "error");
+    // Fault lines go to the app's logger (ADR 052): none at error level.
+    const logs = captureLogs();
     try {
       const marker = uniqueText("nul");
       const cookie = await sessionCookieFor(await createAccount(firebase));
@@ -102,9 +104,9 @@ describe("POST /api/contact", () => {
         expect((await response.json()).fieldErrors[field]).toMatch(/cannot be stored/);
       }
       expect(await stored(marker)).toHaveLength(0);
-      expect(errors).not.toHaveBeenCalled();
+      expect(logs.entries().filter((entry) => entry.level >= 50)).toEqual([]);
     } finally {
-      errors.mockRestore();
+      logs.restore();
     }
   });
 

@@ -62,6 +62,8 @@ export default async function setup(_project: TestProject) {
     FAULT_CONTROL_URL: `http://127.0.0.1:${controlPort}`,
     BACKEND_TIMEOUT_MS: "1000",
     AUTH_CACHE_TTL_SECONDS: "0",
+    // No line per request in test output; faults still show (tests that check lines capture them: tests/support/log-capture.ts).
+    LOG_LEVEL: "warn",
   });
 
   return async () => {

@@ -2,6 +2,7 @@ import path from "node:path";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import { UNSAFE_flatRoutes as flatRoutes } from "@remix-run/dev";
 import { handOriginCheckToGuard, withOriginGuard } from "~/http/origin-guard.server";
+import { withInstrumentation } from "~/metrics/instrument-routes.server";
 import remixConfig from "../../remix.config.js";
 
 /**
@@ -49,8 +50,8 @@ export async function appHandler(): Promise<(request: Request) => Promise<Respon
   const build = {
     mode: "production",
     entry: { module: await import("~/entry.server") },
-    // The same origin check as the compiled build (server.ts, ADR 047).
-    routes: withOriginGuard(routes),
+    // The same origin check (ADR 047), metrics and request ids (ADR 052) as the compiled build (server.ts).
+    routes: withInstrumentation(withOriginGuard(routes)),
     assets: { version: "test", url: "/build/manifest-test.js", entry: { module: "/build/entry.client.js", imports: [] }, routes: assetRoutes },
     publicPath: "/build/",
     assetsBuildDirectory: "public/build",

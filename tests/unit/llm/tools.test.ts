@@ -1,6 +1,7 @@
 import type { ToolSet } from "ai";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { answerOrPlainError, BUILT_IN_TOOL_IDS, BUILT_IN_TOOLS, buildTools } from "../../../app/llm/tools.server";
+import { captureLogs } from "../../support/log-capture";
 
 const FIXED_NOW = new Date("2024-03-10T14:30:05.000Z");
 
@@ -81,17 +82,18 @@ describe("built-in tools", () => {
 
 describe("a tool that fails unexpectedly (H-1, I-7)", () => {
   it("answers a plain { error } instead of the library's exception text, and logs only its kind", () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = captureLogs();
     try {
       const run = answerOrPlainError("calculator", (input: { expression: string }) => {
         throw new RangeError(`Invalid array length for ${input.expression}`);
       });
       expect(run({ expression: "secret 42" })).toEqual({ error: "The calculator failed unexpectedly and has no answer for this input." });
-      const logged = errors.mock.calls.flat().join(" ");
+      const logged = logs.lines.join("\n");
+      expect(logs.entries().map((entry) => entry.level)).toEqual([50]); // one error line
       expect(logged).toContain("RangeError");
       expect(logged).not.toContain("secret 42");
     } finally {
-      errors.mockRestore();
+      logs.restore();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BackendUnavailableError, logBackendFault, logBackendRecovered } from "~/deadline.server";
+import { captureLogs } from "../../support/log-capture";
 
 /**
  * L-4: a fault's log line names the store, what was being done and the
@@ -17,21 +18,27 @@ function failedQuery() {
   return new DrizzleQueryError("insert into messages (id, uid, content) values ($1, $2, $3)", ["m-1", "uid-secret-42", FORGED], cause);
 }
 
-function captured(spy: ReturnType<typeof vi.spyOn>): string {
-  return spy.mock.calls.map((call: unknown[]) => call.map(String).join(" ")).join("\n");
+/** The lines as written to the log (JSON), joined: a line break inside one would show as a second line. */
+function captured(logs: ReturnType<typeof captureLogs>): string {
+  return logs.lines.join("\n");
 }
+
+let logs: ReturnType<typeof captureLogs>;
+beforeEach(() => {
+  logs = captureLogs();
+});
 
 afterEach(() => {
   logBackendRecovered("postgres");
-  vi.restoreAllMocks();
+  logs.restore();
 });
 
 describe("logBackendFault", () => {
   it("a failed query with user text and newlines → one line, with the class and SQLSTATE code, without the text", () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
     logBackendFault("postgres", "saving a reply", failedQuery());
-    expect(spy).toHaveBeenCalledTimes(1);
-    const line = captured(spy);
+    expect(logs.lines).toHaveLength(1);
+    expect(logs.entries()[0].level).toBe(50); // error
+    const line = captured(logs);
     expect(line.split("\n")).toHaveLength(1);
     expect(line).toContain("postgres");
     expect(line).toContain("saving a reply");
@@ -43,17 +50,15 @@ describe("logBackendFault", () => {
   });
 
   it("escapes control characters in what it interpolates (a context naming a user, an error code)", () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
     const error = Object.assign(new Error("whatever"), { code: "X\n[admin] forged" });
     logBackendFault("postgres", "reading users/a@example.com\n[admin] forged line", error);
-    const line = captured(spy);
+    const line = captured(logs);
     expect(line.split("\n")).toHaveLength(1);
     expect(line).not.toContain("whatever");
   });
 
   it("keeps the app's own timeout message (no user text in it)", () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
     logBackendFault("postgres", "counting", new BackendUnavailableError("postgres", "postgres did not answer within 5000 ms"));
-    expect(captured(spy)).toContain("did not answer within 5000 ms");
+    expect(captured(logs)).toContain("did not answer within 5000 ms");
   });
 });

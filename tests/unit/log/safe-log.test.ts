@@ -1,10 +1,9 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeError, escapeForLog, logUnexpectedError } from "~/log/safe-log.server";
+import { captureLogs } from "../../support/log-capture";
 
 /** L-4: the shared helpers behind every log line that mentions an error. */
-
-afterEach(() => vi.restoreAllMocks());
 
 describe("escapeForLog", () => {
   it("turns every line break and control character into a visible escape", () => {
@@ -38,13 +37,18 @@ describe("describeError", () => {
 
 describe("logUnexpectedError", () => {
   it("one line: where, the class and the stack frames; never the message", () => {
-    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    const logs = captureLogs();
     const error = new TypeError("cannot read 'x' of my secret message\n[admin] forged");
-    logUnexpectedError("api /api/chat\nforged", error);
-    expect(spy).toHaveBeenCalledTimes(1);
-    const line = spy.mock.calls[0].map(String).join(" ");
+    try {
+      logUnexpectedError("api /api/chat\nforged", error);
+    } finally {
+      logs.restore();
+    }
+    expect(logs.lines).toHaveLength(1);
+    const line = logs.lines[0];
     expect(line.split("\n")).toHaveLength(1);
-    expect(line).toMatch(/^\[api \/api\/chat\\nforged\] unexpected TypeError /);
+    expect(logs.entries()[0].level).toBe(50); // error
+    expect(logs.entries()[0].msg).toMatch(/^\[api \/api\/chat\\nforged\] unexpected TypeError /);
     expect(line).toContain("safe-log.test.ts");
     expect(line).not.toContain("secret");
     expect(line).not.toContain("[admin] forged");
