@@ -5,6 +5,7 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useMatches,
   useRouteLoaderData,
 } from "@remix-run/react";
 import type { ReactNode } from "react";
@@ -50,6 +51,10 @@ export function useRootData() {
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRootData();
   const nonce = useNonce();
+  // A page may ask for a skip link as its first Tab stop (the assistant's leads to the message box).
+  const skipLink = useMatches()
+    .map((match) => (match.handle as { skipLink?: { href: string; label: string } } | undefined)?.skipLink)
+    .findLast(Boolean);
   return (
     <html lang="en">
       <head>
@@ -60,6 +65,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links />
       </head>
       <body>
+        {skipLink ? (
+          <a className="skip-link" href={skipLink.href}>
+            {skipLink.label}
+          </a>
+        ) : null}
         <AuthPendingProvider>
           <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} newMessages={data?.newMessages ?? null} />
           {data?.degraded ? (

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { gzipSync } from "node:zlib";
 import autocannon from "autocannon";
 import {
   chatBody,
@@ -13,18 +12,31 @@ import {
   startAppUnderTest,
   writeBenchmarks,
 } from "./perf/app-under-test";
+import { benchInstances } from "./perf/instances";
+import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
+import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
 /**
  * `npm run bench`: builds if needed, starts the app in local mode on free
  * ports behind latency proxies, and measures pages (throughput and latency
  * percentiles at 1, 10 and 50 connections), with no added backend latency
  * and with `--backend-latency` ms per round trip to the Auth and Firestore
- * emulators (and 2 ms to PostgreSQL), plus page weight. Prints a table and
- * writes docs/benchmarks.md. Figures compare within one run only.
+ * emulators (and 2 ms to PostgreSQL), plus every page's first-load
+ * JavaScript (from the build's manifest) and, in Chromium, the time from
+ * Enter to a reply's first word and the long tasks while a 1,000-word reply
+ * streams. Prints a table and writes docs/benchmarks.md. Figures compare
+ * within one run only.
  *
+ *   npm run bench -- --instances N     (throughput with 1 and N instances; see scripts/perf/instances.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
+// `--instances N`: throughput with 1 and N remix-serve processes instead (scripts/perf/instances.ts).
+if (process.argv.includes("--instances")) {
+  await benchInstances(Number(option("instances", "2")));
+  process.exit(0);
+}
+
 const backendLatency = Number(option("backend-latency", "40"));
 const durationSeconds = Number(option("duration", "5"));
 const connectionCounts = option("connections", "1,10,50").split(",").map(Number);
@@ -62,21 +74,6 @@ async function measure(url: string, connections: number, headers: Record<string,
     p99: percentile(times, 99),
     errors: result.errors + result.timeouts + bad,
   };
-}
-
-async function javascriptWeight(baseUrl: string, pagePath: string, cookie?: string) {
-  const html = await (await fetch(baseUrl + pagePath, { headers: cookie ? { cookie } : {} })).text();
-  const urls = new Set<string>();
-  for (const match of html.matchAll(/(?:src|href)="(\/build\/[^"]+\.js)"/g)) urls.add(match[1]);
-  for (const match of html.matchAll(/import\s*(?:[^"']*from\s*)?["'](\/build\/[^"']+\.js)["']/g)) urls.add(match[1]);
-  let gzip = 0;
-  let firebase = false;
-  for (const url of urls) {
-    const body = Buffer.from(await (await fetch(baseUrl + url)).arrayBuffer());
-    gzip += gzipSync(body).length;
-    if (body.includes("identitytoolkit.googleapis.com")) firebase = true;
-  }
-  return { files: urls.size, gzipKb: gzip / 1024, firebase };
 }
 
 async function main() {
@@ -215,16 +212,19 @@ async function main() {
       `100 concurrent streams: ${streamsFigures.errors} errors in ${streamsFigures.seconds.toFixed(1)} s; RSS ${rssBeforeMb.toFixed(0)} → ${streamsFigures.rssAfterMb.toFixed(0)} MB`,
     );
 
-    const weights = {
-      "/": await javascriptWeight(baseUrl, "/"),
-      "/login": await javascriptWeight(baseUrl, "/login"),
-      "/nuvara": await javascriptWeight(baseUrl, "/nuvara", userCookie),
-    };
-    for (const [page, w] of Object.entries(weights)) {
-      console.log(`JS for ${page}: ${w.gzipKb.toFixed(1)} KB gzip in ${w.files} files; Firebase client code: ${w.firebase ? "yes" : "no"}`);
+    const weights = pageWeights();
+    for (const w of weights) {
+      const heaviest = heaviestPackages(w, 4).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`).join(", ");
+      console.log(`JS for ${w.page}: ${(w.gzipBytes / 1024).toFixed(1)} KB gzip in ${w.files.length} files (minified, heaviest: ${heaviest})`);
     }
 
-    writeReport(results, weights, chatFigures, streamsFigures);
+    const browserChat = await measureBrowserChat({ baseUrl, cookie: (await app.signIn("admin", "bench-browser")).cookie, model });
+    console.log(
+      `Chromium: Enter to first word ${browserChat.enterToFirstTokenMs.toFixed(0)} ms through the app (model direct ${browserChat.directFirstTokenMs.toFixed(1)} ms); ` +
+        `${browserChat.longReply.words}-word reply: ${browserChat.longReply.longTasks} long tasks, longest ${browserChat.longReply.maxMs.toFixed(0)} ms`,
+    );
+
+    writeReport(results, weights, chatFigures, streamsFigures, browserChat);
   } finally {
     await app.stop();
     await database?.drop();
@@ -256,9 +256,10 @@ function median(values: number[]) {
 
 function writeReport(
   results: Measurement[],
-  weights: Record<string, { files: number; gzipKb: number; firebase: boolean }>,
+  weights: PageWeight[],
   chat: ChatFigures[],
   streams: StreamsFigures,
+  browserChat: BrowserChatFigures,
 ) {
   const find = (scenario: string, latency: number, connections: number) =>
     results.find((r) => r.scenario === scenario && r.latency === latency && r.connections === connections)!;
@@ -310,9 +311,36 @@ function writeReport(
     );
   }
   lines.push("", `${streams.streams} concurrent streams: ${streams.errors} errors, ${streams.seconds.toFixed(1)} s, server RSS ${streams.rssBeforeMb.toFixed(0)} MB before, ${streams.rssAfterMb.toFixed(0)} MB after (growth ${(streams.rssAfterMb - streams.rssBeforeMb).toFixed(0)} MB).`);
-  lines.push("", h(2, "Page weight (JavaScript requested by the page, gzip)"), "");
-  lines.push("| page | files | KB gzip | Firebase client code |", "|---|---|---|---|");
-  for (const [page, w] of Object.entries(weights)) lines.push(`| ${page} | ${w.files} | ${w.gzipKb.toFixed(1)} | ${w.firebase ? "yes" : "no"} |`);
+  lines.push("", h(2, "Page weight (JavaScript of a first visit, gzip)"), "");
+  lines.push(
+    "From the build's manifest: the entry, and each route's module and shared chunks from root to the page, each file gzipped on its own. " +
+      "Chunks loaded later (the Markdown pipeline once the browser is idle, the code highlighter and its grammars when a reply shows code) are not counted. " +
+      "Budget for the assistant page: 160 KB (ADR 051, tests/integration/page-weight.test.ts).",
+    "",
+  );
+  lines.push("| page | files | KB gzip | heaviest packages (KB minified) |", "|---|---|---|---|");
+  for (const w of weights) {
+    const heaviest = heaviestPackages(w, 4).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`).join(", ");
+    lines.push(`| ${w.page} | ${w.files.length} | ${(w.gzipBytes / 1024).toFixed(1)} | ${heaviest} |`);
+  }
+  const long = browserChat.longReply;
+  lines.push("", h(2, "In the browser (Chromium, 1280×800, backend latency +0 ms)"), "");
+  lines.push(
+    `Median of ${browserChat.runs}: from the Enter keydown in a new chat to the frame after the reply's first word is in the page, ` +
+      "against the same reply's first token straight from the scripted model server (timed from the bench process). " +
+      `Then a ${long.words}-word reply (paragraphs, bold words, lists) streamed at one word per ${long.chunkDelayMs} ms: the browser's long tasks ` +
+      "(PerformanceObserver 'longtask': main-thread work over 50 ms) from Enter to its last word on screen.",
+    "",
+  );
+  lines.push(
+    "| Enter to first word, through the app | of which: POST sent | response began | first token, model direct | long reply streamed in | long tasks | longest | total |",
+    "|---|---|---|---|---|---|---|---|",
+  );
+  lines.push(
+    `| ${browserChat.enterToFirstTokenMs.toFixed(0)} ms | ${browserChat.requestSentMs.toFixed(0)} ms | ${browserChat.responseStartMs.toFixed(0)} ms | ` +
+      `${browserChat.directFirstTokenMs.toFixed(1)} ms | ${(long.streamMs / 1000).toFixed(1)} s | ` +
+      `${long.longTasks} | ${long.maxMs.toFixed(0)} ms | ${long.totalMs.toFixed(0)} ms |`,
+  );
   lines.push("");
   writeBenchmarks(serverDatabaseUrl ? "bench-postgres" : "bench", lines.join("\n"));
   console.log("\nWrote docs/benchmarks.md");

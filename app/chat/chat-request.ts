@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
+import { MAX_MESSAGE_LENGTH } from "./chat-limits";
 
 /**
  * The body of POST /api/chat, shared by the browser (which builds it) and the
@@ -9,9 +10,8 @@ import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/
  * the user sent: with the same text it is answered again (regenerate, or
  * Retry after a failure), with new text it is an edit.
  */
-export const MAX_MESSAGE_LENGTH = 8_000;
-/** Far above any valid request; a larger body is refused before it is parsed. */
-export const MAX_CHAT_BODY_BYTES = 64 * 1024;
+// Defined without zod in ./chat-limits so that the browser can import them alone.
+export { MAX_CHAT_BODY_BYTES, MAX_MESSAGE_LENGTH } from "./chat-limits";
 
 /** A message for a value of the wrong type; zod's own wording (e.g. for unknown keys) otherwise. */
 function onlyForWrongType(message: string) {

@@ -7,39 +7,22 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { z } from "zod";
 import { requireAdmin } from "~/auth/session.server";
 import { ConfirmDelete } from "~/components/admin/confirm-delete";
 import { firstError } from "~/components/admin/labels";
 import { InboxActionButtons } from "~/components/admin/inbox-action-buttons";
 import { InboxFilters } from "~/components/admin/inbox-filters";
 import { InboxTable } from "~/components/admin/inbox-table";
-import { decodeCursor, listInbox, withDatabase } from "~/data/inbox.server";
+import { listInbox, withDatabase } from "~/data/inbox.server";
 import { fieldErrors, inboxActionSchema, readBody, runInboxAction } from "~/data/inbox-input.server";
-import { INBOX_KINDS } from "~/db/schema";
+import { inboxQuerySchema as querySchema } from "~/data/inbox-query.server";
 import { pageTitle } from "~/meta";
-import { storableString } from "~/text/storable-text";
 
 export const meta: MetaFunction = () => pageTitle("Admin messages");
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export const headers: HeadersFunction = () => NO_STORE;
-
-const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
-const cursor = z.preprocess(
-  blankToUndefined,
-  z.string().max(200).refine((value) => decodeCursor(value) !== undefined, "That page link is not valid.").optional(),
-);
-
-const querySchema = z.object({
-  status: z.preprocess(blankToUndefined, z.enum(["inbox", "new", "read", "archived", "all"]).default("inbox")),
-  kind: z.preprocess(blankToUndefined, z.enum(INBOX_KINDS).optional()),
-  // A NUL would make the search query fail (a 503); a clear 400 instead (review L-3).
-  q: z.preprocess(blankToUndefined, storableString().trim().max(200, "Search for at most 200 characters.").optional()),
-  after: cursor,
-  before: cursor,
-});
 
 // Every loader and action under /admin checks the role freshly (DESIGN.md §1).
 export async function loader({ request }: LoaderFunctionArgs) {

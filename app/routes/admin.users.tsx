@@ -7,7 +7,6 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
-import { z } from "zod";
 import { requireAdmin } from "~/auth/session.server";
 import { firstError } from "~/components/admin/labels";
 import { RoleAuditTable } from "~/components/admin/role-audit-table";
@@ -15,55 +14,19 @@ import { UsersTable } from "~/components/admin/users-table";
 import { getConfig } from "~/config.server";
 import { recentRoleChanges } from "~/data/audit.server";
 import { changeRole, LastAdminError, listUsersForAdmin, type RoleChangeResult } from "~/data/admin-users.server";
+import { roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
 import { withDatabase } from "~/data/inbox.server";
 import { fieldErrors, readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
-import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 
 export const meta: MetaFunction = () => pageTitle("Admin users");
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export const headers: HeadersFunction = () => NO_STORE;
-
-const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
-
-const querySchema = z.object({
-  // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (review L-3).
-  q: z.preprocess(blankToUndefined, storableString().trim().max(254, "Search for at most 254 characters.").optional()),
-  page: z.preprocess(blankToUndefined, storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional()),
-});
-
-/** What a role may be: the presets, or a custom value (a billing plan's name, say). */
-const CUSTOM_ROLE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-
-const roleChangeSchema = z
-  .object({
-    email: z
-      .string({ error: "Which user? The email address is missing." })
-      .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
-      .trim()
-      .toLowerCase()
-      .max(254, "That email address is too long.")
-      .pipe(z.email("That is not a valid email address.")),
-    role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
-    customRole: z.preprocess(blankToUndefined, storableString().trim().optional()),
-  })
-  .transform((input, ctx) => {
-    if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role };
-    if (!input.customRole || !CUSTOM_ROLE.test(input.customRole)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["customRole"],
-        message: "A custom role is 1 to 32 lowercase letters, digits, - or _, starting with a letter or digit.",
-      });
-      return z.NEVER;
-    }
-    return { email: input.email, role: input.customRole === "none" ? "" : input.customRole };
-  });
 
 function unavailable(context: string, error: unknown): never {
   logBackendFault("admin", context, error);

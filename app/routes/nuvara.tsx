@@ -6,10 +6,13 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useParams } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { loadAssistant, updateInstructions } from "~/chat/assistant-pages.server";
+import { MESSAGE_BOX_ID } from "~/components/chat/composer";
 import { CustomInstructions } from "~/components/chat/instructions-dialog";
+import { ShortcutsDialog, useChatShortcuts } from "~/components/chat/shortcuts";
 import { ConversationSidebar } from "~/components/chat/sidebar";
+import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-state";
 import { AppErrorBoundary } from "~/components/error-boundary";
 import { SignedInAs } from "~/components/signed-in-as";
 import { pageTitle } from "~/meta";
@@ -18,6 +21,9 @@ import chatStyles from "~/styles/chat.css";
 export const meta: MetaFunction = () => pageTitle("Assistant");
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles }];
+
+/** The root renders this as the page's first Tab stop (app/root.tsx). */
+export const handle = { skipLink: { href: `#${MESSAGE_BOX_ID}`, label: "Skip to message box" } };
 
 export async function loader({ request }: LoaderFunctionArgs) {
   return json(await loadAssistant(request), { headers: { "Cache-Control": "private, no-store" } });
@@ -31,36 +37,42 @@ export default function AssistantLayout() {
   const data = useLoaderData<typeof loader>();
   const { conversationId } = useParams();
   const location = useLocation();
-  const [drawerOpen, setDrawerOpen] = useState(false);
-  useEffect(() => setDrawerOpen(false), [location.pathname]);
+  const sidebar = useSidebarState();
+  const { closeDrawer } = sidebar;
+  // Choosing a conversation (or New chat) in the drawer closes it; the chat then takes the focus.
+  useEffect(() => closeDrawer({ returnFocus: false }), [location.pathname, closeDrawer]);
+  const closeWithFocus = useCallback(() => closeDrawer(), [closeDrawer]);
+  const [helpOpen, setHelpOpen] = useState(false);
+  const openHelp = useCallback(() => setHelpOpen(true), []);
+  useChatShortcuts(openHelp);
 
+  const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(Boolean);
   return (
-    <div className="assistant">
-      <button
-        type="button"
-        className="button drawer-toggle"
-        aria-expanded={drawerOpen}
-        aria-controls="conversation-list"
-        onClick={() => setDrawerOpen((open) => !open)}
-      >
-        Conversations
-      </button>
-      <ConversationSidebar
-        conversations={data.conversations}
-        search={data.search}
-        activeId={conversationId ?? null}
-        open={drawerOpen}
-        footer={
-          <>
-            <CustomInstructions text={data.customInstructions} />
-            <SignedInAs user={data.user} role={data.role} />
-          </>
-        }
-      />
-      <div className="assistant-main">
-        <Outlet />
+    <SidebarProvider value={sidebar}>
+      <div className={classes.join(" ")}>
+        <ConversationSidebar
+          conversations={data.conversations}
+          search={data.search}
+          activeId={conversationId ?? null}
+          open={sidebar.drawerOpen}
+          onClose={closeWithFocus}
+          footer={
+            <>
+              <CustomInstructions text={data.customInstructions} />
+              <button type="button" className="link-button" onClick={openHelp}>
+                Keyboard shortcuts
+              </button>
+              <SignedInAs user={data.user} role={data.role} />
+            </>
+          }
+        />
+        {sidebar.drawerOpen ? <div className="drawer-backdrop" data-outside-trap aria-hidden="true" onClick={closeWithFocus} /> : null}
+        <div className="assistant-main">
+          <Outlet />
+        </div>
       </div>
-    </div>
+      <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+    </SidebarProvider>
   );
 }
 

@@ -1,6 +1,7 @@
 import { useState, type FormEvent, type KeyboardEvent } from "react";
 import type { ChatMessage } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
+import { focusComposer } from "./composer";
 import { CopyButton } from "./copy-button";
 import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
@@ -45,10 +46,15 @@ export function ChatMessageView({
       {editing && actions.onEdit ? (
         <EditForm
           initial={text}
-          onCancel={() => setEditing(false)}
+          // Leaving Edit either way puts the cursor back in the message box.
+          onCancel={() => {
+            setEditing(false);
+            focusComposer();
+          }}
           onSave={(next) => {
             setEditing(false);
             actions.onEdit?.(next);
+            focusComposer();
           }}
         />
       ) : (
@@ -97,7 +103,11 @@ function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (tex
     if (text.trim()) onSave(text);
   };
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Escape") onCancel();
+    if (event.key === "Escape") {
+      // Escape here leaves Edit only; it is not also "stop the reply".
+      event.stopPropagation();
+      onCancel();
+    }
   };
   return (
     <form className="edit-form" onSubmit={submit}>

@@ -7,9 +7,12 @@ import { messageText } from "~/chat/message-types";
 import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/chat/quota-text";
 import { ChatMessageView, type MessageActions } from "./chat-message";
 import { chatSession } from "./chat-sessions";
-import { Composer } from "./composer";
+import { useNonce } from "~/components/nonce";
+import { Composer, focusComposer } from "./composer";
+import { scrollToLatestScript, useFollowLatest } from "./follow-latest";
 import { moveDraft, unsent, useDraft } from "./drafts";
 import { ReportDialog } from "./report-dialog";
+import { SidebarToggle } from "./sidebar-toggle";
 import { useHydrated } from "./use-hydrated";
 
 export interface ModelChoice {
@@ -59,6 +62,19 @@ export function ChatView(props: ChatViewProps) {
   const [model, setModel] = useState(session.settings.model);
   const [reporting, setReporting] = useState<string | null>(null);
   const [restoredNotice, setRestoredNotice] = useState(false);
+  const follow = useFollowLatest();
+  const nonce = useNonce();
+
+  // The message box has the cursor when a chat opens (also after the first
+  // send, which moves the chat to its own URL) — unless the user is typing
+  // somewhere else, e.g. searching, or is on a touch screen, where focus
+  // would throw the keyboard over the page.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.matches("input, textarea, select, [contenteditable]")) return;
+    if (window.matchMedia("(pointer: coarse)").matches) return;
+    focusComposer();
+  }, []);
 
   // Show what the server holds (e.g. returning to a conversation, or after a
   // reply is saved) — unless this tab is ahead of it: a reply streaming, a
@@ -134,6 +150,19 @@ export function ChatView(props: ChatViewProps) {
     unsent.remember(draftKey, text);
     setDraft("");
     void sendMessage({ text });
+    // One's own message is followed by its reply: back to the latest, and the cursor stays in the box.
+    follow.jump();
+    focusComposer();
+  }
+
+  function stopReply() {
+    void stop();
+    focusComposer();
+  }
+
+  // Escape in the message box or the transcript stops a streaming reply.
+  function stopOnEscape() {
+    if (busy) stopReply();
   }
 
   function chooseModel(id: string) {
@@ -159,6 +188,7 @@ export function ChatView(props: ChatViewProps) {
   return (
     <section className="chat" aria-labelledby="chat-title">
       <header className="chat-header">
+        <SidebarToggle />
         <h2 id="chat-title" className="chat-title">
           {props.title ?? "New chat"}
         </h2>
@@ -198,42 +228,77 @@ export function ChatView(props: ChatViewProps) {
         </p>
       ) : null}
 
-      <div className="transcript" role="log" aria-label="Conversation" aria-busy={busy}>
-        {messages.length === 0 ? (
-          <div className="empty-chat">
-            <p className="lead">How can I help?</p>
-            <p className="fine-print">Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.</p>
-          </div>
-        ) : (
-          messages.map((message, index) => (
-            <ChatMessageView
-              key={message.id}
-              message={message}
-              streaming={busy && index === lastIndex && message.role === "assistant"}
-              isDemo={message.metadata?.demo === true || demoIds.has(message.metadata?.model ?? "")}
-              toolNames={props.toolNames}
-              actions={actionsFor(message, index)}
-            />
-          ))
-        )}
-        {status === "submitted" && messages[lastIndex]?.role !== "assistant" ? (
-          <p className="typing" role="status">
-            Assistant is thinking…
-          </p>
-        ) : null}
-        {shownError ? (
-          <div className="chat-error" role="alert">
-            <p>{shownError.message}</p>
-            {shownError.signedOut ? (
-              <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
-                Sign in again
-              </a>
-            ) : shownError.quotaExhausted ? null : (
-              <button type="button" className="button primary" onClick={() => void regenerate()}>
-                Retry
-              </button>
+      <div className="transcript-area">
+        <div
+          ref={follow.scroller}
+          id="transcript"
+          className="transcript"
+          role="log"
+          aria-label="Conversation"
+          aria-busy={busy}
+          // Scrollable, so reachable by keyboard (arrows and Page Up/Down read back).
+          tabIndex={0}
+          onKeyDown={(event) => {
+            if (event.key === "Escape" && !event.shiftKey && busy) {
+              event.preventDefault();
+              stopOnEscape();
+            }
+          }}
+        >
+          <div ref={follow.content} className="transcript-content">
+            {messages.length === 0 ? (
+              <div className="empty-chat">
+                <p className="lead">How can I help?</p>
+                <p className="fine-print">
+                  Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.
+                </p>
+              </div>
+            ) : (
+              messages.map((message, index) => (
+                <ChatMessageView
+                  key={message.id}
+                  message={message}
+                  streaming={busy && index === lastIndex && message.role === "assistant"}
+                  isDemo={message.metadata?.demo === true || demoIds.has(message.metadata?.model ?? "")}
+                  toolNames={props.toolNames}
+                  actions={actionsFor(message, index)}
+                />
+              ))
             )}
+            {status === "submitted" && messages[lastIndex]?.role !== "assistant" ? (
+              <p className="typing" role="status">
+                Assistant is thinking…
+              </p>
+            ) : null}
+            {shownError ? (
+              <div className="chat-error" role="alert">
+                <p>{shownError.message}</p>
+                {shownError.signedOut ? (
+                  <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
+                    Sign in again
+                  </a>
+                ) : shownError.quotaExhausted ? null : (
+                  <button type="button" className="button primary" onClick={() => void regenerate()}>
+                    Retry
+                  </button>
+                )}
+              </div>
+            ) : null}
           </div>
+        </div>
+        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: scrollToLatestScript }} />
+        {follow.away ? (
+          <button
+            type="button"
+            className="button jump-to-latest"
+            onClick={() => {
+              follow.jump();
+              // The button goes away; the cursor goes where the reading left off — the box.
+              focusComposer();
+            }}
+          >
+            <span aria-hidden="true">↓ </span>Jump to latest
+          </button>
         ) : null}
       </div>
 
@@ -241,7 +306,8 @@ export function ChatView(props: ChatViewProps) {
         value={draft}
         onChange={setDraft}
         onSend={send}
-        onStop={() => void stop()}
+        onStop={stopReply}
+        onEscape={stopOnEscape}
         busy={busy}
         blockedReason={blockedReason}
         footer={

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
-import { MAX_MESSAGE_LENGTH } from "~/chat/chat-request";
+import { MAX_MESSAGE_LENGTH } from "~/chat/chat-limits";
 import { useHydrated } from "./use-hydrated";
 
 // useLayoutEffect warns during the server render; nothing needs measuring there.
@@ -7,6 +7,14 @@ const useBrowserLayoutEffect = typeof document === "undefined" ? useEffect : use
 
 /** Tallest the composer grows before it scrolls. */
 const MAX_HEIGHT_PX = 240;
+
+/** The message box's id: the skip link and the shortcuts lead here. */
+export const MESSAGE_BOX_ID = "message-box";
+
+/** Puts the cursor in the message box (there is one per page). */
+export function focusComposer() {
+  document.getElementById(MESSAGE_BOX_ID)?.focus();
+}
 
 /**
  * The message box: Enter sends, Shift+Enter starts a new line (and Enter
@@ -21,6 +29,7 @@ export function Composer({
   busy,
   blockedReason,
   footer,
+  onEscape,
 }: {
   value: string;
   onChange: (text: string) => void;
@@ -30,6 +39,8 @@ export function Composer({
   /** Why sending is not possible right now (e.g. the quota), if it isn't. */
   blockedReason: string | null;
   footer: ReactNode;
+  /** Escape in the box (the chat uses it to stop a reply). */
+  onEscape?: () => void;
 }) {
   const box = useRef<HTMLTextAreaElement>(null);
   const hydrated = useHydrated();
@@ -61,6 +72,8 @@ export function Composer({
     if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
       event.preventDefault();
       submit();
+    } else if (event.key === "Escape" && !event.shiftKey && onEscape) {
+      onEscape();
     }
   };
 
@@ -69,6 +82,7 @@ export function Composer({
       <div className="composer-row">
         <textarea
           ref={box}
+          id={MESSAGE_BOX_ID}
           aria-label="Message"
           placeholder="Message Nuvara²"
           rows={1}

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import { groupByDay } from "~/chat/grouping";
 import { forgetChat } from "./chat-sessions";
 import { Dialog } from "./dialog";
+import { trapFocus } from "./focus-trap";
 import { useHydrated } from "./use-hydrated";
 
 export interface ConversationItem {
@@ -15,33 +16,51 @@ const SEARCH_DELAY_MS = 250;
 
 /**
  * The conversation list: New chat, search over titles and messages, the
- * conversations by day, and rename and delete. On narrow screens a drawer.
+ * conversations by day, and rename and delete. On narrow screens a drawer
+ * over the chat: while open, focus stays inside; Escape or Close closes it.
  */
 export function ConversationSidebar({
   conversations,
   search,
   activeId,
   open,
+  onClose,
   footer,
 }: {
   conversations: ConversationItem[];
   search: string;
   activeId: string | null;
+  /** Open as a drawer (phones). */
   open: boolean;
+  onClose: () => void;
   footer: ReactNode;
 }) {
   // Grouped by the reader's own calendar once in the browser; by UTC in the server's render.
   const hydrated = useHydrated();
   const groups = groupByDay(conversations, new Date(), hydrated ? undefined : "UTC");
   const [deleting, setDeleting] = useState<ConversationItem | null>(null);
+  const navRef = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    const nav = navRef.current;
+    if (!open || !nav) return;
+    const release = trapFocus(nav, onClose);
+    nav.querySelector<HTMLElement>(".drawer-close")?.focus();
+    return release;
+  }, [open, onClose]);
 
   return (
-    <nav id="conversation-list" aria-label="Conversations" className={open ? "sidebar open" : "sidebar"}>
+    <nav ref={navRef} id="conversation-list" aria-label="Conversations" className={open ? "sidebar open" : "sidebar"}>
       <div className="sidebar-top">
         <h1>Assistant</h1>
         <Link to="/nuvara" className="button primary">
           New chat
         </Link>
+        <button type="button" className="icon-button drawer-close" aria-label="Close conversations" onClick={onClose}>
+          <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">
+            <path d="M5 5l10 10M15 5L5 15" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" fill="none" />
+          </svg>
+        </button>
       </div>
       <SearchBox search={search} />
       <div className="conversation-groups">

@@ -1,0 +1,67 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+
+/** How near the bottom (px) still counts as "at the latest message". */
+const AT_BOTTOM_PX = 32;
+
+/**
+ * Keeps a scrolling transcript at its latest message — on opening, and while
+ * a reply streams in — until the user scrolls up to read; from then on the
+ * view stays where they put it and `away` is true (a "Jump to latest" button
+ * shows). Scrolling back down, or `jump()`, resumes following.
+ *
+ * The content's growth is watched with a ResizeObserver rather than on each
+ * render, so content that lays itself out later (code highlighting, math)
+ * is followed too.
+ */
+export function useFollowLatest() {
+  const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const [away, setAway] = useState(false);
+
+  const distanceFromBottom = () => {
+    const element = scroller.current;
+    return element ? element.scrollHeight - element.scrollTop - element.clientHeight : 0;
+  };
+
+  const jump = useCallback(() => {
+    const element = scroller.current;
+    following.current = true;
+    setAway(false);
+    if (element) element.scrollTop = element.scrollHeight;
+  }, []);
+
+  useEffect(() => {
+    const element = scroller.current;
+    const inner = content.current;
+    if (!element || !inner) return;
+    element.scrollTop = element.scrollHeight;
+
+    // A scroll the code made lands at the bottom, so this only stops following when the user moved up.
+    const onScroll = () => {
+      following.current = distanceFromBottom() <= AT_BOTTOM_PX;
+      setAway(!following.current);
+    };
+    const onResize = () => {
+      if (following.current) element.scrollTop = element.scrollHeight;
+      else onScroll();
+    };
+    element.addEventListener("scroll", onScroll, { passive: true });
+    const observer = new ResizeObserver(onResize);
+    observer.observe(inner);
+    observer.observe(element);
+    return () => {
+      element.removeEventListener("scroll", onScroll);
+      observer.disconnect();
+    };
+  }, []);
+
+  return { scroller, content, away, jump };
+}
+
+/**
+ * Run inline right after the server-rendered transcript, so a conversation is
+ * shown at its latest message from the first paint, before the page's code
+ * has loaded.
+ */
+export const scrollToLatestScript = `(function(){var t=document.getElementById("transcript");if(t)t.scrollTop=t.scrollHeight})()`;

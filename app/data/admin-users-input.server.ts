@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
+
+/*
+ * What /admin/users accepts: its query string and the role change form.
+ * Kept out of the route module: a zod schema built at a module's top level
+ * stays in the browser's bundle (the compiler cannot tell it is unused
+ * there), and zod there is shared with, and weighs on, every page that loads
+ * any of it (ADR 051).
+ */
+
+const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
+
+export const usersQuerySchema = z.object({
+  // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (review L-3).
+  q: z.preprocess(blankToUndefined, storableString().trim().max(254, "Search for at most 254 characters.").optional()),
+  page: z.preprocess(blankToUndefined, storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional()),
+});
+
+/** What a role may be: the presets, or a custom value (a billing plan's name, say). */
+const CUSTOM_ROLE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+export const roleChangeSchema = z
+  .object({
+    email: z
+      .string({ error: "Which user? The email address is missing." })
+      .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
+      .trim()
+      .toLowerCase()
+      .max(254, "That email address is too long.")
+      .pipe(z.email("That is not a valid email address.")),
+    role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
+    customRole: z.preprocess(blankToUndefined, storableString().trim().optional()),
+  })
+  .transform((input, ctx) => {
+    if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role };
+    if (!input.customRole || !CUSTOM_ROLE.test(input.customRole)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["customRole"],
+        message: "A custom role is 1 to 32 lowercase letters, digits, - or _, starting with a letter or digit.",
+      });
+      return z.NEVER;
+    }
+    return { email: input.email, role: input.customRole === "none" ? "" : input.customRole };
+  });
+

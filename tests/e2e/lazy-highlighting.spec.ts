@@ -1,0 +1,80 @@
+import type { Page } from "@playwright/test";
+import { expectNoAxeViolations } from "./a11y";
+import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
+import { expect, signIn, test } from "./fixtures";
+
+/**
+ * ADR 051: the code highlighter is downloaded only when a reply shows a code
+ * block naming its language, and then only that language's grammar; the
+ * Markdown pipeline is not part of the page's first load.
+ */
+test.beforeEach(async () => {
+  await scriptedModel.reset();
+});
+
+/** Every script the page requests from now on. */
+function scriptRequests(page: Page) {
+  const urls: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") urls.push(new URL(request.url()).pathname);
+  });
+  return urls;
+}
+
+const CODE_REPLY = ["Here it is:", "", "```python", "def answer():", "    return 42", "```"].join("\n");
+
+test("a reply without code loads no highlighter; one with code is highlighted, loading only its grammar", async ({ page, newAccount }) => {
+  const scripts = scriptRequests(page);
+  const consoleErrors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  await signIn(page, await newAccount());
+  await page.goto("/nuvara");
+
+  await scriptedModel.enqueue({ type: "text", text: "Plain **words**, no code at all." });
+  await sendMessage(page, "Say something plain");
+  const first = replies(page).first();
+  await expect(first.locator("strong", { hasText: "words" })).toBeVisible();
+  await expectConversationUrl(page);
+  await page.waitForLoadState("networkidle");
+  expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
+  // The Markdown pipeline came as its own chunk, after the page's first load.
+  expect(scripts.some((url) => /\/markdown-render-[A-Z0-9]+\.js$/.test(url))).toBe(true);
+
+  await scriptedModel.enqueue({ type: "text", text: CODE_REPLY });
+  await sendMessage(page, "Show me some Python");
+  const second = replies(page).nth(1);
+  await expect(second.locator("code.hljs.language-python .hljs-keyword", { hasText: "def" })).toBeVisible();
+  await expect(second.locator("pre")).toHaveText("def answer():\n    return 42\n");
+  expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toHaveLength(1);
+  expect(scripts.some((url) => /\/python-[A-Z0-9]+\.js$/.test(url))).toBe(true);
+  expect(scripts.some((url) => /\/(javascript|rust|cpp)-[A-Z0-9]+\.js$/.test(url))).toBe(false);
+  await expectNoAxeViolations(page, "a highlighted code block");
+
+  // Reopened: the server's HTML shows the code as plain text, and the browser highlights it after hydration.
+  scripts.length = 0;
+  const html = await (await page.request.get(page.url())).text();
+  expect(html).toContain('<code class="language-python">def answer():');
+  expect(html).not.toContain("hljs-keyword");
+  await page.reload();
+  await expect(replies(page).nth(1).locator("code.hljs.language-python .hljs-keyword", { hasText: "def" })).toBeVisible();
+  await expect(replies(page).first().locator("strong", { hasText: "words" })).toBeVisible();
+  expect(consoleErrors.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
+});
+
+test("an open conversation without code loads no highlighter", async ({ page, newAccount }) => {
+  await signIn(page, await newAccount());
+  await page.goto("/nuvara");
+  await scriptedModel.enqueue({ type: "text", text: "A list:\n\n- one\n- two" });
+  await sendMessage(page, "List two things");
+  await expect(replies(page).first().getByRole("listitem")).toHaveCount(2);
+  await expectConversationUrl(page);
+
+  const scripts = scriptRequests(page);
+  await page.reload();
+  await page.waitForLoadState("networkidle");
+  await expect(replies(page).first().getByRole("listitem")).toHaveCount(2);
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
+});
