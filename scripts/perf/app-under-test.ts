@@ -36,6 +36,8 @@ export interface AppUnderTestOptions {
   inspect?: boolean;
   /** Where the app's stderr goes; inherited unless given. */
   logFile?: string;
+  /** How many remix-serve processes serve the app side by side, each on its own port (default 1). */
+  instances?: number;
 }
 
 export type BackendProxies = Record<"identity" | "firestore" | "postgres", FaultProxy>;
@@ -62,14 +64,17 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
   }
 
   const model = await startModelServer({ models: options.models, echoChunkDelayMs: options.echoChunkDelayMs });
-  const port = await freePort();
   const inspectPort = options.inspect ? await freePort() : undefined;
-  const baseUrl = `http://127.0.0.1:${port}`;
   const log = options.logFile ? fs.openSync(options.logFile, "w") : "inherit";
-  const server: ChildProcess = spawn(
+  const ports: number[] = [];
+  for (let i = 0; i < (options.instances ?? 1); i++) ports.push(await freePort());
+  const baseUrls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const baseUrl = baseUrls[0];
+  // Every instance with the same variables and backends, as in production behind a proxy.
+  const spawnServer = (port: number, inspect: boolean): ChildProcess => spawn(
     process.execPath,
     [
-      ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
+      ...(inspect && inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
       path.resolve("node_modules/@remix-run/serve/dist/cli.js"),
       SERVER_BUILD,
     ],
@@ -92,10 +97,13 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
       },
     },
   );
+  const servers = ports.map((port, index) => spawnServer(port, index === 0));
+  const server = servers[0];
   const stop = async () => {
-    if (server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once("exit", resolve));
-      server.kill("SIGTERM");
+    for (const running of servers) {
+      if (running.exitCode !== null) continue;
+      const exited = new Promise((resolve) => running.once("exit", resolve));
+      running.kill("SIGTERM");
       await exited;
     }
     if (typeof log === "number") fs.closeSync(log);
@@ -105,7 +113,7 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
     fs.rmSync(workDir, { recursive: true, force: true });
   };
   try {
-    await waitFor("the app", async () => (await fetch(`${baseUrl}/healthz`)).ok);
+    for (const url of baseUrls) await waitFor("the app", async () => (await fetch(`${url}/healthz`)).ok);
   } catch (error) {
     await stop();
     throw error;
@@ -113,6 +121,8 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
 
   return {
     baseUrl,
+    /** Every instance's address (baseUrl is the first). */
+    baseUrls,
     server,
     model,
     proxies,
