@@ -72,6 +72,8 @@ export default defineConfig({
       LLM_MODELS: "test-model,test-model-b",
       QUOTA_DAILY_MESSAGES: "tiny=2",
       LLM_TIMEOUT_MS: "5000",
+      // Faults only in the test output, not a line per request.
+      LOG_LEVEL: "warn",
       // The inbox tests post dozens of visitors' messages within a minute (the burst limit is a tenth of this).
       CONTACT_RATE_LIMIT_OVERALL: "2000",
       // An OIDC provider next to the defaults, for the login page's SSO buttons (tests/e2e/login-sso.spec.ts).
