@@ -13,6 +13,8 @@ import {
   messages,
   quotaReservations,
   usageDaily,
+  messageFeedback,
+  sharedConversations,
   userPreferences,
   userToolSettings,
 } from "~/db/schema";
@@ -167,6 +169,9 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: quotaReservations, owner: quotaReservations.uid },
   { table: userPreferences, owner: userPreferences.uid },
   { table: userToolSettings, owner: userToolSettings.uid },
+  // 👍/👎 on their replies (also gone with the messages), and the links they shared: a deleted account's link stops working.
+  { table: messageFeedback, owner: messageFeedback.uid },
+  { table: sharedConversations, owner: sharedConversations.uid },
   // What the user wrote to the admins (contact messages and reports): their words.
   { table: inboxMessages, owner: inboxMessages.senderUid },
 ];

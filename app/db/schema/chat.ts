@@ -103,8 +103,50 @@ export const quotaReservations = pgTable(
 export const userPreferences = pgTable("user_preferences", {
   uid: text("uid").primaryKey(),
   customInstructions: text("custom_instructions").notNull().default(""),
+  /** The colour theme the user picked: light, dark, or the system's. */
+  theme: text("theme", { enum: ["light", "dark", "system"] }).notNull().default("system"),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** The owner's 👍 (1) or 👎 (-1) on one of their replies; admins see them beside reports. */
+export const messageFeedback = pgTable(
+  "message_feedback",
+  {
+    messageId: uuid("message_id")
+      .primaryKey()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    uid: text("uid").notNull(),
+    rating: integer("rating").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("message_feedback_rating", sql`${t.rating} in (1, -1)`),
+    index("message_feedback_updated_idx").on(t.updatedAt.desc()),
+  ],
+);
+
+/**
+ * A read-only public snapshot of a conversation (/s/<id>): copied when shared,
+ * so later edits never change what a link shows; revoked at once by setting
+ * revoked_at. Holds no data of the owner beyond the display name they chose.
+ */
+export const sharedConversations = pgTable(
+  "shared_conversations",
+  {
+    /** Random and unguessable (the link is the only key). */
+    id: text("id").primaryKey(),
+    uid: text("uid").notNull(),
+    conversationId: uuid("conversation_id").references(() => conversations.id, { onDelete: "set null" }),
+    title: text("title").notNull(),
+    /** The name shown as the author, or null for none. */
+    displayName: text("display_name"),
+    /** The messages as shared: [{ role, parts, content }]. */
+    snapshot: jsonb("snapshot").$type<unknown[]>().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (t) => [index("shared_conversations_uid_idx").on(t.uid, t.createdAt.desc())],
+);
 
 /** A user's choice for a built-in function tool; tools without a row are on. */
 export const userToolSettings = pgTable(
