@@ -70,7 +70,11 @@ export default defineConfig({
       // Two models so the picker can be tested; a tiny quota for the role "tiny".
       LLM_BASE_URL: `http://127.0.0.1:${process.env.E2E_MODEL_PORT}/v1`,
       LLM_MODELS: "test-model,test-model-b",
+      // A readable name for one of them, for the model menu (tests/e2e/assistant-extras.spec.ts).
+      LLM_MODEL_NAMES: "test-model-b=Test Model B",
       QUOTA_DAILY_MESSAGES: "tiny=2",
+      // A short message cap for "tiny" too, so the composer's per-role cap shows (tests/e2e/assistant-first-exchange.spec.ts).
+      MESSAGE_MAX_CHARS: "tiny=50",
       LLM_TIMEOUT_MS: "5000",
       // Faults only in the test output, not a line per request.
       LOG_LEVEL: "warn",

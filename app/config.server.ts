@@ -1,12 +1,15 @@
+import { parseModelNames } from "~/llm/model-names";
 import { z } from "zod";
 import {
   parseDailyLimits,
+  parseMessageMaxChars,
   parseRoleModels,
   splitList,
   type DailyLimit,
   type ModelAllowance,
   type RoleMap,
 } from "~/chat/role-settings";
+import { parseSmtpUrl, type SmtpSettings } from "~/mail/smtp-url";
 import {
   DEFAULT_AUTH_PROVIDERS,
   nameProviders,
@@ -95,9 +98,11 @@ const envSchema = z.object({
   LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_API_KEY: optionalString,
   LLM_MODELS: optionalString,
+  LLM_MODEL_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseModelNames))),
   LLM_ROLE_MODELS: optionalString,
   LLM_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(600_000).default(60_000)),
   QUOTA_DAILY_MESSAGES: optionalString,
+  MESSAGE_MAX_CHARS: optionalString,
   // Sign-in methods on /login (app/auth/auth-providers.ts): each parsed here, checked together below.
   AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
   AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
@@ -106,6 +111,8 @@ const envSchema = z.object({
     emptyToUndefined,
     z.string().trim().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").regex(/^\S+$/, "must not contain spaces").optional(),
   ),
+  // Admins' replies to inbox messages go out by email through this server (app/mail/reply-mail.server.ts).
+  SMTP_URL: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseSmtpUrl))),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -156,6 +163,8 @@ export interface Config {
     apiKey?: string;
     /** Configured model ids; the first is the default. Empty: ask the endpoint, or local fallbacks. */
     models: string[];
+    /** Readable names for model ids (LLM_MODEL_NAMES); an id without one shows as itself. */
+    modelNames: Map<string, string>;
     /** Which models each role may use; roles not listed may use all. */
     roleModels: RoleMap<ModelAllowance>;
     /** Longest wait for the model's first token, and between two tokens. */
@@ -163,10 +172,14 @@ export interface Config {
   };
   /** Daily message quota per role; null = unlimited. */
   dailyLimits: RoleMap<DailyLimit>;
+  /** Longest chat message per role, in characters. */
+  messageMaxChars: RoleMap<number>;
   /** The bearer token GET /metrics requires; unset: /metrics is a 404. */
   metricsToken?: string;
   /** The logger's level and line format (app/log/logger.server.ts). */
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"; format: "json" | "pretty" };
+  /** Where admins' replies are sent by email; unset: replies are stored and shown, and mailto stays. */
+  smtp?: SmtpSettings;
   /** The sign-in methods /login offers, in order (public: sent to the login page). */
   authProviders: AuthProvider[];
   /** Sent to the browser: only public values (the web config is public by design). */
@@ -263,10 +276,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       baseURL: e.LLM_BASE_URL?.replace(/\/+$/, ""),
       apiKey: e.LLM_API_KEY,
       models: splitList(e.LLM_MODELS, ","),
+      modelNames: e.LLM_MODEL_NAMES ?? new Map(),
       roleModels: roleSetting("LLM_ROLE_MODELS", () => parseRoleModels(e.LLM_ROLE_MODELS)),
       timeoutMs: e.LLM_TIMEOUT_MS,
     },
     dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
+    messageMaxChars: roleSetting("MESSAGE_MAX_CHARS", () => parseMessageMaxChars(e.MESSAGE_MAX_CHARS)),
     authProviders: providerSetting(() => nameProviders(e.AUTH_PROVIDERS, e.AUTH_PROVIDER_NAMES ?? new Map())),
     inboxLimits: {
       contactPerEmail: e.CONTACT_RATE_LIMIT_PER_EMAIL,
@@ -277,6 +292,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     toolRunRateLimitPerMinute: e.TOOL_RUN_RATE_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
+    smtp: e.SMTP_URL,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",

@@ -16,6 +16,7 @@ import { AppErrorBoundary, errorTitle } from "~/components/error-boundary";
 import { SiteNav } from "~/components/nav";
 import { useNonce } from "~/components/nonce";
 import { newMessageCountForNav } from "~/data/inbox.server";
+import { prefetchTheme, themeOfSession } from "~/data/theme.server";
 import { pageTitle } from "~/meta";
 import stylesheet from "~/styles/app.css";
 import inboxStylesheet from "~/styles/inbox.css";
@@ -32,13 +33,17 @@ export const links: LinksFunction = () => [
 export async function loader({ request }: LoaderFunctionArgs) {
   // The Admin link's badge is asked for alongside the session check (it is
   // cached briefly), so an admin's page costs one round trip, not two.
-  const badge = readSessionCookie(request) ? newMessageCountForNav() : null;
+  const cookie = readSessionCookie(request);
+  const badge = cookie ? newMessageCountForNav() : null;
+  // The user's theme is read beside the session check, so the first byte already has it (no flash).
+  const themeRead = cookie ? prefetchTheme(cookie) : null;
   const state = await getSessionUser(request);
   const newMessages = state.status === "signed-in" && state.isAdmin ? await badge : null;
+  const theme = state.status === "signed-in" ? await themeOfSession(state.user.uid, themeRead) : "system";
   const data =
     state.status === "signed-in"
-      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded, newMessages }
-      : { user: null, role: "", isAdmin: false, degraded: state.degraded, newMessages };
+      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded, newMessages, theme }
+      : { user: null, role: "", isAdmin: false, degraded: state.degraded, newMessages, theme };
   return json(data, { headers: sessionHeaders(state) });
 }
 
@@ -56,7 +61,8 @@ export function Layout({ children }: { children: ReactNode }) {
     .map((match) => (match.handle as { skipLink?: { href: string; label: string } } | undefined)?.skipLink)
     .findLast(Boolean);
   return (
-    <html lang="en">
+    // "system" renders no attribute: the stylesheet follows prefers-color-scheme.
+    <html lang="en" data-theme={data?.theme && data.theme !== "system" ? data.theme : undefined}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

@@ -6,9 +6,10 @@ import { countCacheLookup } from "~/metrics/metrics.server";
  * Short-lived caches for what every page needs and rarely changes: the
  * identity record (disabled, refresh tokens revoked), the logged-out
  * sessions list and the role. Their TTL is at most 30 s
- * (AUTH_CACHE_TTL_SECONDS; DESIGN.md §1 Freshness, docs/decisions/002). Logout
- * and role changes evict their entries on this instance at once; /admin/* and
- * every action bypass the caches.
+ * (AUTH_CACHE_TTL_SECONDS; DESIGN.md §1 Freshness, docs/decisions/002). Logout,
+ * sign-out-everywhere, role changes and disabling evict their entries at once
+ * on every instance (invalidation.server.ts; the TTL bounds a lost notice);
+ * /admin/* and every action bypass the caches.
  */
 export interface IdentityState {
   uid: string;
@@ -63,6 +64,12 @@ export const authCache = {
   /** Keyed by the session cookie's hash. */
   getRevoked: (tokenHash: string) => counted("revocation", revocationCache()?.get(tokenHash)?.revoked),
   setRevoked: (tokenHash: string, revoked: boolean) => revocationCache()?.set(tokenHash, { revoked }),
+  /** Drops every entry (kept configuration): invalidations may have been missed (app/auth/invalidation.server.ts). */
+  clear() {
+    identities?.clear();
+    roles?.clear();
+    revocations?.clear();
+  },
   /** For tests: start from empty caches with the current configuration. */
   reset() {
     identities = null;

@@ -2,15 +2,21 @@
  * Human messages for the identity service's error codes (seed §8). The user
  * never sees a raw code; an unknown code gets a general message.
  */
+export const WRONG_CREDENTIALS =
+  "That email and password don't match. Check them and try again, or reset your password.";
+
+/** The requirements list sits under the password field, above this message. */
+export const PASSWORD_RULES_UNMET = "Choose a password that meets every requirement in the list above.";
+
 const MESSAGES: Record<string, string> = {
   "auth/email-already-in-use":
     "An account with this email already exists. Sign in instead, or reset your password.",
-  "auth/wrong-password": "That email and password don't match. Check them and try again, or reset your password.",
-  "auth/invalid-credential":
-    "That email and password don't match. Check them and try again, or reset your password.",
-  "auth/invalid-login-credentials":
-    "That email and password don't match. Check them and try again, or reset your password.",
-  "auth/user-not-found": "There is no account with this email. Check the address, or create an account.",
+  // One message whether the address has no account or the password is wrong:
+  // sign-in never tells a visitor which addresses have accounts (as reset doesn't).
+  "auth/wrong-password": WRONG_CREDENTIALS,
+  "auth/invalid-credential": WRONG_CREDENTIALS,
+  "auth/invalid-login-credentials": WRONG_CREDENTIALS,
+  "auth/user-not-found": WRONG_CREDENTIALS,
   "auth/too-many-requests":
     "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password.",
   "auth/user-disabled": "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
@@ -22,7 +28,7 @@ const MESSAGES: Record<string, string> = {
   "auth/missing-email": "Enter your email address.",
   "auth/missing-password": "Enter your password.",
   "auth/weak-password": "Choose a stronger password (at least 6 characters).",
-  "auth/password-does-not-meet-requirements": "Choose a password that meets every requirement listed below it.",
+  "auth/password-does-not-meet-requirements": PASSWORD_RULES_UNMET,
   "auth/popup-closed-by-user": "The Google sign-in window was closed before sign-in finished.",
   "auth/cancelled-popup-request": "The Google sign-in window was closed before sign-in finished.",
   "auth/popup-blocked": "Your browser blocked the sign-in window. Allow pop-ups for this site and try again.",

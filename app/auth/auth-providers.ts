@@ -1,3 +1,5 @@
+import { parseNameList } from "~/name-list";
+
 /**
  * The sign-in methods /login offers (AUTH_PROVIDERS), with the names their
  * buttons show (AUTH_PROVIDER_NAMES). Shared by the server's configuration,
@@ -37,20 +39,7 @@ function kindOf(id: string): AuthProviderKind {
 
 /** `oidc.acme=Acme SSO,saml.okta=Okta` → a map from provider id to name. */
 export function parseProviderNames(value: string | undefined): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const entry of (value ?? "").split(",")) {
-    if (entry.trim() === "") continue;
-    const equals = entry.indexOf("=");
-    const id = equals < 0 ? "" : entry.slice(0, equals).trim();
-    const name = equals < 0 ? "" : entry.slice(equals + 1).trim();
-    if (!id || !name) {
-      throw new Error(`"${entry.trim()}" is not provider=Name (e.g. oidc.acme=Acme SSO).`);
-    }
-    if (names.has(id)) throw new Error(`${id} is named twice.`);
-    if (name.length > MAX_NAME) throw new Error(`the name for ${id} is longer than ${MAX_NAME} characters.`);
-    names.set(id, name);
-  }
-  return names;
+  return parseNameList(value, { form: "provider=Name (e.g. oidc.acme=Acme SSO)", maxName: MAX_NAME });
 }
 
 /** `password,google,oidc.acme` → the providers, in the order their buttons appear. */

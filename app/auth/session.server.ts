@@ -12,6 +12,7 @@ import {
 } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { authCache, type IdentityState } from "./auth-cache.server";
+import { publishInvalidation } from "./invalidation.server";
 import { verifyEmulatorSessionCookie } from "./emulator-token.server";
 import { clearSessionCookie, LOCAL_SESSION_COOKIE, readSessionCookie, serializeSessionCookie, sessionCookieOf } from "./cookie.server";
 import { loginPath } from "./redirect";
@@ -421,7 +422,8 @@ export async function createSessionCookie(idToken: string, decoded: DecodedIdTok
 /**
  * Ends the session: lists it as logged out in PostgreSQL and revokes the
  * user's refresh tokens (so this cookie, and any copy of it, is refused on
- * every instance), evicts the caches, and returns Set-Cookie.
+ * every instance), evicts the caches on every instance at once
+ * (invalidation.server.ts), and returns Set-Cookie.
  */
 export async function destroySession(request: Request): Promise<string> {
   const cookie = readSessionCookie(request);
@@ -444,6 +446,6 @@ export async function destroySession(request: Request): Promise<string> {
   for (const result of results) {
     if (result.status === "rejected") logBackendFault("session", "ending a session", result.reason);
   }
-  authCache.forgetUser(decoded.uid, decoded.email);
+  await publishInvalidation({ uid: decoded.uid, email: decoded.email, session: tokenHash, reason: "logout" });
   return clearSessionCookie();
 }

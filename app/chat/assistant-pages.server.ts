@@ -9,9 +9,10 @@ import {
   renameConversation,
   setConversationModel,
 } from "~/data/conversations.server";
-import { getConversationWithMessages, toChatMessage } from "~/data/messages.server";
+import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
+import { getConversationWithMessages, showBranch, shownBranch, toChatMessage } from "~/data/messages.server";
 import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
-import { getQuotaStatus } from "~/data/quotas.server";
+import { getQuotaStatus, messageMaxCharsFor } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
@@ -61,6 +62,8 @@ export async function loadAssistant(request: Request) {
     search,
     conversations: conversations.map((item) => ({ id: item.id, title: item.title, updatedAt: item.updatedAt.toISOString() })),
     quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
+    /** The longest message this user may send (MESSAGE_MAX_CHARS for their role), for the composer. */
+    messageMaxChars: messageMaxCharsFor(session),
     customInstructions,
     models: modelsForRole(registry, session),
     toolNames: Object.fromEntries(BUILT_IN_TOOLS.map((tool) => [tool.id, tool.name])),
@@ -80,10 +83,12 @@ export async function updateInstructions(request: Request) {
   return json({ ok: true });
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 async function ownConversation(request: Request, id: string | undefined): Promise<{ session: SignedIn; db: Db; id: string }> {
   const session = await requireUser(request);
   // Not a UUID: no conversation has that id (and PostgreSQL would refuse to compare).
-  if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw notFound();
+  if (!id || !UUID.test(id)) throw notFound();
   return { session, db: await database(), id };
 }
 
@@ -100,8 +105,13 @@ export async function loadConversation(request: Request, conversationId: string 
       model: conversation.model,
       customInstructions: conversation.customInstructions,
       hasToolInstructions: Boolean(conversation.systemPrompt),
+      // The branch shown: the page shows the path to it, and every version's ‹ n/m › (docs/decisions/069).
+      leafId: shownBranch(conversation, rows).at(-1)?.id ?? null,
     },
+    // All versions (the message tree), each knowing its parent.
     messages: rows.map(toChatMessage),
+    // The owner's 👍/👎, shown pressed under those replies.
+    feedback: await ratingsFor(db, session.user.uid, rows.filter((row) => row.role === "assistant").map((row) => row.id)),
   };
 }
 
@@ -137,6 +147,15 @@ export async function changeConversation(request: Request, conversationId: strin
     if (!(await setConversationModel(db, uid, id, model))) throw notFound();
     return json({ ok: true });
   }
+  if (intent === "feedback") return feedbackIntent(db, uid, id, form);
+  if (intent === "branch") {
+    // Another version shown (‹ n/m ›): kept, so a reload, the export and a share show it too.
+    const message = String(form.get("message") ?? "");
+    if (!UUID.test(message) || !(await showBranch(db, uid, id, message))) {
+      return json({ error: "That version isn't part of this conversation." }, { status: 400 });
+    }
+    return json({ ok: true });
+  }
   return json({ error: "Unknown action." }, { status: 400 });
 }
 
@@ -149,7 +168,8 @@ export async function exportConversation(request: Request, conversationId: strin
   const markdown = conversationToMarkdown({
     title: conversation.title,
     createdAt: conversation.createdAt,
-    messages: rows.map(toChatMessage),
+    // The branch shown, as on the page.
+    messages: shownBranch(conversation, rows).map(toChatMessage),
   });
   return new Response(markdown, {
     headers: {

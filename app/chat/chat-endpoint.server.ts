@@ -2,19 +2,20 @@ import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
 import { getSessionUser, peekSession, sessionHeaders, type SessionState, type SignedIn } from "~/auth/session.server";
-import { dailyLimitFor, reserveMessage, type Reservation } from "~/data/quotas.server";
+import { dailyLimitFor, largestMessageMaxChars, messageMaxCharsFor, reserveMessage, type Reservation } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
 import { getModelRegistry, modelsForRole, type ModelOption, type ModelRegistry } from "~/llm/models.server";
 import { countRefusal } from "~/metrics/metrics.server";
-import { MAX_CHAT_BODY_BYTES, parseChatRequest, type ChatRequest } from "./chat-request";
+import { chatBodyBytes, messageTooLongText } from "./chat-limits";
+import { parseChatRequest, type ChatRequest } from "./chat-request";
 import { checkChatRateLimit } from "./chat-rate-limit.server";
 import { quotaExhaustedMessage } from "./quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
-import { deleteEmptyConversation } from "~/data/conversations.server";
+import { getPromptTool } from "~/data/prompt-tools.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
-import { ensureConversation, planReply, type Refusal } from "./reply-plan.server";
+import { planReply, type ChatTool, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
 
 /**
@@ -32,11 +33,12 @@ import { giveBack, startReply, type PendingReply } from "./reply.server";
  * (docs/decisions/033): the fresh session check and the conversation's read
  * start at once; when this instance's caches already know the session, so
  * does the counting of the message (rate limit, quota), and once both have
- * said yes the model request and the creation of a new conversation — never
- * for a send the counters refuse.
+ * said yes the model request — never for a send the counters refuse.
+ * A new chat's conversation is written only with its first exchange, when the
+ * reply ends (saveExchange): a refused or failed first send leaves no empty chat.
  * Nothing reaches the browser before every check has said yes: a refusal
- * cancels the model request before any token is shown, gives the quota
- * reservation back and removes a conversation it created.
+ * cancels the model request before any token is shown and gives the quota
+ * reservation back.
  */
 export async function handleChatRequest(request: Request): Promise<Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
@@ -45,9 +47,11 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const sessionCheck = getSessionUser(request);
   if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please sign in to chat.");
 
-  const body = await readJsonBody(request);
+  // Read up to what the longest message any role may send needs; the sender's own cap is checked below.
+  const largest = largestMessageMaxChars();
+  const body = await readJsonBody(request, chatBodyBytes(largest));
   if (!body.ok) return refuse(body.status, body.error);
-  const parsed = parseChatRequest(body.value);
+  const parsed = parseChatRequest(body.value, largest);
   if (!parsed.ok) return refuse(400, parsed.error);
   const input = parsed.request;
   const registry = await getModelRegistry();
@@ -64,38 +68,45 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const uid = peek.uid;
   const messageId = input.message.id;
   const context = quiet(loadChatContext(db, uid, input.conversationId, messageId));
+  // A prompt tool's chat: its instructions go with the first exchange (read only for a new chat).
+  const tool = input.toolId && input.create ? quiet(loadTool(db, input.toolId)) : Promise.resolve(undefined);
   // When the caches know the session, the message is counted on it at once (the rate limit, and
   // the quota's claim of this message id), while the fresh check and the read run. The model
-  // request and a new conversation start only once both counters have said yes: a send refused
+  // request starts only once both counters have said yes: a send refused
   // for the quota or the rate limit never reaches the model (docs/decisions/033).
   const cached = peek.cached;
   let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
   let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
   let limits = rateLimit && reservation ? quiet(checkLimits(rateLimit, reservation)) : undefined;
-  const early = cached ? pickModel(registry, cached, input.model) : undefined;
+  const length = input.message.parts[0].text.length;
+  // Not started early for a message over the cached role's cap (refused below once the role is confirmed).
+  const early = cached && length <= messageMaxCharsFor(cached) ? pickModel(registry, cached, input.model) : undefined;
   let started: Promise<Started | undefined> | undefined;
-  let creating: Promise<Ensured | undefined> | undefined;
   if (early && limits) {
     started = quiet(
-      limits.then(async (counted) => (counted.ok ? begin(db, uid, await context, input, early, registry, request) : undefined)),
-    );
-    // Only for a plan the model was asked for (not one refused, e.g. a message id already used).
-    creating = quiet(
-      started.then(async (plan) => (plan && "pending" in plan ? ensureConversation(db, uid, await context, input, early) : undefined)),
+      limits.then(async (counted) =>
+        counted.ok && cached ? begin(db, uid, await context, input, early, registry, request, usable(await tool, cached)) : undefined,
+      ),
     );
   }
 
-  /** A refused message takes back all it began: no token shown, no quota used, no empty conversation left. */
+  /** A refused message takes back all it began: no token shown, no quota used. */
   const withdraw = async (response: Response) => {
     cancel(started);
     if (reservation) await settle(db, reservation);
-    if (creating) await forgetCreated(db, uid, input.conversationId, creating);
     return response;
   };
 
   const session = await sessionCheck;
   const refusal = sessionRefusal(session);
   if (refusal || session.status !== "signed-in") return withdraw(refusal ?? refuse(401, "Please sign in to chat."));
+  if (cached && cached.isAdmin !== session.isAdmin) {
+    // Started early for an admin who no longer is: a switched-off tool must not slip through.
+    cancel(started);
+    started = undefined;
+  }
+  const maxChars = messageMaxCharsFor(session);
+  if (length > maxChars) return withdraw(refuse(400, messageTooLongText(length, maxChars)));
   const model = pickModel(registry, session, input.model);
   if (!model) {
     const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
@@ -124,35 +135,17 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     const loaded = await context;
     plan = started ? await started : undefined;
     if (!plan) {
-      const now = begin(db, uid, loaded, input, model, registry, request);
+      const now = begin(db, uid, loaded, input, model, registry, request, usable(await tool, session));
       started = Promise.resolve(now);
       plan = now;
     }
     if ("refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
-    // Without the caches, a new conversation is created only now, once the limits allow the message.
-    if (!creating || (await creating) === undefined) creating = quiet(ensureConversation(db, uid, loaded, input, model));
   } catch (error) {
     if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
     logBackendFault("postgres", "loading a conversation for a chat", error);
     return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
   }
 
-  let ensured: Ensured | undefined;
-  try {
-    ensured = await creating;
-  } catch (error) {
-    if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
-    logBackendFault("postgres", "creating a conversation for a chat", error);
-    return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
-  }
-  if (ensured === "foreign") return withdraw(refuse(404, "This conversation doesn't exist."));
-  if (typeof ensured === "object") {
-    // Created by a concurrent request of this user after our read: plan again from what it stored.
-    cancel(started);
-    started = Promise.resolve(begin(db, uid, ensured.stale, input, model, registry, request));
-    plan = await started;
-    if (plan && "refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
-  }
   if (!plan || !("pending" in plan)) return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
 
   return createUIMessageStreamResponse({
@@ -166,16 +159,6 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 
 const ACCOUNT_DELETED_MESSAGE = "This account has been deleted.";
 export const MESSAGE_IN_FLIGHT = "This message is already being answered.";
-
-type Ensured = Awaited<ReturnType<typeof ensureConversation>>;
-
-/** Deletes a conversation this request created, if it is still empty (nothing else was stored in it). */
-async function forgetCreated(db: Db, uid: string, id: string, creating: Promise<Ensured | undefined>) {
-  if ((await creating.catch(() => null)) !== "created") return;
-  await deleteEmptyConversation(db, uid, id).catch((error: unknown) =>
-    logBackendFault("postgres", "removing a conversation a refused message created", error),
-  );
-}
 
 function refuse(status: number, error: string, headers?: HeadersInit) {
   return json({ error }, { status, headers });
@@ -208,10 +191,29 @@ function begin(
   model: ModelOption,
   registry: ModelRegistry,
   request: Request,
+  tool: ChatTool | NoTool | undefined,
 ): Started {
-  const plan = planReply(uid, context, input, model, registry);
+  // Only a new chat takes a tool; an existing conversation keeps its own instructions.
+  if (tool === NO_TOOL && !context.conversation) return { refusal: { status: 400, error: TOOL_UNAVAILABLE } };
+  const plan = planReply(uid, context, input, model, registry, tool === NO_TOOL ? undefined : tool);
   if ("error" in plan) return { refusal: plan };
   return { pending: startReply(db, plan, request.signal) };
+}
+
+const NO_TOOL = "no-tool";
+type NoTool = typeof NO_TOOL;
+export const TOOL_UNAVAILABLE = "This tool isn't available any more. Start a new chat, or pick another tool.";
+
+/** The prompt tool a new chat names, if it exists. */
+async function loadTool(db: Db, id: string): Promise<(ChatTool & { enabled: boolean }) | NoTool> {
+  const found = await getPromptTool(db, id);
+  return found ? { name: found.name, systemPrompt: found.systemPrompt, enabled: found.enabled } : NO_TOOL;
+}
+
+/** A switched-off tool is gone for everyone but admins, who may still try it (as on its page). */
+function usable(tool: Awaited<ReturnType<typeof loadTool>> | undefined, who: SignedIn): ChatTool | NoTool | undefined {
+  if (!tool || tool === NO_TOOL) return tool;
+  return tool.enabled || who.isAdmin ? tool : NO_TOOL;
 }
 
 /** A promise whose rejection is handled where it is awaited, not unhandled meanwhile. */
@@ -271,15 +273,16 @@ async function settle(db: Db, reservation: Promise<Reservation>) {
 
 async function readJsonBody(
   request: Request,
+  maxBytes: number,
 ): Promise<{ ok: true; value: unknown } | { ok: false; status: 400 | 413; error: string }> {
   let bytes: Uint8Array | undefined;
   try {
     // Counted while read: a false Content-Length or a chunked body is cut off at the limit.
-    bytes = await readCapped(request, MAX_CHAT_BODY_BYTES);
+    bytes = await readCapped(request, maxBytes);
   } catch {
     return { ok: false, status: 400, error: "The request body could not be read." };
   }
-  if (!bytes) return { ok: false, status: 413, error: "The request is too large." };
+  if (!bytes) return { ok: false, status: 413, error: "The request is too large to be a chat message." };
   try {
     return { ok: true, value: JSON.parse(new TextDecoder().decode(bytes)) };
   } catch {

@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
-import { MAX_MESSAGE_LENGTH } from "./chat-limits";
+import { DEFAULT_MESSAGE_MAX_CHARS, messageTooLongText } from "./chat-limits";
 
 /**
  * The body of POST /api/chat, shared by the browser (which builds it) and the
  * endpoint (which validates it). The server keeps the conversation's history:
  * a request carries only the message to answer, and anything else (a forged
- * history, unknown fields) is refused. The message is new, or the last one
- * the user sent: with the same text it is answered again (regenerate, or
- * Retry after a failure), with new text it is an edit.
+ * history, unknown fields) is refused. The message is new (after `parentId`:
+ * an edit is a new message beside the one it replaces), or one the user sent
+ * before, with the same text: answered again (regenerate, or Retry after a failure).
  */
 // Defined without zod in ./chat-limits so that the browser can import them alone.
-export { MAX_CHAT_BODY_BYTES, MAX_MESSAGE_LENGTH } from "./chat-limits";
+export { MAX_MESSAGE_LENGTH } from "./chat-limits";
 
 /** A message for a value of the wrong type; zod's own wording (e.g. for unknown keys) otherwise. */
 function onlyForWrongType(message: string) {
@@ -36,9 +36,16 @@ export const chatRequestSchema = z
   .strictObject(
     {
       conversationId: z.uuid({ error: "The conversation id must be a UUID." }),
-      /** A new chat: create the conversation if it does not exist yet. */
+      /** A new chat: create the conversation (with its first exchange) if it does not exist yet. */
       create: z.boolean().default(false),
+      /** A new chat opened from a prompt tool: the tool's instructions become the conversation's. */
+      toolId: z.string({ error: "The tool id must be text." }).min(1).max(200).refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }).optional(),
       message: userMessageSchema,
+      /**
+       * The message this one follows: a reply of any branch, or null for a first
+       * message (docs/decisions/069). Left out: after the branch shown.
+       */
+      parentId: z.uuid({ error: "The parent id must be a UUID or null." }).nullable().optional(),
       // Stored with the conversation; a NUL or lone surrogate is refused like in the message.
       model: z
         .string({ error: "Choose a model." })
@@ -55,21 +62,20 @@ export const chatRequestSchema = z
     const text = request.message?.parts?.[0]?.text;
     if (typeof text !== "string") return;
     if (text.trim() === "") context.addIssue({ code: "custom", message: "The message is empty." });
-    if (text.length > MAX_MESSAGE_LENGTH) {
-      context.addIssue({
-        code: "custom",
-        message: `Your message is ${text.length.toLocaleString("en-US")} characters long; the limit is ${MAX_MESSAGE_LENGTH.toLocaleString("en-US")}.`,
-      });
-    }
   });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
 
 export type ParsedChatRequest = { ok: true; request: ChatRequest } | { ok: false; error: string };
 
-export function parseChatRequest(body: unknown): ParsedChatRequest {
+/** `maxChars`: the sender's cap on the message's length (MESSAGE_MAX_CHARS for their role). */
+export function parseChatRequest(body: unknown, maxChars = DEFAULT_MESSAGE_MAX_CHARS): ParsedChatRequest {
   const parsed = chatRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, request: parsed.data };
+  if (parsed.success) {
+    const { length } = parsed.data.message.parts[0].text;
+    if (length > maxChars) return { ok: false, error: messageTooLongText(length, maxChars) };
+    return { ok: true, request: parsed.data };
+  }
   const issue = parsed.error.issues[0];
   if (issue.code === "unrecognized_keys") {
     return {

@@ -15,6 +15,8 @@ export interface MessageMetadata {
   status?: ReplyStatus;
   /** ISO time the message was stored. */
   createdAt?: string;
+  /** The stored message this one follows (null for a first message; docs/decisions/069). */
+  parentId?: string | null;
 }
 
 /** What the endpoint confirms once an exchange is stored. */

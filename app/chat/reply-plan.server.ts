@@ -1,12 +1,10 @@
-import { findOrCreateConversation } from "~/data/conversations.server";
 import type { ChatContext } from "~/data/chat-context.server";
-import { listMessages, toChatMessage } from "~/data/messages.server";
-import type { Db } from "~/db/client.server";
+import { toChatMessage } from "~/data/messages.server";
 import { getConfig } from "~/config.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { buildTools } from "~/llm/tools.server";
 import type { ChatRequest } from "./chat-request";
-import { HistoryError, historyForReply, trimHistory } from "./history";
+import { HistoryError, historyForReply, ParentError, trimHistory } from "./history";
 import type { ReplyPlan } from "./reply.server";
 import { systemPrompt } from "./system-prompt";
 import { titleFromExchange } from "./title";
@@ -14,9 +12,16 @@ import { titleFromExchange } from "./title";
 /**
  * What a reply is planned from, split so that the chat endpoint can start the
  * model request early: the context (app/data/chat-context.server.ts) is only
- * read (it may be read before the session is confirmed), `planReply` is pure,
- * and `ensureConversation` — the one write — runs once the session is confirmed.
+ * read (it may be read before the session is confirmed) and `planReply` is
+ * pure. A new chat's conversation is written only with its first exchange
+ * (saveExchange), so a send that fails or is refused leaves nothing behind.
  */
+
+/** A prompt tool a new chat starts with (its instructions become the conversation's). */
+export interface ChatTool {
+  name: string;
+  systemPrompt: string;
+}
 
 /** Roughly what fits a small model's context window; older messages are left out first. */
 const HISTORY_CHARACTER_BUDGET = 100_000;
@@ -31,9 +36,11 @@ export function planReply(
   input: ChatRequest,
   model: ModelOption,
   registry: ModelRegistry,
+  tool?: ChatTool,
 ): ReplyPlan | Refusal {
   const { conversation } = context;
-  if (!conversation && !input.create) return { status: 404, error: "This conversation doesn't exist." };
+  // Another user's id looks like one that does not exist.
+  if (!conversation && (!input.create || context.conversationTaken)) return { status: 404, error: "This conversation doesn't exist." };
   // Refused before the model is asked: such a message could never be stored (messages.id is global),
   // and a save failing on purpose must not yield a reply (docs/decisions/044).
   if (context.messageIdTaken) return { status: 409, error: MESSAGE_ID_TAKEN };
@@ -41,9 +48,10 @@ export function planReply(
   const user = { id: input.message.id, text: input.message.parts[0].text };
   let reply;
   try {
-    reply = historyForReply(context.storedRows.map(toChatMessage), user);
+    reply = historyForReply(context.storedRows.map(toChatMessage), user, input.parentId, conversation?.currentLeafId ?? null);
   } catch (error) {
     if (error instanceof HistoryError) return { status: 409, error: error.message };
+    if (error instanceof ParentError) return { status: 400, error: error.message };
     throw error;
   }
 
@@ -51,11 +59,12 @@ export function planReply(
     uid,
     conversationId: input.conversationId,
     kind: reply.kind,
+    parentId: reply.parentId,
     user: { ...user, sentAt: new Date() },
     history: trimHistory(reply.history, HISTORY_CHARACTER_BUDGET),
     // A conversation about to be created starts with the user's custom instructions.
     system: systemPrompt({
-      conversationPrompt: conversation?.systemPrompt ?? null,
+      conversationPrompt: conversation ? conversation.systemPrompt : (tool?.systemPrompt ?? null),
       customInstructions: conversation ? conversation.customInstructions : context.customInstructions,
     }),
     model: { id: model.id, demo: model.demo },
@@ -63,30 +72,8 @@ export function planReply(
     tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone }),
     timeoutMs: getConfig().llm.timeoutMs,
     title: titleFromExchange(user.text),
+    create: conversation
+      ? undefined
+      : { systemPrompt: tool?.systemPrompt ?? null, customInstructions: context.customInstructions, title: tool?.name ?? null },
   };
-}
-
-/**
- * Creates the conversation the context found missing. "existing": there was
- * nothing to create; "stale": someone made it meanwhile (the same user's
- * concurrent request), so the plan must be made again from the stored
- * messages; "foreign": the id is another user's.
- */
-export async function ensureConversation(
-  db: Db,
-  uid: string,
-  context: ChatContext,
-  input: ChatRequest,
-  model: ModelOption,
-): Promise<"existing" | "created" | { stale: ChatContext } | "foreign"> {
-  if (context.conversation) return "existing";
-  const made = await findOrCreateConversation(db, {
-    id: input.conversationId,
-    uid,
-    customInstructions: context.customInstructions,
-    model: model.id,
-  });
-  if (!made) return "foreign";
-  if (made.created) return "created";
-  return { stale: { ...context, conversation: made.conversation, storedRows: await listMessages(db, made.conversation.id) } };
 }

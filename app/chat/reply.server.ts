@@ -16,7 +16,7 @@ import {
   touchReservation,
   type Reservation,
 } from "~/data/quotas.server";
-import { saveExchange } from "~/data/messages.server";
+import { saveExchange, type Exchange } from "~/data/messages.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
 import { trackGeneration } from "~/metrics/metrics.server";
@@ -46,6 +46,8 @@ export interface ReplyPlan {
   uid: string;
   conversationId: string;
   kind: ExchangeKind;
+  /** The reply a new message follows (null: a first message); for a regenerated reply, its message's. */
+  parentId: string | null;
   user: { id: string; text: string; sentAt: Date };
   /** The messages the model sees, ending with the one it answers. */
   history: ChatMessage[];
@@ -57,6 +59,8 @@ export interface ReplyPlan {
   timeoutMs: number;
   /** Title for a conversation that has none yet. */
   title: string;
+  /** A new chat: the conversation is created with the first exchange stored (saveExchange). */
+  create?: Exchange["create"];
 }
 
 export interface PendingReply {
@@ -186,9 +190,6 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           await (shown ? keepCounted(db, reservation) : giveBack(db, reservation));
         };
 
-        // The browser learns first that the conversation exists (a new chat can take its URL).
-        send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
-
         // A second copy of the chunks builds the reply as the browser sees it, for storing.
         const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
         const copyWriter = copy.writable.getWriter();
@@ -236,11 +237,14 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         const status: ReplyStatus = abort.signal.aborted ? "stopped" : "completed";
         if (status === "completed") logBackendRecovered("model");
         const parts = settleParts(reply?.parts ?? []);
+        // Stopped before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
+        const refund = status === "stopped" && !shown;
         try {
           const saved = await saveExchange(db, {
             uid: plan.uid,
             conversationId: plan.conversationId,
             kind: plan.kind,
+            parentId: plan.parentId,
             user: plan.user,
             reply: {
               id: replyId,
@@ -253,18 +257,22 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             },
             usageDay: reservation.day,
             title: plan.title,
+            create: plan.create,
+            refund,
           });
           if (!saved) {
             await fail("This conversation was deleted, so the reply was not saved.");
             return;
           }
+          // Only now does the conversation exist: a new chat can take its URL (docs/decisions/033).
+          send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
           const confirmation: SavedExchange = {
             conversationId: plan.conversationId,
             userMessageId: plan.user.id,
             replyId,
             status,
             title: saved.title,
-            remaining: reservation.remaining,
+            remaining: refund && reservation.remaining !== null ? reservation.remaining + 1 : reservation.remaining,
           };
           send({ type: "data-saved", data: confirmation, transient: true });
           send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });

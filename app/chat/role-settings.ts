@@ -1,3 +1,5 @@
+import { DEFAULT_MESSAGE_MAX_CHARS } from "./chat-limits";
+
 /**
  * Per-role settings written in one environment variable, e.g.
  *
@@ -84,4 +86,20 @@ export function splitList(text: string | undefined, separator: string): string[]
     .split(separator)
     .map((item) => item.trim())
     .filter(Boolean);
+}
+
+/** Bounds the chat endpoint's body limit (a character may take 4 bytes in JSON: a few MB at most). */
+export const MESSAGE_MAX_CHARS_CEILING = 1_000_000;
+
+export const DEFAULT_MESSAGE_MAX: RoleMap<number> = new Map([[OTHER_ROLES_KEY, DEFAULT_MESSAGE_MAX_CHARS]]);
+
+export function parseMessageMaxChars(text: string | undefined): RoleMap<number> {
+  const overrides = parseRoleMap<number>(text, (value, role) => {
+    const chars = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!(chars >= 1 && chars <= MESSAGE_MAX_CHARS_CEILING)) {
+      throw new Error(`message length for "${role}" must be a whole number from 1 to ${MESSAGE_MAX_CHARS_CEILING}, not "${value}"`);
+    }
+    return chars;
+  });
+  return new Map([...DEFAULT_MESSAGE_MAX, ...overrides]);
 }

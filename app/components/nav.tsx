@@ -1,6 +1,7 @@
 import { Form, Link, NavLink, useLocation } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useAuthPending } from "./auth-pending";
+import { markSignedOut } from "./signed-out-notice";
 
 export interface NavProps {
   signedIn: boolean;
@@ -38,46 +39,72 @@ export function SiteNav({ signedIn, isAdmin, newMessages }: NavProps) {
           </p>
         ) : (
           <ul id="nav-links" className={open ? "nav-links open" : "nav-links"}>
-            <li>
-              <NavLink to="/nuvara">Assistant</NavLink>
-            </li>
-            <li>
-              <NavLink to="/dashboard">Dashboard</NavLink>
-            </li>
-            <li>
-              <NavLink to="/tools">Tools</NavLink>
-            </li>
-            {isAdmin ? (
-              <li>
-                <NavLink to="/admin/messages">
-                  Admin
-                  {newMessages ? (
-                    // The link's name stays "Admin…" and says what the number counts.
-                    <>
-                      <span className="badge" aria-hidden="true">{newMessages > 99 ? "99+" : newMessages}</span>
-                      <span className="visually-hidden">{` (${newMessages} new ${newMessages === 1 ? "message" : "messages"})`}</span>
-                    </>
-                  ) : null}
-                </NavLink>
-              </li>
-            ) : null}
-            <li>
-              {signedIn ? (
-                <Form method="post" action="/api/auth/logout" className="logout-form">
-                  <button type="submit" className="link-button">
-                    Logout
-                  </button>
-                </Form>
-              ) : (
-                // No prefetch: /login's code (the Firebase SDK) loads only when opened.
-                <NavLink to="/login" prefetch="none">
-                  Login
-                </NavLink>
-              )}
-            </li>
+            <NavItems
+              signedIn={signedIn}
+              isAdmin={isAdmin}
+              newMessages={newMessages}
+            />
           </ul>
         )}
       </nav>
     </header>
+  );
+}
+
+/**
+ * The site's links, in the seed's order and names (DESIGN.md §1): in the header,
+ * and on a phone's assistant page in the conversation drawer, where they replace
+ * the header so the chat has one slim bar (issue 11).
+ */
+export function NavItems({ signedIn, isAdmin, newMessages }: NavProps) {
+  return (
+    <>
+      <li>
+        <NavLink to="/nuvara">Assistant</NavLink>
+      </li>
+      <li>
+        <NavLink to="/dashboard">Dashboard</NavLink>
+      </li>
+      <li>
+        <NavLink to="/tools">Tools</NavLink>
+      </li>
+      {isAdmin ? (
+        <li>
+          <NavLink to="/admin/messages">
+            Admin
+            {newMessages ? (
+              // The link's name stays "Admin…" and says what the number counts.
+              <>
+                <span className="badge" aria-hidden="true">
+                  {newMessages > 99 ? "99+" : newMessages}
+                </span>
+                <span className="visually-hidden">{` (${newMessages} new ${
+                  newMessages === 1 ? "message" : "messages"
+                })`}</span>
+              </>
+            ) : null}
+          </NavLink>
+        </li>
+      ) : null}
+      <li>
+        {signedIn ? (
+          <Form
+            method="post"
+            action="/api/auth/logout"
+            className="logout-form"
+            onSubmit={markSignedOut}
+          >
+            <button type="submit" className="link-button">
+              Logout
+            </button>
+          </Form>
+        ) : (
+          // No prefetch: /login's code (the Firebase SDK) loads only when opened.
+          <NavLink to="/login" prefetch="none">
+            Login
+          </NavLink>
+        )}
+      </li>
+    </>
   );
 }

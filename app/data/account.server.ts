@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { UserRecord } from "firebase-admin/auth";
 import { authCache } from "~/auth/auth-cache.server";
+import { publishInvalidation } from "~/auth/invalidation.server";
 import { DISPLAY_NAME_MAX } from "~/components/dashboard/display-name-form";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
@@ -149,8 +150,9 @@ export async function setDisplayName(uid: string, email: string | null, displayN
 
 /**
  * Revokes every refresh token of the user: every session cookie minted
- * before now is refused — at once on this instance, within the identity
- * cache's TTL (DESIGN.md §1 Freshness) on others.
+ * before now is refused — at once on this instance; callers publish the
+ * change to the others (publishInvalidation; a lost notice: within the
+ * identity cache's TTL, DESIGN.md §1 Freshness).
  */
 export async function revokeAllSessions(uid: string, email: string | null): Promise<void> {
   await deadline("identity", adminAuth().revokeRefreshTokens(uid));
@@ -180,6 +182,12 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
 export const RETAINED_TABLES: Readonly<Record<string, string>> = {
   role_audit:
     "The admins' record of role changes (who changed whose role, when): kept for accountability; it holds emails and roles only.",
+  account_audit:
+    "The admins' record of accounts they disabled, enabled or signed out everywhere (who, whom, when): kept for accountability, like role_audit.",
+  inbox_replies:
+    "Admins' replies to inbox messages; its uid is the replying admin's. A reply goes with its message (on delete cascade), so a deleted sender's thread goes with their messages.",
+  admin_audit:
+    "The admins' record of opening users' reported conversations (who, whose, when; docs/decisions/063): kept for accountability, like role_audit; it holds uids and ids, no content.",
   deleted_accounts:
     "The tombstone of a deleted account (its uid and when): what makes a chat request still in flight write nothing after the deletion (docs/decisions/045).",
 };
@@ -216,6 +224,10 @@ export interface AccountExport {
   }>;
   usage: Array<{ day: string; messages: number; inputTokens: number; outputTokens: number }>;
   messagesToAdmins: Array<{ kind: string; body: string; reportReason: string | null; exchange: unknown; createdAt: string }>;
+  /** Share links, revoked ones included (with when). */
+  /** The user's 👍 (1) / 👎 (-1) on replies. */
+  replyFeedback: Array<{ messageId: string; rating: number; updatedAt: string }>;
+  sharedLinks: Array<{ id: string; conversationId: string | null; title: string; displayName: string | null; snapshot: unknown[]; createdAt: string; revokedAt: string | null }>;
 }
 
 /** Everything the product holds about the user, as one JSON document. */
@@ -239,6 +251,8 @@ export async function exportAccountData(
       preferences: await tx.select().from(userPreferences).where(eq(userPreferences.uid, uid)),
       toolSettings: await tx.select().from(userToolSettings).where(eq(userToolSettings.uid, uid)).orderBy(asc(userToolSettings.toolId)),
       inbox: await tx.select().from(inboxMessages).where(eq(inboxMessages.senderUid, uid)).orderBy(asc(inboxMessages.createdAt)),
+      feedback: await tx.select().from(messageFeedback).where(eq(messageFeedback.uid, uid)).orderBy(asc(messageFeedback.updatedAt)),
+      shares: await tx.select().from(sharedConversations).where(eq(sharedConversations.uid, uid)).orderBy(asc(sharedConversations.createdAt)),
     }),
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
@@ -293,6 +307,16 @@ export async function exportAccountData(
       exchange: row.exchange,
       createdAt: row.createdAt.toISOString(),
     })),
+    replyFeedback: rows.feedback.map((row) => ({ messageId: row.messageId, rating: row.rating, updatedAt: row.updatedAt.toISOString() })),
+    sharedLinks: rows.shares.map((row) => ({
+      id: row.id,
+      conversationId: row.conversationId,
+      title: row.title,
+      displayName: row.displayName,
+      snapshot: row.snapshot,
+      createdAt: row.createdAt.toISOString(),
+      revokedAt: row.revokedAt?.toISOString() ?? null,
+    })),
   };
 }
 
@@ -338,7 +362,8 @@ export class AccountDeletionError extends Error {
 export async function deleteAccount(db: Db, { uid, email }: { uid: string; email: string | null }): Promise<Record<string, number>> {
   const auth = adminAuth();
   await deadline("identity", auth.updateUser(uid, { disabled: true }));
-  authCache.forgetUser(uid, email ?? undefined);
+  // Every instance refuses the account's sessions from now on.
+  await publishInvalidation({ uid, email: email ?? undefined, reason: "disable" });
   let counts: Record<string, number>;
   let dataDeleted = false;
   try {

@@ -31,9 +31,12 @@ export const roleChangeSchema = z
       .pipe(z.email("That is not a valid email address.")),
     role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
     customRole: z.preprocess(blankToUndefined, storableString().trim().optional()),
+    // Granting admin is asked once more; the second post carries confirm=yes.
+    confirm: z.literal("yes").optional().catch(undefined),
   })
   .transform((input, ctx) => {
-    if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role };
+    const confirmed = input.confirm === "yes";
+    if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role, confirmed };
     if (!input.customRole || !CUSTOM_ROLE.test(input.customRole)) {
       ctx.addIssue({
         code: "custom",
@@ -42,6 +45,16 @@ export const roleChangeSchema = z
       });
       return z.NEVER;
     }
-    return { email: input.email, role: input.customRole === "none" ? "" : input.customRole };
+    const role = input.customRole === "none" ? "" : input.customRole;
+    return { email: input.email, role, confirmed };
   });
+
+/** Disable, enable or sign out everywhere: the account by its uid (its email is looked up, not trusted). */
+export const accountActionSchema = z.object({
+  intent: z.enum(["disable", "enable", "sign-out-everywhere"], { error: "Unknown action." }),
+  uid: z
+    .string({ error: "Which account? Its id is missing." })
+    .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
+    .pipe(z.string().min(1, "Which account? Its id is missing.").max(128, "That account id is not valid.")),
+});
 

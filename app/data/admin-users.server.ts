@@ -1,11 +1,13 @@
-import { sql } from "drizzle-orm";
+import { and, gte, inArray, sql } from "drizzle-orm";
 import type { UserRecord } from "firebase-admin/auth";
-import { authCache } from "~/auth/auth-cache.server";
+import { publishInvalidation } from "~/auth/invalidation.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
+import { usageDaily, type AccountAction } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth, adminFirestore } from "~/firebase.server";
-import { recordRoleChange } from "./audit.server";
+import { revokeAllSessions } from "./account.server";
+import { recordAccountAction, recordRoleChange } from "./audit.server";
 import { readRole, writeRole } from "./roles.server";
 
 /**
@@ -25,6 +27,8 @@ export interface AdminUserRow {
   /** ISO 8601, or null when the identity service does not say. */
   createdAt: string | null;
   lastSignInAt: string | null;
+  /** This UTC month so far, from usage_daily (what the quota counts). */
+  usage: { messages: number; tokens: number };
 }
 
 export interface UserListing {
@@ -61,7 +65,41 @@ async function rolesFor(emails: string[]): Promise<Map<string, string>> {
   return roles;
 }
 
-export async function listUsersForAdmin({ q, pageToken }: { q?: string; pageToken?: string }): Promise<UserListing> {
+/** The first day of `now`'s UTC month, YYYY-MM-DD. */
+export function monthStart(now = new Date()): string {
+  return `${now.toISOString().slice(0, 7)}-01`;
+}
+
+/** Messages and tokens (in + out) per uid since the start of this UTC month; users without use are absent. */
+export async function usageThisMonth(db: Db, uids: string[], now = new Date()): Promise<Map<string, { messages: number; tokens: number }>> {
+  const usage = new Map<string, { messages: number; tokens: number }>();
+  if (uids.length === 0) return usage;
+  const rows = await db
+    .select({
+      uid: usageDaily.uid,
+      messages: sql<string>`coalesce(sum(${usageDaily.messages}), 0)`,
+      tokens: sql<string>`coalesce(sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}), 0)`,
+    })
+    .from(usageDaily)
+    .where(and(inArray(usageDaily.uid, uids), gte(usageDaily.day, monthStart(now))))
+    .groupBy(usageDaily.uid);
+  for (const row of rows) usage.set(row.uid, { messages: Number(row.messages), tokens: Number(row.tokens) });
+  return usage;
+}
+
+/**
+ * `usage`: each listed user's use this month, or null when PostgreSQL could
+ * not say (the list still shows, without usage).
+ */
+export async function listUsersForAdmin({
+  q,
+  pageToken,
+  usage,
+}: {
+  q?: string;
+  pageToken?: string;
+  usage?: (uids: string[]) => Promise<Map<string, { messages: number; tokens: number }> | null>;
+}): Promise<UserListing & { usageUnavailable: boolean }> {
   const needle = q?.trim().toLowerCase();
   const found: UserRecord[] = [];
   let token = pageToken;
@@ -75,7 +113,10 @@ export async function listUsersForAdmin({ q, pageToken }: { q?: string; pageToke
 
   // Accounts without an email (phone or anonymous sign-in) can hold no role.
   const withEmail = found.filter((u): u is UserRecord & { email: string } => Boolean(u.email));
-  const roles = await rolesFor(withEmail.map((u) => u.email));
+  const [roles, used] = await Promise.all([
+    rolesFor(withEmail.map((u) => u.email)),
+    usage ? usage(withEmail.map((u) => u.uid)) : Promise.resolve(null),
+  ]);
   const users = withEmail
     .map((u) => ({
       uid: u.uid,
@@ -86,9 +127,10 @@ export async function listUsersForAdmin({ q, pageToken }: { q?: string; pageToke
       disabled: u.disabled,
       createdAt: isoOrNull(u.metadata.creationTime),
       lastSignInAt: isoOrNull(u.metadata.lastSignInTime),
+      usage: used?.get(u.uid) ?? { messages: 0, tokens: 0 },
     }))
     .sort((a, b) => a.email.localeCompare(b.email));
-  return { users, nextPageToken: token ?? null };
+  return { users, nextPageToken: token ?? null, usageUnavailable: used === null };
 }
 
 export class LastAdminError extends Error {
@@ -160,8 +202,87 @@ export async function changeRole(
     await deadline("firestore", writeRole(email, newRole));
     return { email, oldRole, newRole, changed: true };
   });
-  // This instance shows the new role on the user's next page; other
-  // instances within their role cache's TTL (at most 30 s, DESIGN.md §1).
-  if (result.changed) authCache.forgetRole(email);
+  // Every instance shows the new role on the user's next page (a lost
+  // notice: within the role cache's TTL, at most 30 s, DESIGN.md §1).
+  if (result.changed) await publishInvalidation({ email, reason: "role" });
+  return result;
+}
+
+// ---- the account itself: disable, enable, sign out everywhere -----------------------
+
+/** An account action the page refuses, with the reason shown to the admin. */
+export class AccountActionError extends Error {
+  constructor(
+    message: string,
+    readonly status: 404 | 409,
+  ) {
+    super(message);
+  }
+}
+
+export interface AccountActionResult {
+  email: string;
+  action: AccountAction;
+  /** False when the account already was as asked (disabled twice): nothing recorded. */
+  changed: boolean;
+}
+
+/**
+ * Disables or enables an account in the identity service (its `disabled`
+ * flag), or signs it out everywhere (its refresh tokens revoked), with an
+ * entry in account_audit that commits only once the identity service took
+ * the change. A disabled account cannot sign in (verifySignInToken) and its
+ * sessions are refused at their next request (the auth module reads the
+ * flag); disabling also revokes its sessions, so enabling it again does not
+ * bring old sessions back.
+ *
+ * Under the role lock: disabling an admin counts as taking their admin role
+ * (the last enabled admin cannot be disabled), and must not race a demotion.
+ * An admin cannot disable or sign out their own account here (the dashboard
+ * has "Sign out everywhere" for that).
+ */
+export async function changeAccount(
+  db: Db,
+  actor: { uid: string; email: string },
+  uid: string,
+  action: AccountAction,
+): Promise<AccountActionResult> {
+  if (uid === actor.uid) {
+    throw new AccountActionError(
+      action === "sign-out-everywhere"
+        ? "To sign yourself out everywhere, use “Sign out everywhere” on your dashboard."
+        : "You cannot disable or enable your own account.",
+      409,
+    );
+  }
+  let record: UserRecord;
+  try {
+    record = await deadline("identity", adminAuth().getUser(uid));
+  } catch (error) {
+    if (error && typeof error === "object" && "code" in error && error.code === "auth/user-not-found") {
+      throw new AccountActionError("That account no longer exists.", 404);
+    }
+    throw error;
+  }
+  const email = (record.email ?? "").toLowerCase();
+  const result = await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
+    if (action === "disable" || action === "enable") {
+      const disabled = action === "disable";
+      if (record.disabled === disabled) return { email, action, changed: false };
+      if (disabled && email && (await deadline("firestore", readRole(email))) === "admin" && !(await anotherAdminExists(email))) {
+        throw new AccountActionError(`${email} is the only admin: make someone else an admin before disabling this account.`, 409);
+      }
+      await recordAccountAction(tx, { actor, targetUid: uid, targetEmail: email, action });
+      await deadline("identity", adminAuth().updateUser(uid, { disabled }));
+      if (disabled) await revokeAllSessions(uid, email || null);
+      return { email, action, changed: true };
+    }
+    await recordAccountAction(tx, { actor, targetUid: uid, targetEmail: email, action });
+    await revokeAllSessions(uid, email || null);
+    return { email, action, changed: true };
+  });
+  // Every instance refuses their sessions at once (a lost notice: within the cache's TTL, DESIGN.md §1).
+  await publishInvalidation({ uid, email: email || undefined, reason: action });
   return result;
 }

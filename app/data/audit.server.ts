@@ -1,6 +1,6 @@
 import { desc } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { roleAudit, type RoleChange } from "~/db/schema";
+import { accountAudit, roleAudit, type AccountAction, type AccountAuditRow, type RoleChange } from "~/db/schema";
 
 /** The trail of role changes made from the admin area (who, when, old → new). */
 
@@ -28,4 +28,31 @@ export async function recordRoleChange(db: Pick<Db, "insert">, entry: RoleChange
 
 export async function recentRoleChanges(db: Db, limit = 50): Promise<RoleChange[]> {
   return db.select().from(roleAudit).orderBy(desc(roleAudit.createdAt), desc(roleAudit.id)).limit(limit);
+}
+
+/** What admins did to accounts besides roles: disable, enable, sign out everywhere. */
+export interface AccountActionEntry {
+  actor: { uid: string; email: string };
+  targetUid: string;
+  targetEmail: string;
+  action: AccountAction;
+}
+
+/** Takes a transaction too: the entry commits only if the identity change it records succeeds. */
+export async function recordAccountAction(db: Pick<Db, "insert">, entry: AccountActionEntry): Promise<AccountAuditRow> {
+  const [row] = await db
+    .insert(accountAudit)
+    .values({
+      actorUid: entry.actor.uid,
+      actorEmail: entry.actor.email,
+      targetUid: entry.targetUid,
+      targetEmail: entry.targetEmail,
+      action: entry.action,
+    })
+    .returning();
+  return row;
+}
+
+export async function recentAccountActions(db: Db, limit = 50): Promise<AccountAuditRow[]> {
+  return db.select().from(accountAudit).orderBy(desc(accountAudit.createdAt), desc(accountAudit.id)).limit(limit);
 }

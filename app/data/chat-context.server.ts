@@ -18,6 +18,8 @@ export interface ChatContext {
    * storing it would fail, so it is refused before the model is asked.
    */
   messageIdTaken: boolean;
+  /** The conversation id is another user's: a new chat cannot take it. */
+  conversationTaken: boolean;
 }
 
 /**
@@ -37,6 +39,8 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
       // messages.id is global: an id of another conversation (this user's or anyone's) can never be stored here.
       messageIdTaken: sql<boolean>`exists (select 1 from ${messages} taken
         where taken.id = ${messageId}::uuid and taken.conversation_id <> ${conversationId}::uuid)`,
+      conversationTaken: sql<boolean>`exists (select 1 from ${conversations} other
+        where other.id = ${conversationId}::uuid and other.uid <> ${uid})`,
     })
     // One row even when the conversation doesn't exist (yet), for the preferences.
     .from(sql`(select 1) as here`)
@@ -49,6 +53,7 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
     enabledToolIds: enabledToolIds(rows[0]?.toolsOff ?? []),
     customInstructions: rows[0]?.customInstructions ?? "",
     messageIdTaken: rows[0]?.messageIdTaken === true,
+    conversationTaken: rows[0]?.conversationTaken === true,
   };
 }
 

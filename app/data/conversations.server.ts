@@ -30,7 +30,10 @@ export interface NewConversation {
   model?: string | null;
 }
 
-/** Creates a conversation, e.g. one that a prompt tool opens with its instructions. */
+/**
+ * Creates a conversation (for imports, copies and tests). A chat's own
+ * conversation is created with its first exchange (saveExchange).
+ */
 export async function createConversation(db: Db, input: NewConversation): Promise<ConversationRow> {
   // Under the account's lock: nothing is created for a deleted account (AccountDeletedError, docs/decisions/045).
   const [row] = await writeForAccount(db, input.uid, (tx) =>
@@ -47,39 +50,6 @@ export async function createConversation(db: Db, input: NewConversation): Promis
       .returning(),
   );
   return row;
-}
-
-/**
- * The conversation with this id owned by `uid`, creating it when no
- * conversation has the id yet. Null when the id belongs to someone else.
- * `created` says whether this call made it.
- */
-export async function findOrCreateConversation(
-  db: Db,
-  input: NewConversation & { id: string },
-): Promise<{ conversation: ConversationRow; created: boolean } | null> {
-  // Under the account's lock: a chat request still in flight when the account is deleted creates nothing.
-  return writeForAccount(db, input.uid, async (tx) => {
-    const [inserted] = await tx
-      .insert(conversations)
-      .values({
-        id: input.id,
-        uid: input.uid,
-        title: input.title ?? null,
-        systemPrompt: emptyToNull(input.systemPrompt),
-        customInstructions: emptyToNull(input.customInstructions),
-        model: input.model ?? null,
-      })
-      .onConflictDoNothing({ target: conversations.id })
-      .returning();
-    if (inserted) return { conversation: inserted, created: true };
-    const [existing] = await tx
-      .select()
-      .from(conversations)
-      .where(and(eq(conversations.id, input.id), eq(conversations.uid, input.uid)))
-      .limit(1);
-    return existing ? { conversation: existing, created: false } : null;
-  });
 }
 
 export async function getConversation(db: Db, uid: string, id: string): Promise<ConversationRow | null> {
@@ -151,21 +121,6 @@ export async function deleteConversation(db: Db, uid: string, id: string): Promi
   const rows = await db
     .delete(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
-    .returning({ id: conversations.id });
-  return rows.length > 0;
-}
-
-/** Deletes the conversation only if it holds no message (one a refused first message created). */
-export async function deleteEmptyConversation(db: Db, uid: string, id: string): Promise<boolean> {
-  const rows = await db
-    .delete(conversations)
-    .where(
-      and(
-        eq(conversations.id, id),
-        eq(conversations.uid, uid),
-        sql`not exists (select 1 from ${messages} where ${messages.conversationId} = ${conversations.id})`,
-      ),
-    )
     .returning({ id: conversations.id });
   return rows.length > 0;
 }

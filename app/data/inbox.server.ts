@@ -1,5 +1,5 @@
 import { json } from "@remix-run/node";
-import { and, desc, eq, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { getDb } from "~/db/client.server";
@@ -82,17 +82,19 @@ export async function addReport(
 export async function findReportedExchange(db: Db, uid: string, messageId: string): Promise<ReportedExchange | undefined> {
   if (!UUID.test(messageId)) return undefined;
   const [reply] = await db
-    .select({ conversationId: messages.conversationId, seq: messages.seq, content: messages.content })
+    .select({ conversationId: messages.conversationId, parentId: messages.parentId, content: messages.content })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
     .where(and(eq(messages.id, messageId), eq(messages.role, "assistant"), eq(conversations.uid, uid)));
   if (!reply) return undefined;
-  const [question] = await db
-    .select({ content: messages.content })
-    .from(messages)
-    .where(and(eq(messages.conversationId, reply.conversationId), eq(messages.role, "user"), lt(messages.seq, reply.seq)))
-    .orderBy(desc(messages.seq))
-    .limit(1);
+  // The message a reply answers is its parent: with branches (docs/decisions/069), not the one before it by seq.
+  const [question] = reply.parentId
+    ? await db
+        .select({ content: messages.content })
+        .from(messages)
+        .where(and(eq(messages.id, reply.parentId), eq(messages.conversationId, reply.conversationId)))
+        .limit(1)
+    : [];
   return { conversationId: reply.conversationId, messageId, userText: question?.content ?? "", assistantText: reply.content };
 }
 
@@ -206,6 +208,26 @@ export async function listInbox(db: Db, query: InboxQuery): Promise<InboxPage> {
     older: last && (backwards ? true : more) ? at(last) : null,
     newer: first && (backwards ? more : Boolean(cursor)) ? at(first) : null,
   };
+}
+
+/**
+ * The messages before and after `id` in the list as the admin sees it (same
+ * filters, newest first): `previous` is the newer one, `next` the older one,
+ * so j/k on a message walk the list in its order. Undefined ids when none.
+ */
+export async function inboxNeighbours(db: Db, query: Omit<InboxQuery, "after" | "before">, id: string): Promise<{ previous?: string; next?: string }> {
+  if (!UUID.test(id)) return {};
+  const position = sql`((select ${inboxMessages.createdAt} from ${inboxMessages} where ${inboxMessages.id} = ${id}::uuid), ${id}::uuid)`;
+  const pair = sql`(${inboxMessages.createdAt}, ${inboxMessages.id})`;
+  const one = (newer: boolean) =>
+    db
+      .select({ id: inboxMessages.id })
+      .from(inboxMessages)
+      .where(and(...filters(query), newer ? sql`${pair} > ${position}` : sql`${pair} < ${position}`))
+      .orderBy(...(newer ? [inboxMessages.createdAt, inboxMessages.id] : [desc(inboxMessages.createdAt), desc(inboxMessages.id)]))
+      .limit(1);
+  const [[previous], [next]] = await Promise.all([one(true), one(false)]);
+  return { previous: previous?.id, next: next?.id };
 }
 
 export async function getInboxMessage(db: Db, id: string): Promise<InboxMessage | undefined> {

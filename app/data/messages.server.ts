@@ -1,4 +1,5 @@
 import { and, asc, eq, sql } from "drizzle-orm";
+import { branchPath, latestLeaf } from "~/chat/branches";
 import type { ExchangeKind } from "~/chat/history";
 import type { ChatMessage, ReplyStatus } from "~/chat/message-types";
 import type { Db } from "~/db/client.server";
@@ -6,9 +7,9 @@ import { conversations, messages, quotaReservations, usageDaily } from "~/db/sch
 import { writeForAccount } from "./account-lock.server";
 
 /**
- * A conversation's messages. A user's message is only ever stored together
- * with its reply (completed or stopped), atomically: a conversation
- * never holds a message whose outcome is unknown. A reply that fails stores
+ * A conversation's messages, a tree of branches (docs/decisions/069). A
+ * user's message is only ever stored together with its reply (completed or
+ * stopped), atomically: a conversation never holds a message whose outcome is unknown. A reply that fails stores
  * nothing; the browser keeps the user's text and offers Retry.
  */
 
@@ -46,6 +47,7 @@ export function toChatMessage(row: MessageRow): ChatMessage {
       model: row.model ?? undefined,
       status: row.status ?? undefined,
       createdAt: row.createdAt.toISOString(),
+      parentId: row.parentId,
     },
   };
 }
@@ -54,8 +56,13 @@ export function toChatMessage(row: MessageRow): ChatMessage {
 export interface Exchange {
   uid: string;
   conversationId: string;
-  /** submit: a new message; edit: new text for the last user message; regenerate: a new reply to it. */
+  /** submit: a new message and its reply; regenerate: a new version of the reply to the user's stored message. */
   kind: ExchangeKind;
+  /**
+   * submit: the reply the new message follows, null for a first message (a
+   * new root: the first message edited); left out, after the branch shown.
+   */
+  parentId?: string | null;
   user: { id: string; text: string; sentAt: Date };
   reply: {
     id: string;
@@ -70,60 +77,92 @@ export interface Exchange {
   usageDay: string;
   /** Title for a conversation that has none yet. */
   title: string;
+  /**
+   * A new chat: the conversation is created with this exchange, in its
+   * transaction, so a send that fails leaves no empty conversation behind
+   * (docs/decisions/033). Nothing is created when the id exists already.
+   */
+  create?: { systemPrompt: string | null; customInstructions: string | null; title: string | null };
+  /** Stopped before anything was shown: the message's quota unit is given back (docs/decisions/044). */
+  refund?: boolean;
 }
 
 /**
  * Stores an exchange atomically, in one SQL statement (PostgreSQL runs a
  * statement as one transaction, and one round trip keeps the stream's end
- * fast): the user's message (new, or its edited text), the reply that
- * replaces whatever followed it, the conversation's activity, model and
- * title, the day's token usage, and the end of the message's quota
+ * fast): the user's message (new, under its parent) and its reply, or a new
+ * version of the reply beside the earlier ones (nothing is replaced:
+ * docs/decisions/069); the branch shown, the conversation's activity, model
+ * and title, the day's token usage, and the end of the message's quota
  * reservation. Null when the conversation was deleted meanwhile, or the
- * message is not in it: nothing is stored then.
+ * message (or parent) is not in it: nothing is stored then.
  */
 export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title: string | null } | null> {
   const { reply, user, kind } = exchange;
   const userParts = JSON.stringify([{ type: "text", text: user.text }]);
   // Under the account's lock: a reply still streaming when the account is deleted stores nothing
   // (AccountDeletedError; docs/decisions/045). The statement itself stays one round trip.
-  const result = await writeForAccount(db, exchange.uid, (tx) => tx.execute<{ stored: number; title: string | null }>(sql`
+  const refund = exchange.refund ? 1 : 0;
+  const afterShown = exchange.parentId === undefined;
+  const parentId = exchange.parentId ?? null;
+  const result = await writeForAccount(db, exchange.uid, async (tx) => {
+    if (exchange.create) {
+      // A statement's CTEs share one snapshot: the row must exist before the exchange's statement sees it.
+      await tx
+        .insert(conversations)
+        .values({
+          id: exchange.conversationId,
+          uid: exchange.uid,
+          title: exchange.create.title,
+          systemPrompt: emptyToNull(exchange.create.systemPrompt),
+          customInstructions: emptyToNull(exchange.create.customInstructions),
+          model: reply.model,
+        })
+        .onConflictDoNothing({ target: conversations.id });
+    }
+    return tx.execute<{ stored: number; title: string | null }>(sql`
     with conversation as (
-      -- The row lock serialises exchanges on one conversation (two tabs regenerating keep one reply).
-      select id from ${conversations}
+      -- The row lock serialises exchanges on one conversation (two tabs sending keep a consistent leaf).
+      select id, current_leaf_id from ${conversations}
       where id = ${exchange.conversationId}::uuid and uid = ${exchange.uid}
       for update
     ),
     anchor as (
-      -- Edit and regenerate answer the user's existing message.
-      select m.seq from ${messages} m join conversation c on m.conversation_id = c.id
-      where m.id = ${user.id}::uuid and m.role = 'user' and ${kind} <> 'submit'
+      -- A regenerated reply answers the user's stored message.
+      select m.id from ${messages} m join conversation c on m.conversation_id = c.id
+      where m.id = ${user.id}::uuid and m.role = 'user' and ${kind} = 'regenerate'
     ),
-    edited as (
-      update ${messages} set parts = ${userParts}::jsonb, content = ${user.text}
-      where id = ${user.id}::uuid and ${kind} = 'edit' and exists (select 1 from anchor)
-      returning id
+    parent as (
+      -- A new message follows a reply of this conversation (or none: a first message).
+      select case when ${afterShown} then coalesce(
+          (select m.id from ${messages} m join conversation c on m.id = c.current_leaf_id and m.conversation_id = c.id),
+          (select m.id from ${messages} m join conversation c on m.conversation_id = c.id order by m.seq desc limit 1))
+        else ${parentId}::uuid end as id
+      where ${kind} = 'submit'
     ),
-    replaced as (
-      delete from ${messages}
-      where conversation_id in (select id from conversation) and seq > (select seq from anchor)
-      returning id
+    placed as (
+      select p.id from parent p
+      where p.id is null or exists (
+        select 1 from ${messages} m join conversation c on m.conversation_id = c.id where m.id = p.id and m.role = 'assistant')
     ),
     inserted as (
-      -- One INSERT in this order, so the user's message gets the lower seq.
+      -- One INSERT in this order, so the user's message gets the lower seq (the parent key is checked at the statement's end).
       insert into ${messages}
-        (id, conversation_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
-      select row.id, c.id, row.role, row.parts, row.content, row.status, row.model, row.input_tokens, row.output_tokens, row.created_at, row.completed_at
+        (id, conversation_id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
+      select row.id, c.id, row.parent_id, row.role, row.parts, row.content, row.status, row.model, row.input_tokens, row.output_tokens, row.created_at, row.completed_at
       from conversation c
       cross join (values
-        (1, ${user.id}::uuid, 'user', ${userParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
-        (2, ${reply.id}::uuid, 'assistant', ${JSON.stringify(reply.parts)}::jsonb, ${reply.content}, ${reply.status}, ${reply.model}, ${reply.inputTokens}::int, ${reply.outputTokens}::int, now(), now())
-      ) as row(ord, id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
-      where (row.ord = 1 and ${kind} = 'submit') or (row.ord = 2 and (${kind} = 'submit' or exists (select 1 from anchor)))
+        (1, ${user.id}::uuid, (select id from placed), 'user', ${userParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
+        (2, ${reply.id}::uuid, ${user.id}::uuid, 'assistant', ${JSON.stringify(reply.parts)}::jsonb, ${reply.content}, ${reply.status}, ${reply.model}, ${reply.inputTokens}::int, ${reply.outputTokens}::int, now(), now())
+      ) as row(ord, id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
+      where exists (select 1 from placed) or exists (select 1 from anchor) and row.ord = 2
       order by row.ord
       returning role
     ),
     touched as (
-      update ${conversations} set updated_at = now(), model = ${reply.model}, title = coalesce(title, ${exchange.title})
+      -- The new reply is the branch shown.
+      update ${conversations} set updated_at = now(), model = ${reply.model}, title = coalesce(title, ${exchange.title}),
+        current_leaf_id = ${reply.id}::uuid
       where id in (select id from conversation) and exists (select 1 from inserted where role = 'assistant')
       returning title
     ),
@@ -139,12 +178,45 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       select ${exchange.uid}, ${exchange.usageDay}::date, 0, ${reply.inputTokens}::bigint, ${reply.outputTokens}::bigint
       where exists (select 1 from inserted where role = 'assistant')
       on conflict (uid, day) do update set
+        -- A refund takes back the unit only if this message still held its claim (no double refund).
+        messages = greatest(${usageDaily.messages} - case when exists (select 1 from settled) then ${refund}::int else 0 end, 0),
         input_tokens = ${usageDaily.inputTokens} + excluded.input_tokens,
         output_tokens = ${usageDaily.outputTokens} + excluded.output_tokens
       returning 1
     )
     select (select count(*) from inserted where role = 'assistant')::int as stored, (select title from touched) as title
-  `));
+  `);
+  });
   const row = result.rows[0];
   return row && Number(row.stored) === 1 ? { title: row.title } : null;
+}
+
+/**
+ * Shows another branch: the deepest message under `messageId` (following the
+ * latest version at each step) becomes the conversation's leaf. False when
+ * the user has no such conversation or the message is not in it.
+ */
+export async function showBranch(db: Db, uid: string, conversationId: string, messageId: string): Promise<boolean> {
+  const nodes = await db
+    .select({ id: messages.id, parentId: messages.parentId })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(and(eq(conversations.id, conversationId), eq(conversations.uid, uid)))
+    .orderBy(asc(messages.seq));
+  if (!nodes.some((node) => node.id === messageId)) return false;
+  const rows = await db
+    .update(conversations)
+    .set({ currentLeafId: latestLeaf(nodes, messageId) })
+    .where(and(eq(conversations.id, conversationId), eq(conversations.uid, uid)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** The branch shown, root first (docs/decisions/069). */
+export function shownBranch(conversation: { currentLeafId: string | null }, rows: MessageRow[]): MessageRow[] {
+  return branchPath(rows, conversation.currentLeafId);
+}
+
+function emptyToNull(text: string | null | undefined): string | null {
+  return text && text.trim() !== "" ? text : null;
 }

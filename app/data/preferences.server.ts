@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "~/db/client.server";
 import { userPreferences, userToolSettings } from "~/db/schema";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
@@ -53,5 +54,25 @@ export async function setToolEnabled(db: Db, uid: string, toolId: string, enable
         target: [userToolSettings.uid, userToolSettings.toolId],
         set: { enabled, updatedAt: sql`now()` },
       }),
+  );
+}
+
+export const THEMES = ["system", "light", "dark"] as const;
+export type Theme = (typeof THEMES)[number];
+
+export const themeSchema = z.enum(THEMES, { error: "Choose System, Light or Dark." });
+
+/** The colour theme the user picked ("system" until they pick one). */
+export async function getTheme(db: Db, uid: string): Promise<Theme> {
+  const [row] = await db.select({ theme: userPreferences.theme }).from(userPreferences).where(eq(userPreferences.uid, uid)).limit(1);
+  return row?.theme ?? "system";
+}
+
+export async function setTheme(db: Db, uid: string, theme: Theme): Promise<void> {
+  await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(userPreferences)
+      .values({ uid, theme })
+      .onConflictDoUpdate({ target: userPreferences.uid, set: { theme, updatedAt: sql`now()` } }),
   );
 }

@@ -13,7 +13,14 @@ import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/components/tools/cat
 import { getConfig } from "~/config.server";
 import { readBody } from "~/data/inbox-input.server";
 import { getDb, type Db } from "~/db/client.server";
-import { PROMPT_FIELD_KINDS, promptTools, type PromptToolField, type PromptToolRow } from "~/db/schema";
+import {
+  PROMPT_FIELD_KINDS,
+  promptToolOverrides,
+  promptTools,
+  type PromptToolField,
+  type PromptToolOverrideRow,
+  type PromptToolRow,
+} from "~/db/schema";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
@@ -22,8 +29,9 @@ import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/
 /**
  * Prompt tools: a ready-made set of instructions (the conversation's system
  * prompt) and a small form whose answers become the first message. Five are
- * built in (in code, so they exist on a fresh install and cannot be broken
- * from the admin area); admins add their own, stored in PostgreSQL.
+ * built in (their defaults in code, so they exist on a fresh install and can
+ * always be reset); admins may edit or hide them (prompt_tool_overrides) and
+ * add their own, both stored in PostgreSQL.
  */
 
 export interface PromptTool {
@@ -36,9 +44,16 @@ export interface PromptTool {
   inputFields: PromptToolField[];
   builtIn: boolean;
   enabled: boolean;
+  /** A built-in tool whose content an admin changed (it can be reset to its default). */
+  edited: boolean;
 }
 
-const builtIn = (tool: Omit<PromptTool, "builtIn" | "enabled">): PromptTool => ({ ...tool, builtIn: true, enabled: true });
+const builtIn = (tool: Omit<PromptTool, "builtIn" | "enabled" | "edited">): PromptTool => ({
+  ...tool,
+  builtIn: true,
+  enabled: true,
+  edited: false,
+});
 
 export const BUILT_IN_PROMPT_TOOLS: readonly PromptTool[] = [
   builtIn({
@@ -122,21 +137,40 @@ function fromRow(row: PromptToolRow): PromptTool {
     inputFields: row.inputFields,
     builtIn: false,
     enabled: row.enabled,
+    edited: false,
   };
+}
+
+/** A built-in tool as an admin left it: its default, with their content and their hide/show switch. */
+function withOverride(tool: PromptTool, row: PromptToolOverrideRow | undefined): PromptTool {
+  if (!row) return tool;
+  const content =
+    row.name !== null && row.description !== null && row.category !== null && row.systemPrompt !== null && row.inputFields !== null
+      ? { name: row.name, description: row.description, category: row.category, systemPrompt: row.systemPrompt, inputFields: row.inputFields }
+      : null;
+  return { ...tool, ...content, enabled: row.enabled, edited: content !== null };
+}
+
+async function builtInTools(db: Db): Promise<PromptTool[]> {
+  const rows = await db.select().from(promptToolOverrides);
+  const byId = new Map(rows.map((row) => [row.toolId, row]));
+  return BUILT_IN_PROMPT_TOOLS.map((tool) => withOverride(tool, byId.get(tool.id)));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Built-in tools first, then admins' tools by category and name. */
 export async function listPromptTools(db: Db, { includeDisabled = false } = {}): Promise<PromptTool[]> {
+  const builtIns = (await builtInTools(db)).filter((tool) => includeDisabled || tool.enabled);
   const rows = await db
     .select()
     .from(promptTools)
     .where(includeDisabled ? undefined : eq(promptTools.enabled, true))
     .orderBy(asc(promptTools.category), asc(sql`lower(${promptTools.name})`));
-  return [...BUILT_IN_PROMPT_TOOLS, ...rows.map(fromRow)];
+  return [...builtIns, ...rows.map(fromRow)];
 }
 
+/** A built-in tool's default, as shipped (admins' edits not applied). */
 export function findBuiltInPromptTool(id: string): PromptTool | undefined {
   return BUILT_IN_PROMPT_TOOLS.find((tool) => tool.id === id);
 }
@@ -144,7 +178,10 @@ export function findBuiltInPromptTool(id: string): PromptTool | undefined {
 /** Null for an unknown id, including ids that are not even well-formed. */
 export async function getPromptTool(db: Db, id: string): Promise<PromptTool | null> {
   const found = findBuiltInPromptTool(id);
-  if (found) return found;
+  if (found) {
+    const [row] = await db.select().from(promptToolOverrides).where(eq(promptToolOverrides.toolId, id));
+    return withOverride(found, row);
+  }
   if (!UUID.test(id)) return null;
   const [row] = await db.select().from(promptTools).where(eq(promptTools.id, id));
   return row ? fromRow(row) : null;
@@ -183,13 +220,8 @@ const oneLine = (what: string, max: number, missing: string) =>
       .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), `${what} contains characters that are not allowed.`),
   );
 
-const builtInNames = new Set(BUILT_IN_PROMPT_TOOLS.map((tool) => tool.name.toLowerCase()));
-
 const promptToolSchema = z.object({
-  name: oneLine("The name", PROMPT_TOOL_LIMITS.name, "Enter a name.").refine(
-    (name) => !builtInNames.has(name.toLowerCase()),
-    "A built-in tool already has this name.",
-  ),
+  name: oneLine("The name", PROMPT_TOOL_LIMITS.name, "Enter a name."),
   description: oneLine("The description", PROMPT_TOOL_LIMITS.description, "Enter a description."),
   category: oneLine("The category", PROMPT_TOOL_LIMITS.category, "Enter a category."),
   systemPrompt: requiredText("The instructions", PROMPT_TOOL_LIMITS.systemPrompt, "Write the instructions for the assistant."),
@@ -238,12 +270,22 @@ export type ParsedPromptTool =
   | { success: true; data: PromptToolInput }
   | { success: false; fieldErrors: Record<string, string>; values: PromptToolFormValues };
 
-/** Validates the admin form: 5 input rows, of which rows with a blank label are left out. */
-export function parsePromptToolForm(fields: Record<string, unknown>): ParsedPromptTool {
+/**
+ * Validates the admin form: 5 input rows, of which rows with a blank label
+ * are left out. `toolId`: the tool being edited, which may keep its own
+ * built-in name (no other tool may take a built-in tool's default name).
+ */
+export function parsePromptToolForm(fields: Record<string, unknown>, toolId?: string): ParsedPromptTool {
   const values = formValues(fields);
   const rows = values.fields.filter((field) => field.label.trim() !== "");
   const parsed = promptToolSchema.safeParse({ ...values, inputFields: rows });
-  if (parsed.success) return { success: true, data: parsed.data };
+  if (parsed.success) {
+    const name = parsed.data.name.toLowerCase();
+    if (BUILT_IN_PROMPT_TOOLS.some((tool) => tool.id !== toolId && tool.name.toLowerCase() === name)) {
+      return { success: false, fieldErrors: { name: "A built-in tool already has this name." }, values };
+    }
+    return { success: true, data: parsed.data };
+  }
   const fieldErrors: Record<string, string> = {};
   for (const issue of parsed.error.issues) {
     const [key, row] = issue.path;
@@ -283,7 +325,7 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 export function promptToolNotFound() {
   return json(
-    { error: "There is no such prompt tool, or it is built in and cannot be edited." },
+    { error: "There is no such prompt tool." },
     { status: 404, headers: NO_STORE },
   );
 }
@@ -296,11 +338,12 @@ export function promptToolNotFound() {
 export async function savePromptToolForm(
   request: Request,
   save: (db: Db, input: PromptToolInput) => Promise<PromptTool | null>,
+  toolId?: string,
 ) {
   const body = await readBody(request, BODY_LIMITS.document);
   // Thrown, not returned: the form pages show no action `error`, their error boundary does.
   if ("refusal" in body) throw body.refusal;
-  const parsed = parsePromptToolForm(body.fields);
+  const parsed = parsePromptToolForm(body.fields, toolId);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   try {
     const tool = await toolStore((db) => save(db, parsed.data));
@@ -318,7 +361,7 @@ export async function savePromptToolForm(
 export async function promptToolCategories(db: Db): Promise<string[]> {
   const rows = await db.selectDistinct({ category: promptTools.category }).from(promptTools);
   const all = new Map<string, string>();
-  for (const { category } of [...BUILT_IN_PROMPT_TOOLS, ...rows]) all.set(category.toLowerCase(), category);
+  for (const { category } of [...(await builtInTools(db)), ...rows]) all.set(category.toLowerCase(), category);
   return [...all.values()].sort((a, b) => a.localeCompare(b));
 }
 
@@ -335,7 +378,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** "writing" joins the existing "Writing" category instead of starting a second one. */
 async function canonicalCategory(db: Db, category: string): Promise<string> {
-  const builtInMatch = BUILT_IN_PROMPT_TOOLS.find((tool) => tool.category.toLowerCase() === category.toLowerCase());
+  const builtInMatch = (await builtInTools(db)).find((tool) => tool.category.toLowerCase() === category.toLowerCase());
   if (builtInMatch) return builtInMatch.category;
   const [row] = await db
     .select({ category: promptTools.category })
@@ -354,7 +397,24 @@ async function guardUnique<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A name another tool shows now: an admin's tool (the unique index catches
+ * those on insert too) or a built-in one under its edited name. Checked
+ * before writing; two admins saving one new name at the same instant is not
+ * guarded against (the catalogue would show two tools with one name).
+ */
+async function refuseTakenName(db: Db, name: string, ownId: string | null): Promise<void> {
+  const lower = name.toLowerCase();
+  const builtIns = await builtInTools(db);
+  if (builtIns.some((tool) => tool.id !== ownId && tool.name.toLowerCase() === lower)) throw new DuplicateToolNameError();
+  if (ownId !== null && findBuiltInPromptTool(ownId)) {
+    const [row] = await db.select({ id: promptTools.id }).from(promptTools).where(sql`lower(${promptTools.name}) = ${lower}`).limit(1);
+    if (row) throw new DuplicateToolNameError();
+  }
+}
+
 export async function createPromptTool(db: Db, input: PromptToolInput): Promise<PromptTool> {
+  await refuseTakenName(db, input.name, null);
   const category = await canonicalCategory(db, input.category);
   const [row] = await guardUnique(
     db
@@ -365,9 +425,33 @@ export async function createPromptTool(db: Db, input: PromptToolInput): Promise<
   return fromRow(row);
 }
 
-/** Null when there is no such admin-defined tool (built-in tools cannot be edited). */
+/**
+ * A built-in tool edited: its fields keep the default's hints where their
+ * label is unchanged (the admin form has no hints of its own).
+ */
+async function updateBuiltInTool(db: Db, tool: PromptTool, input: PromptToolInput): Promise<PromptTool> {
+  await refuseTakenName(db, input.name, tool.id);
+  const category = await canonicalCategory(db, input.category);
+  const hints = new Map(tool.inputFields.map((field) => [field.label.toLowerCase(), field.hint]));
+  const inputFields = input.inputFields.map((field) => {
+    const hint = hints.get(field.label.toLowerCase());
+    return hint ? { ...field, hint } : field;
+  });
+  const content = { ...input, category, inputFields, updatedAt: new Date() };
+  const [row] = await db
+    .insert(promptToolOverrides)
+    .values({ toolId: tool.id, ...content })
+    .onConflictDoUpdate({ target: promptToolOverrides.toolId, set: content })
+    .returning();
+  return withOverride(tool, row);
+}
+
+/** Null when there is no such tool. */
 export async function updatePromptTool(db: Db, id: string, input: PromptToolInput): Promise<PromptTool | null> {
+  const builtInTool = findBuiltInPromptTool(id);
+  if (builtInTool) return updateBuiltInTool(db, builtInTool, input);
   if (!UUID.test(id)) return null;
+  await refuseTakenName(db, input.name, id);
   const category = await canonicalCategory(db, input.category);
   const [row] = await guardUnique(
     db
@@ -380,6 +464,14 @@ export async function updatePromptTool(db: Db, id: string, input: PromptToolInpu
 }
 
 export async function setPromptToolEnabled(db: Db, id: string, enabled: boolean): Promise<boolean> {
+  if (findBuiltInPromptTool(id)) {
+    // Hiding keeps any edit; the row is created with null content when there is none.
+    await db
+      .insert(promptToolOverrides)
+      .values({ toolId: id, enabled })
+      .onConflictDoUpdate({ target: promptToolOverrides.toolId, set: { enabled, updatedAt: new Date() } });
+    return true;
+  }
   if (!UUID.test(id)) return false;
   const rows = await db
     .update(promptTools)
@@ -389,6 +481,20 @@ export async function setPromptToolEnabled(db: Db, id: string, enabled: boolean)
   return rows.length > 0;
 }
 
+/**
+ * A built-in tool back to its shipped content; whether it is hidden stays as
+ * it was. False for any other id (an admin's tool has no default).
+ */
+export async function resetPromptTool(db: Db, id: string): Promise<boolean> {
+  if (!findBuiltInPromptTool(id)) return false;
+  await db
+    .update(promptToolOverrides)
+    .set({ name: null, description: null, category: null, systemPrompt: null, inputFields: null, updatedAt: new Date() })
+    .where(eq(promptToolOverrides.toolId, id));
+  return true;
+}
+
+/** Admins' tools only: a built-in tool can be hidden or reset, not deleted. */
 export async function deletePromptTool(db: Db, id: string): Promise<boolean> {
   if (!UUID.test(id)) return false;
   const rows = await db.delete(promptTools).where(eq(promptTools.id, id)).returning({ id: promptTools.id });
@@ -455,10 +561,16 @@ export const functionSwitchSchema = () =>
     enabled: z.enum(["on", "off"], { error: "Say whether to switch it on or off." }),
   });
 
-/** An admin's action on one admin-defined tool; deleting waits for `confirm=yes`. */
+/**
+ * An admin's action on one tool: an admin-defined one (a uuid) or a built-in
+ * one (its slug; those are reset, not deleted). Deleting and resetting wait
+ * for `confirm=yes`.
+ */
 export const adminToolActionSchema = () =>
   z.object({
-    intent: z.enum(["enable", "disable", "delete"]),
-    id: z.uuid({ error: "There is no such tool." }),
+    intent: z.enum(["enable", "disable", "delete", "reset"]),
+    id: z.union([z.uuid(), z.enum(BUILT_IN_PROMPT_TOOLS.map((tool) => tool.id) as [string, ...string[]])], {
+      error: "There is no such tool.",
+    }),
     confirm: z.literal("yes").optional(),
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
+import { DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
 import { nextUtcMidnight, utcDay } from "~/chat/day";
 import { lookupRole, roleKey, type DailyLimit } from "~/chat/role-settings";
 import { getConfig } from "~/config.server";
@@ -212,6 +213,18 @@ export async function settleMessage(db: Db, reservation: Pick<Reservation, "uid"
     where uid = ${reservation.uid} and message_id = ${reservation.messageId}::uuid
   `);
   unsettled.delete(unsettledKey(reservation.uid, reservation.messageId));
+}
+
+/** The longest message the role may send, in characters (MESSAGE_MAX_CHARS). */
+export function messageMaxCharsFor(role: RoleInput): number {
+  const key = typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+  return lookupRole(getConfig().messageMaxChars, key) ?? DEFAULT_MESSAGE_MAX_CHARS;
+}
+
+/** The largest cap of any role: the chat endpoint reads a body up to what it may need. */
+export function largestMessageMaxChars(): number {
+  // Never empty: the `*` entry always exists (parseMessageMaxChars keeps its default).
+  return Math.max(...getConfig().messageMaxChars.values());
 }
 
 /** Today's count against the role's limit, e.g. for the composer and the dashboard. */

@@ -2,6 +2,7 @@ import path from "node:path";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
+import { ensureInvalidationListener } from "~/auth/invalidation.server";
 import { getConfig } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
 import { watchPool } from "~/metrics/metrics.server";
@@ -69,6 +70,7 @@ export function getDb(): Promise<Db> {
     ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).then(
       (db) => {
         watchPool(db.$client); // its use on /metrics
+        ensureInvalidationListener(databaseUrl); // auth caches evicted at once on every instance
         return db;
       },
       (error) => {

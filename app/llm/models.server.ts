@@ -34,10 +34,10 @@ export interface ModelRegistry {
   languageModel(id: string): LanguageModel;
 }
 
-function endpointRegistry(source: ModelSource, baseURL: string, apiKey: string | undefined, ids: string[]): ModelRegistry {
+function endpointRegistry(source: ModelSource, baseURL: string, apiKey: string | undefined, ids: string[], names = new Map<string, string>()): ModelRegistry {
   return {
     source,
-    models: ids.map((id) => ({ id, label: id, demo: false })),
+    models: ids.map((id) => ({ id, label: names.get(id) ?? id, demo: false })),
     languageModel: (modelId) => createChatModel({ baseURL, apiKey, modelId }),
   };
 }
@@ -52,16 +52,16 @@ function demoRegistry(): ModelRegistry {
 
 /** Builds the registry for a configuration; `ollamaURL` is where local mode looks for Ollama. */
 export async function resolveModelRegistry(config: Config, ollamaURL = LOCAL_OLLAMA_URL): Promise<ModelRegistry> {
-  const { baseURL, apiKey, models } = config.llm;
+  const { baseURL, apiKey, models, modelNames } = config.llm;
   if (baseURL) {
-    if (models.length > 0) return endpointRegistry("configured", baseURL, apiKey, models);
+    if (models.length > 0) return endpointRegistry("configured", baseURL, apiKey, models, modelNames);
     // No list configured: offer what the endpoint itself lists.
     const listed = await listOllamaModels(baseURL, ENDPOINT_LIST_TIMEOUT_MS, apiKey);
-    return endpointRegistry("configured", baseURL, apiKey, listed ?? []);
+    return endpointRegistry("configured", baseURL, apiKey, listed ?? [], modelNames);
   }
   if (config.mode === "local") {
     const local = await listOllamaModels(ollamaURL, OLLAMA_PROBE_TIMEOUT_MS);
-    if (local && local.length > 0) return endpointRegistry("ollama", ollamaURL, undefined, local);
+    if (local && local.length > 0) return endpointRegistry("ollama", ollamaURL, undefined, local, modelNames);
   }
   return demoRegistry();
 }

@@ -1,6 +1,7 @@
 import type { MetaFunction } from "@remix-run/node";
 import { Link } from "@remix-run/react";
 import { ContactForm } from "~/components/contact-form";
+import { SignedOutNotice } from "~/components/signed-out-notice";
 import { useRootData } from "~/root";
 import { pageTitle } from "~/meta";
 
@@ -15,6 +16,7 @@ export default function Home() {
   const name = user?.displayName || user?.email;
   return (
     <div className="page home">
+      <SignedOutNotice signedIn={Boolean(user)} />
       <section className="hero" aria-labelledby="hero-title">
         <h1 id="hero-title">
           Nuvara<sup>2</sup>
@@ -61,7 +63,10 @@ export default function Home() {
         </article>
         <article>
           <h2>Private by design</h2>
-          <p>Sessions live on the server in an HttpOnly cookie; your conversations are stored in your own database.</p>
+          <p>
+            Your sign-in stays on the server, in a cookie that scripts on the page cannot read, and your conversations
+            are kept in this site's own database.
+          </p>
         </article>
       </section>
       <ContactForm signedInEmail={user?.email} />

@@ -18,6 +18,7 @@ export default function AdminLayout() {
       <nav aria-label="Admin sections" className="admin-tabs">
         <NavLink to="/admin/messages">Messages</NavLink>
         <NavLink to="/admin/users">Users</NavLink>
+        <NavLink to="/admin/feedback">Feedback</NavLink>
       </nav>
       <Outlet />
       {root?.user ? <SignedInAs user={root.user} role={root.role} /> : null}

@@ -8,13 +8,26 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
+import { ADMIN_KEY, lookupRole, NO_ROLE_KEY, OTHER_ROLES_KEY } from "~/chat/role-settings";
+import { AccountAuditTable } from "~/components/admin/account-audit-table";
 import { firstError } from "~/components/admin/labels";
 import { RoleAuditTable } from "~/components/admin/role-audit-table";
+import { roleName } from "~/components/admin/roles";
 import { UsersTable } from "~/components/admin/users-table";
 import { getConfig } from "~/config.server";
-import { recentRoleChanges } from "~/data/audit.server";
-import { changeRole, LastAdminError, listUsersForAdmin, type RoleChangeResult } from "~/data/admin-users.server";
-import { roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
+import { recentAccountActions, recentRoleChanges } from "~/data/audit.server";
+import {
+  AccountActionError,
+  changeAccount,
+  changeRole,
+  LastAdminError,
+  listUsersForAdmin,
+  monthStart,
+  usageThisMonth,
+  type RoleChangeResult,
+} from "~/data/admin-users.server";
+import { accountActionSchema, roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
+import { readRole } from "~/data/roles.server";
 import { withDatabase } from "~/data/inbox.server";
 import { fieldErrors, readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
@@ -39,11 +52,53 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const parsed = querySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (!parsed.success) throw json({ error: firstError(fieldErrors(parsed.error)) }, { status: 400, headers: NO_STORE });
   const { q, page } = parsed.data;
-  const [listing, changes] = await Promise.all([
-    listUsersForAdmin({ q, pageToken: page }).catch((error) => unavailable("listing users", error)),
+  // Usage is shown when PostgreSQL answers; the list does without it.
+  const usage = (uids: string[]) =>
+    withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => usageThisMonth(db, uids))).catch((error: unknown) => {
+      logBackendFault("postgres", "reading users' usage", error);
+      return null;
+    });
+  const [listing, changes, accountActions] = await Promise.all([
+    listUsersForAdmin({ q, pageToken: page, usage }).catch((error) => unavailable("listing users", error)),
     withDatabase("reading role changes", (db) => recentRoleChanges(db)),
+    withDatabase("reading account actions", (db) => recentAccountActions(db)),
   ]);
-  return json({ me: user.email, q: q ?? "", listing, changes }, { headers: NO_STORE });
+  const limits = getConfig().dailyLimits;
+  const allowances = {
+    none: lookupRole(limits, NO_ROLE_KEY) ?? null,
+    premium: lookupRole(limits, "premium") ?? null,
+    admin: lookupRole(limits, ADMIN_KEY) ?? null,
+    other: lookupRole(limits, OTHER_ROLES_KEY) ?? null,
+  };
+  return json(
+    { me: user.email, q: q ?? "", listing, changes, accountActions, allowances, monthStart: monthStart() },
+    { headers: NO_STORE },
+  );
+}
+
+const ACCOUNT_NOTICES = {
+  disable: (email: string) => `${email} is disabled: they are signed out everywhere and cannot sign in.`,
+  enable: (email: string) => `${email} is enabled: they can sign in again.`,
+  "sign-out-everywhere": (email: string) => `${email} is signed out on every device.`,
+};
+
+async function accountAction(fields: Record<string, unknown>, actor: { uid: string; email: string }) {
+  const parsed = accountActionSchema.safeParse(fields);
+  if (!parsed.success) return json({ email: null, fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
+  const { intent, uid } = parsed.data;
+  try {
+    const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
+    const result = await changeAccount(db, actor, uid, intent);
+    const notice = result.changed
+      ? ACCOUNT_NOTICES[intent](result.email)
+      : `${result.email} already is ${intent === "disable" ? "disabled" : "enabled"}.`;
+    return json({ email: result.email, notice }, { headers: NO_STORE });
+  } catch (error) {
+    if (error instanceof AccountActionError) {
+      return json({ email: null, fieldErrors: { form: error.message } }, { status: error.status, headers: NO_STORE });
+    }
+    unavailable("changing an account", error);
+  }
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -51,15 +106,21 @@ export async function action({ request }: ActionFunctionArgs) {
   const body = await readBody(request, BODY_LIMITS.small);
   // Thrown, not returned: this page shows no action `error`, its error boundary does.
   if ("refusal" in body) throw body.refusal;
+  const actor = { uid: user.uid, email: user.email ?? "" };
+  if (body.fields.intent !== undefined && body.fields.intent !== "role") return accountAction(body.fields, actor);
   const parsed = roleChangeSchema.safeParse(body.fields);
   if (!parsed.success) {
     const email = typeof body.fields.email === "string" ? body.fields.email : null;
     return json({ email, fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
   }
-  const { email, role } = parsed.data;
-  const actor = { uid: user.uid, email: user.email ?? "" };
+  const { email, role, confirmed } = parsed.data;
   let result: RoleChangeResult;
   try {
+    // Granting admin is asked once more (an admin can do everything this page does).
+    if (role === "admin" && !confirmed && (await withDeadline("firestore", getConfig().backendTimeoutMs, readRole(email))) !== "admin") {
+      const customRole = typeof body.fields.customRole === "string" ? body.fields.customRole : "";
+      return json({ email, confirmAdmin: { role: typeof body.fields.role === "string" ? body.fields.role : "admin", customRole } }, { headers: NO_STORE });
+    }
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
     result = await changeRole(db, actor, email, role);
   } catch (error) {
@@ -73,13 +134,15 @@ export async function action({ request }: ActionFunctionArgs) {
     return redirect("/", { headers: NO_STORE });
   }
   const notice = result.changed
-    ? `${result.email}: role changed from ${result.oldRole || "none"} to ${result.newRole || "none"}.`
-    : `${result.email} already has the role ${result.newRole || "none"}.`;
+    ? `${result.email}: role changed from ${roleName(result.oldRole)} to ${roleName(result.newRole)}.`
+    : result.newRole === ""
+      ? `${result.email} already has no role.`
+      : `${result.email} already has the role ${roleName(result.newRole)}.`;
   return json({ email, notice }, { headers: NO_STORE });
 }
 
 export default function AdminUsers() {
-  const { me, q, listing, changes } = useLoaderData<typeof loader>();
+  const { me, q, listing, changes, accountActions, allowances, monthStart } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const location = useLocation();
   const nextPage = listing.nextPageToken
@@ -89,7 +152,12 @@ export default function AdminUsers() {
   return (
     <>
       <h1>Admin users</h1>
-      <p>Set who is an admin, and other roles. The role is kept in users/{"{email}"}.stripeRole; every change is recorded below.</p>
+      <p>
+        Everyone with an account, their role and what they used this month. A role decides what someone may do:{" "}
+        <strong>Admin</strong> opens the admin area, <strong>Premium</strong> and other roles are plans with their own
+        daily allowance, and <strong>No role</strong> is the standard plan. Use Edit to change a role, disable an account
+        or sign someone out everywhere; every change is recorded at the bottom of this page.
+      </p>
       <Form method="get" className="inbox-filters" key={q}>
         <label>
           Search by email
@@ -112,7 +180,13 @@ export default function AdminUsers() {
       {listing.users.length === 0 ? (
         <p className="empty">{q ? `No users with an email containing “${q}”.` : "No users yet."}</p>
       ) : (
-        <UsersTable users={listing.users} me={me} />
+        <>
+          <p className="fine-print">
+            “This month” counts from {monthStart} (UTC): the messages their daily allowance counted, and the tokens the
+            replies used.{listing.usageUnavailable ? " Usage cannot be read right now." : ""}
+          </p>
+          <UsersTable users={listing.users} me={me} allowances={allowances} usageUnavailable={listing.usageUnavailable} />
+        </>
       )}
       {nextPage ? (
         <nav aria-label="Pages" className="pager">
@@ -120,6 +194,7 @@ export default function AdminUsers() {
         </nav>
       ) : null}
       <RoleAuditTable changes={changes} />
+      <AccountAuditTable actions={accountActions} />
     </>
   );
 }

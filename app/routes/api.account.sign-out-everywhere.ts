@@ -1,5 +1,6 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { isSameOrigin } from "~/auth/request.server";
+import { publishInvalidation } from "~/auth/invalidation.server";
 import { destroySession } from "~/auth/session.server";
 import { requireAccountUser, revokeAllSessions } from "~/data/account.server";
 import { logBackendFault } from "~/deadline.server";
@@ -25,6 +26,8 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     logBackendFault("identity", "revoking a user's sessions", error);
     return redirect("/dashboard?signout=failed#your-data", { status: 303, headers: NO_STORE });
   }
+  // Other instances drop what they cached of the account at once.
+  await publishInvalidation({ uid: user.uid, email: user.email ?? undefined, reason: "sign-out-everywhere" });
   const setCookie = await destroySession(request);
   return redirect("/", { status: 303, headers: { ...NO_STORE, "Set-Cookie": setCookie } });
 });

@@ -16,12 +16,16 @@ import { DisplayNameForm } from "~/components/dashboard/display-name-form";
 import { planName } from "~/components/dashboard/plan";
 import { ProfileHeader } from "~/components/dashboard/profile-header";
 import { RecentConversations } from "~/components/dashboard/recent-conversations";
+import { SharedLinks } from "~/components/dashboard/shared-links";
+import { ThemeSwitch } from "~/components/dashboard/theme-switch";
 import { UsageChart } from "~/components/dashboard/usage-chart";
 import { QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { sharesForDashboard } from "~/chat/share-pages.server";
 import { getConfig } from "~/config.server";
 import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
 import { listConversations } from "~/data/conversations.server";
 import { getQuotaStatus } from "~/data/quotas.server";
+import { themeIntent } from "~/data/theme.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
@@ -74,6 +78,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
   ]);
+  // After the figures, not beside them: local mode's embedded PostgreSQL takes one query at a time (see usageFigures).
+  const shares = await sharesForDashboard(user.uid);
   return json(
     {
       now: now.toISOString(),
@@ -90,6 +96,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       usage,
       quota,
       recent,
+      shares,
       firebase: config.publicFirebase,
       localMode: config.mode === "local",
     },
@@ -100,6 +107,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.small);
+  if (form.get("intent") === "theme") return themeIntent(user.uid, form);
   if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
   // The same message for unstorable text as every other field (review L-3).
@@ -120,7 +128,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function DashboardPage() {
-  const { now, profile, plan, adminPending, account, usage, quota, recent, firebase, localMode } = useLoaderData<typeof loader>();
+  const { now, profile, plan, adminPending, account, usage, quota, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
@@ -148,12 +156,18 @@ export default function DashboardPage() {
         <RecentConversations conversations={recent} />
       </section>
 
+      <section aria-labelledby="shared-title" className="dashboard-section">
+        <h2 id="shared-title">Shared links</h2>
+        <SharedLinks links={shares} />
+      </section>
+
       <section id="account" aria-labelledby="account-title" className="dashboard-section">
         <h2 id="account-title">Account</h2>
         {account ? (
           <>
             <AccountFacts account={account} firebase={firebase} localMode={localMode} />
             <DisplayNameForm current={account.displayName} result={actionData} />
+            <ThemeSwitch />
             {account.hasPassword && account.email ? <ChangePassword firebase={firebase} email={account.email} /> : null}
           </>
         ) : (

@@ -1,7 +1,7 @@
 import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
-import { authErrorMessage, signsUserOut } from "~/auth/auth-errors";
+import { authErrorCode, authErrorMessage, PASSWORD_RULES_UNMET, signsUserOut } from "~/auth/auth-errors";
 import type { AuthProvider } from "~/auth/auth-providers";
 import {
   checkPassword,
@@ -12,6 +12,7 @@ import {
   type PasswordCheck,
   type SignInMethod,
 } from "~/auth/firebase-client";
+import { afterSignUp, loginReason } from "~/auth/login-reason";
 import { safeRedirect } from "~/auth/redirect";
 import { getSessionUser, sessionHeaders } from "~/auth/session.server";
 import { useSetAuthPending } from "~/components/auth-pending";
@@ -28,12 +29,25 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (state.status === "signed-in") throw redirect(redirectTo);
   const config = getConfig();
   return json(
-    { firebase: config.publicFirebase, redirectTo, localMode: config.mode === "local", providers: config.authProviders },
+    {
+      firebase: config.publicFirebase,
+      redirectTo,
+      reason: loginReason(redirectTo),
+      localMode: config.mode === "local",
+      providers: config.authProviders,
+    },
     { headers: sessionHeaders(state) },
   );
 }
 
 type Mode = "signin" | "signup" | "reset";
+
+function resetNotice(email: string, localMode: boolean): string {
+  return (
+    `If an account exists for ${email}, we've sent it a link to reset the password.` +
+    (localMode ? " In local mode the Auth emulator prints the link in its log." : "")
+  );
+}
 
 const TITLES: Record<Mode, string> = {
   signin: "Sign in",
@@ -42,7 +56,7 @@ const TITLES: Record<Mode, string> = {
 };
 
 export default function Login() {
-  const { firebase, redirectTo, localMode, providers } = useLoaderData<typeof loader>();
+  const { firebase, redirectTo, reason, localMode, providers } = useLoaderData<typeof loader>();
   // Without the password provider there is no form, and so no sign-up or reset either.
   const withPassword = providers.some((provider) => provider.kind === "password");
   const federated = providers.filter((provider) => provider.kind !== "password");
@@ -51,6 +65,7 @@ export default function Login() {
   const [mode, setMode] = useState<Mode>(initialMode === "signup" || initialMode === "reset" ? initialMode : "signin");
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  const [showPassword, setShowPassword] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -92,7 +107,8 @@ export default function Login() {
         return;
       }
       // A full page load: every page, nav included, is rendered from the new session.
-      window.location.assign(redirectTo);
+      // A new account starts in the assistant, not on a home page that greets it back.
+      window.location.assign(method.kind === "signup" ? afterSignUp(redirectTo) : redirectTo);
     } catch (caught) {
       setPending(null);
       if (signsUserOut(caught)) {
@@ -105,6 +121,13 @@ export default function Login() {
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    // What the fields hold, not only the state: text typed before the page
+    // finished loading (hydration) never reached onChange.
+    const typed = new FormData(event.currentTarget);
+    const typedEmail = String(typed.get("email") ?? email).trim();
+    const typedPassword = String(typed.get("password") ?? password);
+    setEmail(typedEmail);
+    setPassword(typedPassword);
     setError(null);
     setNotice(null);
     setBusy(true);
@@ -112,21 +135,24 @@ export default function Login() {
       if (mode === "reset") {
         const auth = await clientAuth(firebase);
         try {
-          await sendReset(auth, email.trim());
-          setNotice(
-            `If an account exists for ${email.trim()}, we've sent it a link to reset the password.` +
-              (localMode ? " In local mode the Auth emulator prints the link in its log." : ""),
-          );
+          await sendReset(auth, typedEmail);
+          setNotice(resetNotice(typedEmail, localMode));
         } catch (caught) {
-          setError(authErrorMessage(caught));
+          // No account for the address: the same answer as when there is one.
+          if (authErrorCode(caught) === "auth/user-not-found") setNotice(resetNotice(typedEmail, localMode));
+          else setError(authErrorMessage(caught));
         }
         return;
       }
-      if (mode === "signup" && checks.some((check) => !check.met)) {
-        setError("Choose a password that meets every requirement listed below it.");
-        return;
+      if (mode === "signup") {
+        const current =
+          typedPassword === password && checks.length > 0 ? checks : await checkPassword(await clientAuth(firebase), typedPassword);
+        if (current.some((check) => !check.met)) {
+          setError(PASSWORD_RULES_UNMET);
+          return;
+        }
       }
-      await finishSignIn({ kind: mode === "signup" ? "signup" : "password", email: email.trim(), password });
+      await finishSignIn({ kind: mode === "signup" ? "signup" : "password", email: typedEmail, password: typedPassword });
     } finally {
       setBusy(false);
     }
@@ -152,8 +178,16 @@ export default function Login() {
   return (
     <div className="page auth-page">
       <h1>{TITLES[mode]}</h1>
+      {reason && mode !== "reset" ? <p className="login-reason">{reason}</p> : null}
       {withPassword ? (
-        <form className="auth-form" onSubmit={onSubmit} noValidate aria-describedby={error ? "auth-error" : undefined}>
+        // method="post": before the script has loaded, a native submit must not put the password in the URL.
+        <form
+          className="auth-form"
+          method="post"
+          onSubmit={onSubmit}
+          noValidate
+          aria-describedby={error ? "auth-error" : undefined}
+        >
           <label htmlFor="email">Email</label>
           <input
             id="email"
@@ -167,16 +201,28 @@ export default function Login() {
           {mode !== "reset" ? (
             <>
               <label htmlFor="password">Password</label>
-              <input
-                id="password"
-                name="password"
-                type="password"
-                autoComplete={mode === "signup" ? "new-password" : "current-password"}
-                required
-                value={password}
-                onChange={(event) => setPassword(event.target.value)}
-                aria-describedby={mode === "signup" ? "password-rules" : undefined}
-              />
+              <div className="password-field">
+                <input
+                  id="password"
+                  name="password"
+                  type={showPassword ? "text" : "password"}
+                  autoComplete={mode === "signup" ? "new-password" : "current-password"}
+                  required
+                  value={password}
+                  onChange={(event) => setPassword(event.target.value)}
+                  aria-describedby={mode === "signup" ? "password-rules" : undefined}
+                />
+                {/* A toggle with a fixed name: its pressed state says whether the password shows. */}
+                <button
+                  type="button"
+                  className="button small password-toggle"
+                  aria-pressed={showPassword}
+                  aria-controls="password"
+                  onClick={() => setShowPassword((shown) => !shown)}
+                >
+                  Show password
+                </button>
+              </div>
             </>
           ) : null}
           {mode === "signup" ? (

@@ -16,7 +16,7 @@ export function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ConversationPage() {
-  const { conversation, messages } = useLoaderData<typeof loader>();
+  const { conversation, messages, feedback } = useLoaderData<typeof loader>();
   const data = useAssistantData();
   return (
     <ChatView
@@ -26,12 +26,14 @@ export default function ConversationPage() {
       title={conversation.title}
       // Serialized from ChatMessage objects: the JSON round trip keeps their shape.
       initialMessages={messages as unknown as ChatMessage[]}
+      leafId={conversation.leafId}
       models={data.models}
       model={conversation.model}
       quota={data.quota}
       customInstructions={conversation.customInstructions}
       toolInstructions={conversation.hasToolInstructions}
       toolNames={data.toolNames}
+      feedback={feedback}
     />
   );
 }

@@ -5,18 +5,31 @@ import { requireUser } from "~/auth/session.server";
 import { uuid } from "~/chat/uuid";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
+import { TOOL_PARAM } from "~/components/tools/chat-handoff";
+import { getPromptTool, toolStore } from "~/data/prompt-tools.server";
 
-/** /nuvara: a new chat. Its id is chosen here; the first message creates the conversation with it. */
+/**
+ * /nuvara: a new chat. Its id is chosen here; the first message creates the
+ * conversation with it. /nuvara?tool=<id>: a prompt tool's chat — the first
+ * send carries the tool, whose instructions the conversation starts with.
+ */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
-  return json({ newId: crypto.randomUUID() }, { headers: { "Cache-Control": "private, no-store" } });
+  const toolId = new URL(request.url).searchParams.get(TOOL_PARAM);
+  // Only to say that the tool's instructions apply; the chat endpoint checks the tool again on send.
+  const tool = toolId ? await toolStore((db) => getPromptTool(db, toolId)) : null;
+  return json(
+    { newId: crypto.randomUUID(), tool: tool?.enabled ? { id: tool.id, name: tool.name } : null },
+    { headers: { "Cache-Control": "private, no-store" } },
+  );
 }
 
-// A fresh id comes with each visit (below), not with each revalidation.
-export const shouldRevalidate: ShouldRevalidateFunction = () => false;
+// A fresh id comes with each visit (below), not with each revalidation; the tool, when it changes.
+export const shouldRevalidate: ShouldRevalidateFunction = ({ currentUrl, nextUrl }) =>
+  currentUrl.searchParams.get(TOOL_PARAM) !== nextUrl.searchParams.get(TOOL_PARAM);
 
 export default function NewChat() {
-  const { newId } = useLoaderData<typeof loader>();
+  const { newId, tool } = useLoaderData<typeof loader>();
   const location = useLocation();
   // The first page load uses the server's id (same in both renders); every later visit to /nuvara, a new one.
   const chatId = useMemo(() => (location.key === "default" ? newId : uuid()), [location.key, newId]);
@@ -32,7 +45,7 @@ export default function NewChat() {
       model={null}
       quota={data.quota}
       customInstructions={data.customInstructions || null}
-      toolInstructions={false}
+      toolInstructions={Boolean(tool)}
       toolNames={data.toolNames}
     />
   );

@@ -5,17 +5,21 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Outlet, useLoaderData, useLocation, useParams } from "@remix-run/react";
+import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
 import { loadAssistant, updateInstructions } from "~/chat/assistant-pages.server";
+import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
 import { MESSAGE_BOX_ID } from "~/components/chat/composer";
 import { CustomInstructions } from "~/components/chat/instructions-dialog";
 import { ShortcutsDialog, useChatShortcuts } from "~/components/chat/shortcuts";
 import { ConversationSidebar } from "~/components/chat/sidebar";
 import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-state";
 import { AppErrorBoundary } from "~/components/error-boundary";
+import { NavItems } from "~/components/nav";
 import { SignedInAs } from "~/components/signed-in-as";
+import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
 import { pageTitle } from "~/meta";
+import type { loader as rootLoader } from "~/root";
 import chatStyles from "~/styles/chat.css";
 
 export const meta: MetaFunction = () => pageTitle("Assistant");
@@ -26,7 +30,10 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles
 export const handle = { skipLink: { href: `#${MESSAGE_BOX_ID}`, label: "Skip to message box" } };
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  return json(await loadAssistant(request), { headers: { "Cache-Control": "private, no-store" } });
+  const assistant = await loadAssistant(request);
+  // A new account lands here (app/auth/login-reason.ts): it is told to verify its address.
+  const verifyEmail = await verifyEmailPrompt(assistant.user);
+  return json({ ...assistant, verifyEmail }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 export function action({ request }: ActionFunctionArgs) {
@@ -35,6 +42,7 @@ export function action({ request }: ActionFunctionArgs) {
 
 export default function AssistantLayout() {
   const data = useLoaderData<typeof loader>();
+  const root = useRouteLoaderData<typeof rootLoader>("root");
   const { conversationId } = useParams();
   const location = useLocation();
   const sidebar = useSidebarState();
@@ -63,11 +71,18 @@ export default function AssistantLayout() {
                 Keyboard shortcuts
               </button>
               <SignedInAs user={data.user} role={data.role} />
+              {/* Phones only (chat.css): the site's links live here, so the chat has one slim bar. */}
+              <nav aria-label="Site" className="drawer-site-nav">
+                <ul>
+                  <NavItems signedIn isAdmin={Boolean(root?.isAdmin)} newMessages={root?.newMessages ?? null} />
+                </ul>
+              </nav>
             </>
           }
         />
         {sidebar.drawerOpen ? <div className="drawer-backdrop" data-outside-trap aria-hidden="true" onClick={closeWithFocus} /> : null}
         <div className="assistant-main">
+          {data.verifyEmail ? <VerifyEmailBanner {...data.verifyEmail} /> : null}
           <Outlet />
         </div>
       </div>

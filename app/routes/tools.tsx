@@ -22,9 +22,11 @@ import {
   adminToolActionSchema,
   BUILT_IN_PROMPT_TOOLS,
   deletePromptTool,
+  findBuiltInPromptTool,
   functionSwitchSchema,
   parseCatalogueFilters,
   listPromptTools,
+  resetPromptTool,
   setPromptToolEnabled,
   toolStore,
   type PromptTool,
@@ -41,7 +43,15 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: toolsStyle
 const NO_STORE = { "Cache-Control": "no-store" };
 
 function summary(tool: PromptTool): PromptToolSummary {
-  return { id: tool.id, name: tool.name, description: tool.description, category: tool.category, builtIn: tool.builtIn, enabled: tool.enabled };
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    builtIn: tool.builtIn,
+    enabled: tool.enabled,
+    edited: tool.edited,
+  };
 }
 
 /** Public: anyone may browse; the switches and admin controls need a session. */
@@ -108,18 +118,31 @@ export async function action({ request }: ActionFunctionArgs) {
   await requireAdmin(request);
   const parsed = adminToolActionSchema().safeParse(body.fields);
   if (!parsed.success) {
-    return answer({ error: typeof intent === "string" && ["enable", "disable", "delete"].includes(intent) ? "There is no such tool." : "Unknown action." }, 400);
+    return answer(
+      { error: typeof intent === "string" && ["enable", "disable", "delete", "reset"].includes(intent) ? "There is no such tool." : "Unknown action." },
+      400,
+    );
   }
   const { intent: what, id, confirm } = parsed.data;
-  if (what === "delete" && confirm !== "yes") return answer({ confirmDelete: id });
+  const builtIn = Boolean(findBuiltInPromptTool(id));
+  // A built-in tool has a default to go back to and is never deleted; an admin's tool has no default.
+  if (what === "delete" && builtIn) {
+    return answer({ error: "A built-in tool cannot be deleted: disable it to hide it, or reset it to its default." }, 400);
+  }
+  if (what === "reset" && !builtIn) return answer({ error: "Only a built-in tool can be reset to its default." }, 400);
+  if ((what === "delete" || what === "reset") && confirm !== "yes") return answer({ confirmDelete: id });
   let found: boolean;
   try {
-    found = await toolStore((db) => (what === "delete" ? deletePromptTool(db, id) : setPromptToolEnabled(db, id, what === "enable")));
+    found = await toolStore((db) => {
+      if (what === "delete") return deletePromptTool(db, id);
+      if (what === "reset") return resetPromptTool(db, id);
+      return setPromptToolEnabled(db, id, what === "enable");
+    });
   } catch {
     return answer({ error: "The tool could not be changed right now. Please try again shortly." }, 503);
   }
   if (!found) return answer({ error: "That tool no longer exists." }, 404);
-  const done = { enable: "enabled", disable: "disabled", delete: "deleted" }[what];
+  const done = { enable: "enabled", disable: "disabled", delete: "deleted", reset: "reset to its default" }[what];
   return answer({ ok: true, notice: `The tool was ${done}.` });
 }
 

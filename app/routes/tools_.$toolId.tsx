@@ -8,12 +8,10 @@ import {
 import { Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { useEffect } from "react";
 import { requireUser, type SignedIn } from "~/auth/session.server";
-import { prepareFirstMessage } from "~/components/tools/chat-handoff";
+import { prepareFirstMessage, toolChatUrl } from "~/components/tools/chat-handoff";
 import { toolInputName } from "~/components/tools/form-fields";
 import { ToolInputForm } from "~/components/tools/tool-input-form";
 import { readBody } from "~/data/inbox-input.server";
-import { createConversation } from "~/data/conversations.server";
-import { getCustomInstructions } from "~/data/preferences.server";
 import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools.server";
 import { refuseToolRunOverLimit } from "~/data/tool-run-limit.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
@@ -28,8 +26,12 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 /** Using a tool needs a session: a signed-out visitor goes through /login and comes back here. */
 async function openTool(session: SignedIn, id: string): Promise<PromptTool> {
-  // Built-in tools open even while the database is away (starting the chat needs it).
-  const tool = findBuiltInPromptTool(id) ?? (await toolStore((db) => getPromptTool(db, id)));
+  // Built-in tools open (as shipped) even while the database is away; with it, as admins edited them.
+  const builtInDefault = findBuiltInPromptTool(id);
+  const tool = await toolStore((db) => getPromptTool(db, id)).catch((error: unknown) => {
+    if (builtInDefault) return builtInDefault;
+    throw error;
+  });
   // A disabled tool is gone for everyone but admins, who may still try it.
   if (!tool || (!tool.enabled && !session.isAdmin)) {
     throw json({ error: "There is no such tool. It may have been removed." }, { status: 404, headers: NO_STORE });
@@ -65,22 +67,12 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = parseToolInputs(tool, body.fields);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   const uid = session.user.uid;
-  const started = await toolStore(async (db) => {
-    // Each run is a new conversation: limited per account (review L-6), counted only for valid input.
-    const refused = await refuseToolRunOverLimit(db, uid, typedValues(tool, body.fields));
-    if (refused) return { refused };
-    const conversation = await createConversation(db, {
-      uid,
-      title: tool.name,
-      systemPrompt: tool.systemPrompt,
-      // As for any new chat: the user's custom instructions as they are now.
-      customInstructions: await getCustomInstructions(db, uid),
-    });
-    return { conversation };
-  });
-  if ("refused" in started) return started.refused;
-  // The browser puts the first message into the new chat's composer, then opens it.
-  return json({ started: { conversationId: started.conversation.id, message: parsed.message } }, { headers: NO_STORE });
+  // Each run is limited per account (review L-6), counted here, for valid input only. No conversation
+  // is created: the new chat's first send creates it, with the tool's instructions (docs/decisions/033).
+  const refused = await toolStore((db) => refuseToolRunOverLimit(db, uid, typedValues(tool, body.fields)));
+  if (refused) return refused;
+  // The browser puts the first message into a new chat's composer, then opens it with the tool.
+  return json({ started: { toolId: tool.id, message: parsed.message } }, { headers: NO_STORE });
 }
 
 /** What the user typed, to show again in the form when the run is refused. */
@@ -97,7 +89,7 @@ export default function PromptToolPage() {
   const started = actionData && "started" in actionData ? actionData.started : undefined;
   const navigate = useNavigate();
   useEffect(() => {
-    if (started && prepareFirstMessage(started.conversationId, started.message)) navigate(`/nuvara/${started.conversationId}`);
+    if (started && prepareFirstMessage(started.message)) navigate(toolChatUrl(started.toolId));
   }, [started, navigate]);
 
   if (started) {
@@ -109,7 +101,7 @@ export default function PromptToolPage() {
         <p role="status">Your chat is ready. If it does not open by itself, copy your message, open the chat and paste it:</p>
         <p className="tool-prompt">{started.message}</p>
         <p>
-          <Link to={`/nuvara/${started.conversationId}`} className="button primary">
+          <Link to={toolChatUrl(started.toolId)} className="button primary">
             Open the chat
           </Link>
         </p>

@@ -29,17 +29,21 @@ const NO_STORE = { "Cache-Control": "no-store" };
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const [tool, categories] = await toolStore(async (db) => [await getPromptTool(db, params.toolId ?? ""), await promptToolCategories(db)] as const);
-  if (!tool || tool.builtIn) throw promptToolNotFound();
-  return json({ name: tool.name, values: toolFormValues(tool), categories }, { headers: NO_STORE });
+  if (!tool) throw promptToolNotFound();
+  return json(
+    { name: tool.name, values: toolFormValues(tool), categories, builtIn: tool.builtIn, edited: tool.edited },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action({ request, params }: ActionFunctionArgs) {
   await requireAdmin(request);
-  return savePromptToolForm(request, (db, input) => updatePromptTool(db, params.toolId ?? "", input));
+  const id = params.toolId ?? "";
+  return savePromptToolForm(request, (db, input) => updatePromptTool(db, id, input), id);
 }
 
 export default function EditPromptTool() {
-  const { name, values, categories } = useLoaderData<typeof loader>();
+  const { name, values, categories, builtIn, edited } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   return (
     <div className="page tools-page">
@@ -47,6 +51,12 @@ export default function EditPromptTool() {
         <Link to="/tools">← All tools</Link>
       </p>
       <h1>Edit “{name}”</h1>
+      {builtIn ? (
+        <p>
+          This tool is built in. Your changes apply for everyone;{" "}
+          {edited ? "“Reset to default” on the tools page brings back the original." : "you can reset it to its original from the tools page at any time."}
+        </p>
+      ) : null}
       <PromptToolForm
         values={actionData?.values ?? values}
         errors={actionData?.fieldErrors}

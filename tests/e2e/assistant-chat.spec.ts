@@ -105,17 +105,21 @@ test.describe("chatting at /nuvara", () => {
   test("closing the tab mid-reply aborts the model request; the partial reply is kept", async ({ context, page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
+    // A new chat has its conversation (and URL) once its first exchange is stored (docs/decisions/033).
+    await sendMessage(page, "Hello");
+    await expect(replies(page)).toHaveCount(1);
+    await expectConversationUrl(page);
+    const url = page.url();
     await scriptedModel.enqueue({ type: "text", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa", chunkDelayMs: 250 });
     await sendMessage(page, "Greek letters please");
     await expect(replies(page).getByText("alpha beta")).toBeVisible();
-    const url = page.url();
     await page.close();
 
     await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
     const again = await context.newPage();
     await again.goto(url);
-    await expect(replies(again).first()).toContainText("alpha beta");
-    await expect(replies(again).first().getByText("Stopped")).toBeVisible();
+    await expect(replies(again).nth(1)).toContainText("alpha beta");
+    await expect(replies(again).nth(1).getByText("Stopped")).toBeVisible();
   });
 
   test("a provider error shows in plain words with Retry; the message is not lost or sent twice", async ({ page, newAccount }) => {
@@ -178,7 +182,7 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page).first().getByText('"result": "0.3"')).toBeVisible();
   });
 
-  test("regenerate replaces the last reply, and the last message can be edited and sent again", async ({ page, newAccount }) => {
+  test("regenerate shows a new version of the last reply, and the last message can be edited and sent again (versions: assistant-branches.spec.ts)", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.enqueue({ type: "text", text: "First try." }, { type: "text", text: "Second try." });
@@ -226,7 +230,7 @@ test.describe("chatting at /nuvara", () => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const picker = page.getByRole("combobox", { name: "Model" });
-    await expect(picker.getByRole("option")).toHaveText(["test-model", "test-model-b"]);
+    await expect(picker.getByRole("option")).toHaveText(["test-model", "Test Model B"]);
     await expect(picker).toHaveValue("test-model");
     await picker.selectOption("test-model-b");
     await sendMessage(page, "Which model?");

@@ -61,6 +61,30 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(box).toBeFocused();
   });
 
+  test("after Regenerate and after Retry the message box has the focus (their buttons go with the old reply)", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue({ type: "text", text: "First answer." });
+    await sendMessage(page, "Answer twice");
+    await expect(replies(page)).toHaveText([/First answer\./]);
+    await expectConversationUrl(page);
+
+    await scriptedModel.enqueue({ type: "text", text: "Second answer." });
+    await replies(page).getByRole("button", { name: "Regenerate" }).click();
+    await expect(replies(page)).toHaveText([/Second answer\./]);
+    await expect(composer(page).box).toBeFocused();
+
+    await scriptedModel.failWith({ type: "http-error", status: 500 });
+    await sendMessage(page, "This one fails");
+    const retry = page.getByRole("button", { name: "Retry" });
+    await expect(retry).toBeVisible();
+    await scriptedModel.failWith(null);
+    await scriptedModel.enqueue({ type: "text", text: "Worked this time." });
+    await retry.click();
+    await expect(replies(page).last()).toHaveText(/Worked this time\./);
+    await expect(composer(page).box).toBeFocused();
+  });
+
   test("Escape stops a streaming reply, from the message box or the transcript", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
@@ -187,7 +211,7 @@ test.describe("keyboard and focus in the assistant", () => {
     // From the Conversations button onward: header, transcript, its messages' buttons, then the box.
     await page.getByRole("button", { name: "Conversations", exact: true }).focus();
     const names: string[] = [];
-    for (let i = 0; i < 12; i += 1) {
+    for (let i = 0; i < 16; i += 1) {
       await page.keyboard.press("Tab");
       const name = await page.evaluate(() => {
         const element = document.activeElement as HTMLElement;
@@ -197,9 +221,11 @@ test.describe("keyboard and focus in the assistant", () => {
       if (name === "Message") break;
     }
     expect(names[0]).toMatch(/^test-model/);
+    expect(names).toContain("Share");
     expect(names).toContain("Export");
     expect(names).toContain("Conversation");
     expect(names.at(-1)).toBe("Message");
-    expect(names.length).toBeLessThanOrEqual(10);
+    // The header's few controls, the transcript and one exchange's buttons (Copy, 👍, 👎, Report, Regenerate…): no more.
+    expect(names.length, names.join(" → ")).toBeLessThanOrEqual(13);
   });
 });

@@ -153,9 +153,13 @@ test.describe("the chat on a phone (390×844)", () => {
     await expect(replies(page)).toHaveText([/You said: Hello from a phone/]);
     await expectConversationUrl(page);
 
-    // Little above the first message, and the page itself does not scroll.
+    // One slim bar (the chat's own: no site header above it), and the page itself does not scroll.
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+    const bar = await page.locator(".chat-header").boundingBox();
+    expect(bar!.y).toBe(0);
+    expect(bar!.height).toBeLessThanOrEqual(52);
     const firstMessage = await page.getByRole("article", { name: "You" }).boundingBox();
-    expect(firstMessage!.y).toBeLessThan(140);
+    expect(firstMessage!.y).toBeLessThan(90);
     await expectPageDoesNotScroll(page);
     await expect(conversationList(page)).toBeHidden();
 
@@ -189,6 +193,17 @@ test.describe("the chat on a phone (390×844)", () => {
     await close.click();
     await expect(drawer).toBeHidden();
     await expect(opener).toBeFocused();
+
+    // The site's links are in the drawer, with the seed's names.
+    await opener.click();
+    const siteLinks = drawer.getByRole("navigation", { name: "Site" });
+    await expect(siteLinks.getByRole("link")).toHaveText(["Assistant", "Dashboard", "Tools"]);
+    await expect(siteLinks.getByRole("button", { name: "Logout" })).toBeVisible();
+    await siteLinks.getByRole("link", { name: "Dashboard" }).click();
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeVisible();
+    await page.goBack();
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
 
     // Choosing a conversation in the drawer opens it and closes the drawer.
     await opener.click();

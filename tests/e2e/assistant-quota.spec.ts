@@ -1,5 +1,5 @@
 import { expect, signIn, test } from "./fixtures";
-import { composer, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import { composer, conversationList, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
 
 // playwright.config.ts gives the role "tiny" a quota of 2 messages a day.
 test.beforeEach(async () => {
@@ -65,6 +65,28 @@ test.describe("daily quota", () => {
     await page.getByRole("button", { name: "Retry" }).click();
     await expect(replies(page)).toHaveText([/You said: will fail/]);
     await expect(page.getByText("1 message left today")).toBeVisible();
+  });
+
+  test("Stop before the first word is free: the count is unchanged, also after a reload", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount({ role: "tiny" }));
+    await page.goto("/nuvara");
+    await expect(page.getByText("2 messages left today")).toBeVisible();
+    // The model never answers: nothing of the reply is ever shown.
+    await scriptedModel.enqueue({ type: "stall" });
+    await sendMessage(page, "Never mind");
+    const { stop, box } = composer(page);
+    await expect(stop).toBeVisible();
+    await stop.click();
+    await expect(composer(page).send).toBeVisible();
+    await expect(userMessages(page)).toHaveText([/Never mind/]);
+    await expect(page.getByText("2 messages left today")).toBeVisible();
+    await box.fill("");
+    // The message itself is kept (stored as the stop ends the reply), in a conversation of its own.
+    await expect(async () => {
+      await page.reload();
+      await expect(conversationList(page).getByRole("link", { name: "Never mind" })).toBeVisible({ timeout: 1_000 });
+    }).toPass();
+    await expect(page.getByText("2 messages left today")).toBeVisible();
   });
 
   test("admins have no daily limit", async ({ page, newAccount }) => {

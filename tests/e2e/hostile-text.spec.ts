@@ -51,9 +51,20 @@ test("script typed into titles, messages and tool definitions shows as text and 
   expect(created.status()).toBe(303);
   const toolId = new URL(created.headers().location, env.baseURL).searchParams.get("saved")!;
 
-  // A conversation (started from the tool) renamed to markup.
-  const started = await page.request.post(`/tools/${toolId}?_data=${encodeURIComponent("routes/tools_.$toolId")}`, { form: { input0: "hello" }, headers });
-  const { conversationId } = (await started.json()).started as { conversationId: string };
+  // A conversation started from the tool (it exists once its first exchange is stored), renamed to markup.
+  const conversationId = crypto.randomUUID();
+  const firstExchange = await page.request.post("/api/chat", {
+    data: {
+      conversationId,
+      create: true,
+      toolId,
+      model: "test-model",
+      message: { id: crypto.randomUUID(), role: "user", parts: [{ type: "text", text: "hello" }] },
+    },
+    headers,
+  });
+  expect(firstExchange.status()).toBe(200);
+  expect(await firstExchange.text()).toContain('"type":"data-saved"');
   const renamed = await page.request.post(`/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, {
     form: { intent: "rename", title: PAYLOAD },
     headers,
@@ -66,7 +77,7 @@ test("script typed into titles, messages and tool definitions shows as text and 
   // The message itself, opened from the inbox.
   await page.goto(`/admin/messages?q=${tag}`);
   await page.getByRole("link", { name: /window\.__pwned/ }).first().click();
-  await expect(page).toHaveURL(/\/admin\/messages\/[0-9a-f-]{36}$/);
+  await expect(page).toHaveURL(/\/admin\/messages\/[0-9a-f-]{36}(\?q=[^&]+)?$/);
   await expect(page.getByText(PAYLOAD.slice(0, 30)).first()).toBeVisible();
   expect(happened).toEqual([]);
 });

@@ -78,3 +78,32 @@ test("an open conversation without code loads no highlighter", async ({ page, ne
   expect(scripts.length).toBeGreaterThan(0);
   expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
 });
+
+test("math is drawn as MathML, and KaTeX is loaded only for a reply that has math (ADR 056)", async ({ page, newAccount }) => {
+  const scripts = scriptRequests(page);
+  await signIn(page, await newAccount());
+  await page.goto("/nuvara");
+
+  await scriptedModel.enqueue({ type: "text", text: "It costs $5 and $6, no math here." });
+  await sendMessage(page, "Prices");
+  await expect(replies(page).first()).toContainText("It costs $5 and $6");
+  await expectConversationUrl(page);
+  await page.waitForLoadState("networkidle");
+  expect(scripts.filter((url) => /\/markdown-math-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
+  await expect(replies(page).first().locator("math")).toHaveCount(0);
+
+  await scriptedModel.enqueue({ type: "text", text: "Euler: \\(e^{i\\pi} + 1 = 0\\), and\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$" });
+  await sendMessage(page, "Some math");
+  const reply = replies(page).nth(1);
+  await expect(reply.locator("math")).toHaveCount(2);
+  await expect(reply.locator('math[display="block"] mfrac')).toBeVisible();
+  await expect(reply).not.toContainText("\\frac", { useInnerText: true });
+  expect(scripts.filter((url) => /\/markdown-math-[A-Z0-9]+\.js$/.test(url))).toHaveLength(1);
+  await expectNoAxeViolations(page, "a reply with math");
+
+  // The server renders it too: the reopened conversation's HTML already has the MathML.
+  const html = await (await page.request.get(page.url())).text();
+  expect(html).toContain('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">');
+  await page.reload();
+  await expect(replies(page).nth(1).locator("math")).toHaveCount(2);
+});

@@ -56,11 +56,12 @@ test.describe("the login page", () => {
     const rules = page.getByRole("list", { name: "Password requirements" });
     await expect(rules.getByText("At least 6 characters")).toContainText("(not met yet)");
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect(page.getByRole("alert")).toHaveText("Choose a password that meets every requirement listed below it.");
+    await expect(page.getByRole("alert")).toHaveText("Choose a password that meets every requirement in the list above.");
     await page.getByLabel("Password", { exact: true }).fill("abcdef1");
     await expect(rules.getByText("At least 6 characters")).toContainText("(met)");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(mainNav(page).getByRole("button", { name: "Logout" })).toBeVisible();
+    await expect(page).toHaveURL(/\/nuvara$/);
     expect(await oobCodes()).toContainEqual(expect.objectContaining({ email, requestType: "VERIFY_EMAIL" }));
   });
 
@@ -152,12 +153,12 @@ test.describe("identity errors show human messages and keep what was typed (seed
     await expect(page.getByLabel("Password", { exact: true })).toHaveValue("not-the-password");
   });
 
-  test("user-not-found", async ({ page }) => {
+  test("user-not-found: the same message as a wrong password (no account is revealed)", async ({ page }) => {
     await page.goto("/login");
     await fillSignIn(page, `nobody-${Date.now()}@example.com`, "whatever-1");
     await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(
-      "There is no account with this email. Check the address, or create an account.",
+      "That email and password don't match. Check them and try again, or reset your password.",
     );
   });
 

@@ -1,5 +1,5 @@
 import { expect, mainNav, signIn, test } from "./fixtures";
-import { composer, lastModelRequest, replies, scriptedModel, sendMessage } from "./assistant-support";
+import { composer, conversationList, lastModelRequest, replies, scriptedModel, sendMessage } from "./assistant-support";
 
 /** /tools: the public catalogue, prompt tools starting chats, function switches, and admins' controls. */
 
@@ -72,8 +72,10 @@ test.describe("the catalogue", () => {
 
     await page.getByLabel("Translate into").fill("French");
     await page.getByRole("button", { name: "Start chat" }).click();
-    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    // A new chat with the tool: no conversation exists until the first message is sent (and answered).
+    await expect(page).toHaveURL(/\/nuvara\?tool=translate$/);
     await expect(page.getByText("Tool instructions on")).toBeVisible();
+    await expect(conversationList(page).getByRole("link", { name: "Translate" })).toHaveCount(0);
     const { box, send } = composer(page);
     await expect(box).toHaveValue("Text to translate:\nGood morning, how are you?\n\nTranslate into:\nFrench");
 
@@ -81,6 +83,9 @@ test.describe("the catalogue", () => {
     await expect(send).toBeEnabled();
     await box.press("Enter");
     await expect(replies(page).first()).toContainText("Bonjour, comment allez-vous ?");
+    await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);
+    await expect(page.getByText("Tool instructions on")).toBeVisible();
+    await expect(conversationList(page).getByRole("link", { name: "Translate" })).toHaveCount(1);
     const request = await lastModelRequest();
     const system = request?.messages?.find((message) => message.role === "system");
     expect(String(system?.content)).toContain("You are a careful translator.");

@@ -1,4 +1,4 @@
-import { inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addContactMessage, addReport, countNewMessages, decodeCursor, encodeCursor, INBOX_PAGE_SIZE } from "~/data/inbox.server";
 import { getDb } from "~/db/client.server";
@@ -141,6 +141,10 @@ describe("filters, search and pagination", () => {
     });
     await db.update(inboxMessages).set({ status: "read" }).where(inArray(inboxMessages.id, [contactRead.id]));
     await db.update(inboxMessages).set({ status: "archived" }).where(inArray(inboxMessages.id, [contactArchived.id]));
+    // Inserts in one millisecond can share a timestamp (then the id decides): a second apart each.
+    for (const [i, m] of [contactNew, contactRead, contactArchived, report].entries()) {
+      await db.update(inboxMessages).set({ createdAt: new Date(Date.now() - (10 - i) * 1000) }).where(eq(inboxMessages.id, m.id));
+    }
 
     const ids = async (search: string) => (await list(`?q=${marker}${search}`)).page.messages.map((m) => m.id);
     expect(await ids("")).toEqual([report.id, contactRead.id, contactNew.id]);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRole } from "~/data/roles.server";
+import { getDb } from "~/db/client.server";
+import { usageDaily } from "~/db/schema";
 import { loader as rootLoader } from "~/root";
 import { action as usersAction, loader as usersLoader } from "~/routes/admin.users";
-import { admin, createAccount, sessionCookieFor } from "../support/app-env";
+import { admin, createAccount, freshIdToken, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { get, postForm, respond } from "./admin-support";
 
@@ -18,8 +20,23 @@ beforeAll(async () => {
 
 interface UsersData {
   me: string;
-  listing: { users: Array<{ email: string; name: string | null; role: string; createdAt: string | null; lastSignInAt: string | null }>; nextPageToken: string | null };
+  listing: {
+    users: Array<{
+      uid: string;
+      email: string;
+      name: string | null;
+      role: string;
+      disabled: boolean;
+      createdAt: string | null;
+      lastSignInAt: string | null;
+      usage: { messages: number; tokens: number };
+    }>;
+    nextPageToken: string | null;
+    usageUnavailable: boolean;
+  };
   changes: Array<{ actorEmail: string; targetEmail: string; oldRole: string; newRole: string; createdAt: string }>;
+  accountActions: Array<{ actorEmail: string; targetEmail: string; action: string; createdAt: string }>;
+  allowances: { none: number | null; premium: number | null; admin: number | null; other: number | null };
 }
 
 async function usersPage(search = "", cookie = myCookie): Promise<UsersData> {
@@ -28,8 +45,14 @@ async function usersPage(search = "", cookie = myCookie): Promise<UsersData> {
   return response.json();
 }
 
-function setRole(email: string, role: string, customRole?: string, cookie = myCookie) {
-  return respond(usersAction, postForm("/admin/users", { email, role, ...(customRole !== undefined ? { customRole } : {}) }, { cookie }));
+function setRole(email: string, role: string, customRole?: string, cookie = myCookie, confirm?: "yes") {
+  const fields = { email, role, ...(customRole !== undefined ? { customRole } : {}), ...(confirm ? { confirm } : {}) };
+  return respond(usersAction, postForm("/admin/users", fields, { cookie }));
+}
+
+/** Granting admin, confirmed (the page asks once more first). */
+function grantAdmin(email: string, cookie = myCookie) {
+  return setRole(email, "admin", undefined, cookie, "yes");
 }
 
 describe("the users list", () => {
@@ -55,9 +78,15 @@ describe("changing a role", () => {
     const targetCookie = await sessionCookieFor(target);
     expect((await (await respond(rootLoader, get("/", targetCookie))).json()).isAdmin).toBe(false);
 
-    const response = await setRole(target.email, "admin");
+    // The first post only asks for a confirmation: nothing is written yet.
+    const asked = await setRole(target.email, "admin");
+    expect(asked.status).toBe(200);
+    expect(await asked.json()).toMatchObject({ email: target.email, confirmAdmin: { role: "admin" } });
+    expect(await readRole(target.email)).toBe("");
+
+    const response = await grantAdmin(target.email);
     expect(response.status).toBe(200);
-    expect((await response.json()).notice).toBe(`${target.email}: role changed from none to admin.`);
+    expect((await response.json()).notice).toBe(`${target.email}: role changed from No role to Admin.`);
     expect(await readRole(target.email)).toBe("admin");
 
     const { changes } = await usersPage();
@@ -82,7 +111,7 @@ describe("changing a role", () => {
     const target = await createAccount(firebase, { role: "premium" });
     const before = (await usersPage()).changes.length;
     const response = await setRole(target.email, "premium");
-    expect((await response.json()).notice).toBe(`${target.email} already has the role premium.`);
+    expect((await response.json()).notice).toBe(`${target.email} already has the role Premium.`);
     const after = (await usersPage()).changes;
     expect(after.length).toBe(before);
     expect(after.some((c) => c.targetEmail === target.email)).toBe(false);
@@ -103,6 +132,126 @@ describe("changing a role", () => {
       expect((await response.json()).fieldErrors[field]).toEqual(expect.any(String));
     }
     expect(await readRole(target.email)).toBe("premium");
+  });
+});
+
+/** Whether the cookie still opens a session (the root loader says who is signed in). */
+async function signedIn(cookie: string): Promise<boolean> {
+  return (await (await respond(rootLoader, get("/", cookie))).json()).user !== null;
+}
+
+function accountAction(intent: string, uid: string, cookie = myCookie) {
+  return respond(usersAction, postForm("/admin/users", { intent, uid }, { cookie }));
+}
+
+/** Sessions revoke with one-second granularity: a sign-in in the revocation's second would survive it. */
+async function nextSecond() {
+  await new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
+}
+
+describe("an account's use this month", () => {
+  it("sums messages and tokens of this UTC month only, per user", async () => {
+    const busy = await createAccount(firebase, { prefix: "usage" });
+    const db = await getDb();
+    const today = new Date().toISOString().slice(0, 10);
+    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15)).toISOString().slice(0, 10);
+    await db.insert(usageDaily).values([
+      { uid: busy.uid, day: today, messages: 7, inputTokens: 1200, outputTokens: 3400 },
+      { uid: busy.uid, day: lastMonth, messages: 50, inputTokens: 99_999, outputTokens: 99_999 },
+    ]);
+    const page = await usersPage(`?q=${encodeURIComponent(busy.email)}`);
+    expect(page.listing.usageUnavailable).toBe(false);
+    expect(page.listing.users[0].usage).toEqual({ messages: 7, tokens: 4600 });
+    // The role descriptions come from the quota configuration (defaults: 20 a day, admins unlimited).
+    expect(page.allowances).toMatchObject({ none: 20, admin: null });
+  });
+});
+
+describe("disabling, enabling and signing out an account", () => {
+  it("disable: their session ends, they cannot sign in; enable: they can again; both are recorded", async () => {
+    const target = await createAccount(firebase, { prefix: "disable-me" });
+    const cookie = await sessionCookieFor(target);
+    expect(await signedIn(cookie)).toBe(true);
+    await nextSecond(); // so that the revocation that comes with disabling is clearly after this sign-in
+
+    const response = await accountAction("disable", target.uid);
+    expect(response.status).toBe(200);
+    expect((await response.json()).notice).toBe(`${target.email} is disabled: they are signed out everywhere and cannot sign in.`);
+    expect((await firebase.auth.getUser(target.uid)).disabled).toBe(true);
+    expect(await signedIn(cookie)).toBe(false);
+    await expect(freshIdToken(target)).rejects.toThrow();
+
+    const listed = (await usersPage(`?q=${encodeURIComponent(target.email)}`)).listing.users[0];
+    expect(listed.disabled).toBe(true);
+
+    const again = await accountAction("disable", target.uid);
+    expect((await again.json()).notice).toBe(`${target.email} already is disabled.`);
+
+    expect((await accountAction("enable", target.uid)).status).toBe(200);
+    expect((await firebase.auth.getUser(target.uid)).disabled).toBe(false);
+    // The old session stays ended; a new sign-in works.
+    expect(await signedIn(cookie)).toBe(false);
+    expect(await signedIn(await sessionCookieFor(target))).toBe(true);
+
+    const entries = (await usersPage()).accountActions.filter((entry) => entry.targetEmail === target.email);
+    expect(entries.map((entry) => [entry.actorEmail, entry.action])).toEqual([
+      [me.email, "enable"],
+      [me.email, "disable"],
+    ]);
+  });
+
+  it("sign out everywhere ends every session of theirs, and is recorded; they may sign in again", async () => {
+    const target = await createAccount(firebase, { prefix: "signout" });
+    const [phone, laptop] = [await sessionCookieFor(target), await sessionCookieFor(target)];
+    await nextSecond();
+    const response = await accountAction("sign-out-everywhere", target.uid);
+    expect(response.status).toBe(200);
+    expect((await response.json()).notice).toBe(`${target.email} is signed out on every device.`);
+    expect(await signedIn(phone)).toBe(false);
+    expect(await signedIn(laptop)).toBe(false);
+    await nextSecond();
+    expect(await signedIn(await sessionCookieFor(target))).toBe(true);
+    const [latest] = (await usersPage()).accountActions;
+    expect(latest).toMatchObject({ actorEmail: me.email, targetEmail: target.email, action: "sign-out-everywhere" });
+  });
+
+  it("refuses the admin's own account, an unknown account and bad input, changing nothing", async () => {
+    const own = await accountAction("disable", me.uid);
+    expect(own.status).toBe(409);
+    expect((await own.json()).fieldErrors.form).toBe("You cannot disable or enable your own account.");
+    const ownSignOut = await accountAction("sign-out-everywhere", me.uid);
+    expect((await ownSignOut.json()).fieldErrors.form).toMatch(/your dashboard/);
+    expect(await signedIn(myCookie)).toBe(true);
+
+    const unknown = await accountAction("disable", "no-such-uid-anywhere");
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).fieldErrors.form).toBe("That account no longer exists.");
+
+    const target = await createAccount(firebase);
+    for (const [intent, uid] of [["explode", target.uid], ["disable", ""]]) {
+      const response = await accountAction(intent, uid);
+      expect(response.status).toBe(400);
+    }
+    expect((await firebase.auth.getUser(target.uid)).disabled).toBe(false);
+  });
+
+  it("two admins disabling each other at the same moment: one succeeds, an enabled admin remains", async () => {
+    const first = await createAccount(firebase, { role: "admin" });
+    const second = await createAccount(firebase, { role: "admin" });
+    const [firstCookie, secondCookie] = await Promise.all([sessionCookieFor(first), sessionCookieFor(second)]);
+    const others = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
+    const parked = others.docs.filter((d) => d.id !== first.email && d.id !== second.email);
+    await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "parked-admin" }, { merge: true })));
+    try {
+      const responses = await Promise.all([accountAction("disable", second.uid, firstCookie), accountAction("disable", first.uid, secondCookie)]);
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
+      const refused = responses.find((r) => r.status === 409)!;
+      expect((await refused.json()).fieldErrors.form).toMatch(/is the only admin: make someone else an admin before disabling this account\.$/);
+      const states = await Promise.all([firebase.auth.getUser(first.uid), firebase.auth.getUser(second.uid)]);
+      expect(states.filter((user) => !user.disabled)).toHaveLength(1);
+    } finally {
+      await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
+    }
   });
 });
 
@@ -133,7 +282,7 @@ describe("the last admin", () => {
     await makeOnlyAdmin(leaving);
     const successor = await createAccount(firebase, { role: "premium" });
 
-    expect((await setRole(successor.email, "admin", undefined, leavingCookie)).status).toBe(200);
+    expect((await grantAdmin(successor.email, leavingCookie)).status).toBe(200);
     const response = await setRole(leaving.email, "none", undefined, leavingCookie);
     expect(response.status).toBe(302);
     expect(response.headers.get("Location")).toBe("/");

@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConversation } from "~/data/conversations.server";
 import { addContactMessage } from "~/data/inbox.server";
 import { saveExchange } from "~/data/messages.server";
+import { createShare } from "~/data/shares.server";
 import { getDb } from "~/db/client.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { MAX_CHAT_BODY_BYTES } from "~/chat/chat-request";
+import { chatBodyBytes, DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
 import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
@@ -31,6 +32,7 @@ let conversationId: string;
 let replyId: string;
 let toolId: string;
 let messageId: string;
+let shareId: string;
 
 beforeAll(async () => {
   handle = await appHandler();
@@ -49,6 +51,7 @@ beforeAll(async () => {
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Plain title",
   });
+  shareId = (await createShare(db, { uid: userAccount.uid, conversationId, displayName: null }))!.id;
   messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello")).id;
   const created = await send("POST", "/tools/new", { cookie: adminCookie, form: toolForm(`Tool ${randomUUID().slice(0, 8)}`) });
   toolId = new URL(created.headers.get("Location")!, APP_ORIGIN).searchParams.get("saved")!;
@@ -121,7 +124,7 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/account/sign-out-everywhere", who: "fresh", cap: BODY_LIMITS.small, malformed: [303] },
   { route: "/api/contact", who: "anon", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/api/reports", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
-  { route: "/api/chat", who: "user", cap: MAX_CHAT_BODY_BYTES, malformed: [400] },
+  { route: "/api/chat", who: "user", cap: chatBodyBytes(DEFAULT_MESSAGE_MAX_CHARS), malformed: [400] },
   { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools/new", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },
@@ -132,10 +135,13 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/admin/messages", who: "admin", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/admin/messages/:message", who: "admin", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/admin/users", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/api/conversations/:conversation/share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/api/shares/:share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/s/:share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
 ];
 
 function resolve(route: string): string {
-  return route.replace(":tool", toolId).replace(":conversation", conversationId).replace(":message", messageId);
+  return route.replace(":tool", toolId).replace(":conversation", conversationId).replace(":message", messageId).replace(":share", shareId);
 }
 
 function chunked(bytes: number): ReadableStream<Uint8Array> {
@@ -225,8 +231,14 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/admin", signedOut: 302 },
   { route: "/admin/messages", signedOut: 302 },
   { route: "/admin/messages/:message", signedOut: 302 },
+  { route: "/admin/messages/:message/conversation", signedOut: 302 },
   { route: "/admin/users", signedOut: 302 },
+  { route: "/admin/feedback", signedOut: 302 },
   { route: "/api/conversations/:conversation/markdown", signedOut: 302 },
+  { route: "/api/conversations/:conversation/share", signedOut: 302 },
+  { route: "/api/shares/:share", signedOut: 405 },
+  // A share link is for anyone: a bad cookie only means signed out.
+  { route: "/s/:share", signedOut: 200 },
   { route: "/api/auth/logout", signedOut: 303 },
   { route: "/api/auth/session", signedOut: 405 },
   { route: "/api/chat", signedOut: 405 },
@@ -361,7 +373,10 @@ const ID_ROUTES: Array<{ route: (id: string) => string; who: Who; post?: Record<
   { route: (id) => `/tools/${id}`, who: "user", post: { input0: "x" } },
   { route: (id) => `/tools/${id}/edit`, who: "admin", post: toolForm("Edited") },
   { route: (id) => `/admin/messages/${id}`, who: "admin", post: { intent: "archive" } },
+  { route: (id) => `/admin/messages/${id}/conversation`, who: "admin" },
   { route: (id) => `/api/conversations/${id}/markdown`, who: "user" },
+  { route: (id) => `/api/conversations/${id}/share`, who: "user", post: { intent: "create" } },
+  { route: (id) => `/s/${id}`, who: "user", post: { intent: "continue" } },
 ];
 
 describe("hostile ids in the path", () => {
@@ -483,12 +498,15 @@ const TEXT_FIELDS: FieldCase[] = [
   { field: "contact message (signed in)", method: "POST", route: "/api/contact", who: "user", json: true, body: (message) => ({ message }) },
   { field: "report comment", method: "POST", route: "/api/reports", who: "user", json: true, body: (comment) => ({ messageId: replyId, reason: "other", comment }) },
   { field: "chat message text", method: "POST", route: "/api/chat", who: "user", json: true, body: chatBody },
+  { field: "chat parent id", method: "POST", route: "/api/chat", who: "user", json: true, body: (parentId) => ({ ...chatBody("hi"), parentId }) },
+  { field: "version shown (branch)", method: "POST", route: "/nuvara/:conversation", who: "user", json: false, body: (message) => ({ intent: "branch", message }) },
   ...(["name", "description", "category", "systemPrompt", "field0Label"] as const).flatMap((name): FieldCase[] => [
     { field: `new tool's ${name}`, method: "POST", route: "/tools/new", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
     { field: `edited tool's ${name}`, method: "POST", route: "/tools/:tool/edit", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
   ]),
   { field: "tool input", method: "POST", route: "/tools/:tool", who: "user", json: true, body: (input0) => ({ input0 }) },
   { field: "admin role change: custom role", method: "POST", route: "/admin/users", who: "admin", json: true, body: (customRole) => ({ email: "x@example.com", role: "custom", customRole }) },
+  { field: "share display name", method: "POST", route: "/api/conversations/:conversation/share", who: "user", json: false, body: (displayName) => ({ intent: "create", displayName }) },
   { field: "account deletion confirmation", method: "POST", route: "/api/account/delete", who: "user", json: true, body: (confirm) => ({ confirm }) },
 ];
 
@@ -772,6 +790,7 @@ const GET_ONLY: Array<{ route: string; status: number }> = [
   { route: "/login", status: 405 },
   { route: "/dashboard/deleted", status: 405 },
   { route: "/admin", status: 405 },
+  { route: "/admin/messages/:message/conversation", status: 405 },
   { route: "/livez", status: 405 },
   { route: "/healthz", status: 405 },
   { route: "/metrics", status: 405 },

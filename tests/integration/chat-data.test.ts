@@ -4,12 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createConversation,
   deleteConversation,
-  findOrCreateConversation,
   getConversation,
   listConversations,
   renameConversation,
 } from "~/data/conversations.server";
-import { getConversationWithMessages, saveExchange, type Exchange } from "~/data/messages.server";
+import { getConversationWithMessages, saveExchange, showBranch, shownBranch, type Exchange } from "~/data/messages.server";
 import {
   getCustomInstructions,
   getEnabledToolIds,
@@ -157,20 +156,35 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       expect(await getConversationWithMessages(db, uid, conversation.id)).toBeNull();
     });
 
-    it("regenerate and edit replace the reply, keeping order", async () => {
+    it("regenerate and edit keep the earlier versions as branches; the new one is shown", async () => {
       const uid = `user-${randomUUID()}`;
       const conversation = await createConversation(db, { uid });
       const first = exchange(uid, conversation.id, "Question");
       await saveExchange(db, first);
       const regenerated = exchange(uid, conversation.id, "Question", { kind: "regenerate", user: first.user });
       await saveExchange(db, regenerated);
-      const edited = exchange(uid, conversation.id, "Question, edited", { kind: "edit", user: { ...first.user, text: "Question, edited" } });
+      const edited = exchange(uid, conversation.id, "Question, edited", { parentId: null });
       await saveExchange(db, edited);
       const found = await getConversationWithMessages(db, uid, conversation.id);
-      expect(found?.messages.map((m) => [m.id, m.content])).toEqual([
-        [first.user.id, "Question, edited"],
-        [edited.reply.id, "Re: Question, edited"],
+      expect(found?.messages.map((m) => [m.content, m.parentId])).toEqual([
+        ["Question", null],
+        ["Re: Question", first.user.id],
+        ["Re: Question", first.user.id],
+        ["Question, edited", null],
+        ["Re: Question, edited", edited.user.id],
       ]);
+      expect(found?.conversation.currentLeafId).toBe(edited.reply.id);
+      expect(shownBranch(found!.conversation, found!.messages).map((m) => m.id)).toEqual([edited.user.id, edited.reply.id]);
+      // Showing the first version again: its latest reply (the regenerated one).
+      expect(await showBranch(db, uid, conversation.id, first.user.id)).toBe(true);
+      const back = await getConversationWithMessages(db, uid, conversation.id);
+      expect(shownBranch(back!.conversation, back!.messages).map((m) => m.id)).toEqual([first.user.id, regenerated.reply.id]);
+      // Another user's conversation, or a message not in it: nothing changes.
+      expect(await showBranch(db, "intruder", conversation.id, first.user.id)).toBe(false);
+      expect(await showBranch(db, uid, conversation.id, randomUUID())).toBe(false);
+      // A parent that is not a reply of this conversation stores nothing.
+      expect(await saveExchange(db, exchange(uid, conversation.id, "Lost", { parentId: randomUUID() }))).toBeNull();
+      expect(await saveExchange(db, exchange(uid, conversation.id, "Lost", { parentId: first.user.id }))).toBeNull();
     });
 
     it("lists the newest first and searches titles and message text, with wildcards taken literally", async () => {
@@ -189,16 +203,38 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       expect(await listConversations(db, uid, { search: "e%r" })).toEqual([]); // a wildcard would match "Where…"
     });
 
-    it("rename and delete act on the owner's conversation only; findOrCreate never takes another's id", async () => {
+    it("a new chat's conversation is created with its first exchange, never on another's id; rename and delete are the owner's", async () => {
       const uid = `user-${randomUUID()}`;
       const id = randomUUID();
-      expect(await findOrCreateConversation(db, { id, uid })).toMatchObject({ created: true });
-      expect(await findOrCreateConversation(db, { id, uid })).toMatchObject({ created: false });
-      expect(await findOrCreateConversation(db, { id, uid: "intruder" })).toBeNull();
+      const create = { systemPrompt: "Summarize the text.", customInstructions: "Be brief.", title: "Summarize" };
+      expect(await saveExchange(db, exchange(uid, id, "Hello", { create }))).toEqual({ title: "Summarize" });
+      expect(await getConversation(db, uid, id)).toMatchObject({ systemPrompt: "Summarize the text.", customInstructions: "Be brief.", model: "test-model" });
+      // The same id again (a second tab's first send): appended to the stored conversation, nothing replaced.
+      expect(await saveExchange(db, exchange(uid, id, "Again", { create: { ...create, title: "Other" } }))).toEqual({ title: "Summarize" });
+      expect((await getConversationWithMessages(db, uid, id))?.messages).toHaveLength(4);
+      // Another user cannot take the id: nothing is stored for them.
+      expect(await saveExchange(db, exchange("intruder", id, "Mine now", { create }))).toBeNull();
+      expect(await getConversation(db, "intruder", id)).toBeNull();
       expect(await renameConversation(db, "intruder", id, "Hijacked")).toBe(false);
       expect(await deleteConversation(db, "intruder", id)).toBe(false);
       expect(await renameConversation(db, uid, id, "Mine")).toBe(true);
       expect((await getConversation(db, uid, id))?.title).toBe("Mine");
+    });
+
+    it("a reply stopped before anything was shown is stored but gives its quota unit back", async () => {
+      const uid = `quota-${randomUUID()}`;
+      const stopped = exchange(uid, randomUUID(), "Stop me", { create: { systemPrompt: null, customInstructions: null, title: null } });
+      const reservation = await reserveMessage(db, uid, 5, { messageId: stopped.user.id });
+      expect(reservation).toMatchObject({ allowed: true, used: 1 });
+      const saved = await saveExchange(db, { ...stopped, reply: { ...stopped.reply, parts: [], content: "", status: "stopped" }, refund: true });
+      expect(saved).not.toBeNull();
+      expect(await getQuotaStatus(db, uid, "")).toMatchObject({ used: 0 });
+      expect((await getConversationWithMessages(db, uid, stopped.conversationId))?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+      // Without a refund (something was shown) the unit stays used.
+      const shown = exchange(uid, stopped.conversationId, "Shown");
+      await reserveMessage(db, uid, 5, { messageId: shown.user.id });
+      await saveExchange(db, { ...shown, reply: { ...shown.reply, status: "stopped" } });
+      expect(await getQuotaStatus(db, uid, "")).toMatchObject({ used: 1 });
     });
 
     it("a conversation for a prompt tool keeps its instructions and title", async () => {

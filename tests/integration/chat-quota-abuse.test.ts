@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authCache } from "~/auth/auth-cache.server";
@@ -126,8 +127,11 @@ describe("M-1: a save can't be made to fail on purpose for a free reply", () => 
 
   it("a reply shown and then not stored (its conversation deleted meanwhile) still counts", async () => {
     const { account, cookie } = await signedIn();
+    // A new chat's conversation exists once its first exchange is stored: delete it during the second.
+    const first = firstMessage("Hello");
+    expect((await sendAndRead(first, cookie)).saved).toBeDefined();
     model.enqueue({ type: "text", text: "you can read all of this", chunkDelayMs: 60 });
-    const body = firstMessage("Delete my conversation while you answer");
+    const body = { ...first, create: false, message: newMessage("Delete my conversation while you answer") };
     const response = await postChat(body, { cookie });
     expect(response.status).toBe(200);
     const { rest } = await readUntil(response, (sofar) => replyText(sofar).includes("read"));
@@ -139,11 +143,39 @@ describe("M-1: a save can't be made to fail on purpose for a free reply", () => 
       errorText: "This conversation was deleted, so the reply was not saved.",
     });
     expect(dataOf(chunks, "saved")).toBeUndefined();
-    expect(await messagesToday(account.uid)).toBe(1);
-    // The same message again is a new send, counted again (it was not left reserved for a free Retry).
-    const again = await sendAndRead(body, cookie);
-    expect(again.saved).toBeDefined();
     expect(await messagesToday(account.uid)).toBe(2);
+    // The same message again (in a new chat) is a new send, counted again (it was not left reserved for a free Retry).
+    const again = await sendAndRead({ ...body, conversationId: randomUUID(), create: true }, cookie);
+    expect(again.saved).toBeDefined();
+    expect(await messagesToday(account.uid)).toBe(3);
+  });
+
+  it("a reply stopped before any of it was shown is free: the message is kept, the count unchanged (ADR 044)", async () => {
+    const { account, cookie } = await signedIn();
+    model.enqueue({ type: "stall" });
+    const body = firstMessage("Never mind");
+    const browser = new AbortController();
+    const response = await postChat(body, { cookie, signal: browser.signal });
+    expect(response.status).toBe(200);
+    await waitUntil("the model to be asked", () => modelCalls() === 1);
+    expect(await messagesToday(account.uid)).toBe(1);
+    browser.abort();
+    await response.body?.cancel().catch(() => undefined);
+
+    await waitUntil("the stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 2);
+    const stored = await storedMessages(body.conversationId);
+    expect(stored.find((row) => row.role === "assistant")).toMatchObject({ status: "stopped", content: "" });
+    expect(await messagesToday(account.uid)).toBe(0);
+
+    // A stop after text was shown still counts.
+    model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 80 });
+    const shown = new AbortController();
+    const next = { ...body, create: false, message: newMessage("Count slowly") };
+    const { reader } = await readUntil(await postChat(next, { cookie, signal: shown.signal }), (sofar) => replyText(sofar).includes("two"));
+    shown.abort();
+    await reader.cancel().catch(() => undefined);
+    await waitUntil("the second stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 4);
+    expect(await messagesToday(account.uid)).toBe(1);
   });
 });
 

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addContactMessage } from "~/data/inbox.server";
 import { createConversation } from "~/data/conversations.server";
 import { createPromptTool, listPromptTools } from "~/data/prompt-tools.server";
+import { saveExchange } from "~/data/messages.server";
+import { createShare, listShares } from "~/data/shares.server";
 import { readRole } from "~/data/roles.server";
 import { getDb } from "~/db/client.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
@@ -29,6 +31,8 @@ let adminCookie: string;
 let messageId: string;
 let toolId: string;
 let conversationId: string;
+let adminUid: string;
+let shareId: string;
 
 interface Context {
   /** The session the attack rides on: the shared admin's, or one of the route's own. */
@@ -94,6 +98,23 @@ const CASES: Record<string, Case> = {
   "routes/api.contact": { path: () => "/api/contact", form: (context) => ({ message: `CSRF ${context.cookie.length}` }) },
   "routes/api.conversations.$conversationId.markdown": { path: () => `/api/conversations/${conversationId}/markdown` },
   "routes/api.reports": { path: () => "/api/reports" },
+  "routes/api.conversations.$conversationId.share": {
+    path: () => `/api/conversations/${conversationId}/share`,
+    form: () => ({ intent: "create", displayName: "Planted by CSRF" }),
+    async unchanged() {
+      // Only the link made before the attack.
+      expect((await listShares(await getDb(), adminUid, { conversationId })).map((share) => share.id)).toEqual([shareId]);
+    },
+  },
+  "routes/api.shares.$shareId": {
+    path: () => `/api/shares/${shareId}`,
+    form: () => ({ intent: "revoke" }),
+    async unchanged() {
+      // Still listed: not revoked.
+      expect((await listShares(await getDb(), adminUid)).map((share) => share.id)).toContain(shareId);
+    },
+  },
+  "routes/s.$shareId": { path: () => `/s/${shareId}`, form: () => ({ intent: "continue" }) },
   "routes/dashboard": {
     path: () => "/dashboard",
     form: () => ({ intent: "display-name", displayName: "Planted By CSRF" }),
@@ -165,6 +186,18 @@ beforeAll(async () => {
     })
   ).id;
   conversationId = (await createConversation(db, { uid: adminAccount.uid, title: "Admin's conversation" })).id;
+  adminUid = adminAccount.uid;
+  // A shareable conversation (it has an exchange) with one link already made.
+  await saveExchange(db, {
+    uid: adminUid,
+    conversationId,
+    kind: "submit",
+    user: { id: randomUUID(), text: "Question?", sentAt: new Date() },
+    reply: { id: randomUUID(), parts: [{ type: "text", text: "Answer." }], content: "Answer.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    usageDay: new Date().toISOString().slice(0, 10),
+    title: "Admin's conversation",
+  });
+  shareId = (await createShare(db, { uid: adminUid, conversationId, displayName: null }))!.id;
 });
 
 describe("M-2: one origin check for every non-GET request", () => {

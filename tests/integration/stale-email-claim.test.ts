@@ -60,7 +60,7 @@ async function attackerWithPreassignedAdminAddress(): Promise<TestAccount> {
   const target = `future-admin-${randomUUID().slice(0, 8)}@example.com`;
   const assigned = await respond(
     adminUsersAction,
-    postForm("/admin/users", { email: target, role: "admin" }, { cookie: adminCookie }),
+    postForm("/admin/users", { email: target, role: "admin", confirm: "yes" }, { cookie: adminCookie }),
   );
   expect(assigned.status).toBeLessThan(400);
   expect((await firebase.firestore.collection("users").doc(target).get()).get("stripeRole")).toBe("admin");

@@ -8,14 +8,17 @@ export function InboxActionButtons({
   read,
   archived,
   busy,
+  disabled = false,
 }: {
   /** Which read button(s) to offer. */
   read: "mark-read" | "mark-unread" | "both";
   archived: boolean;
   busy: boolean;
+  /** Nothing to act on yet (no row ticked). */
+  disabled?: boolean;
 }) {
   const button = (intent: string, label: string, className = "button") => (
-    <button type="submit" name="intent" value={intent} className={className} disabled={busy}>
+    <button type="submit" name="intent" value={intent} className={className} disabled={busy || disabled}>
       {label}
     </button>
   );

@@ -1,74 +1,102 @@
-import { Form, useNavigation } from "@remix-run/react";
+import { useCallback, useRef, useState } from "react";
 import type { AdminUserRow } from "~/data/admin-users.server";
-import { formatTime, roleLabel } from "./labels";
+import { LocalTime } from "~/components/time/local-time";
+import { compactCount, roleName, type RoleAllowances } from "./roles";
+import { UserEditDialog } from "./user-edit-dialog";
 
-
-const PRESETS = ["admin", "premium", ""];
-
-/** Users with their role, and a small form per user to change it. */
-export function UsersTable({ users, me }: { users: AdminUserRow[]; me: string | null }) {
-  const navigation = useNavigation();
-  const saving = navigation.state === "submitting" ? navigation.formData?.get("email") : null;
+/**
+ * Users with their role as a chip, this month's use and one Edit button that
+ * opens the user's dialog. A table on wide screens; on a phone each row is a
+ * card (admin.css), so the page is never wider than the screen.
+ */
+export function UsersTable({
+  users,
+  me,
+  allowances,
+  usageUnavailable,
+}: {
+  users: AdminUserRow[];
+  me: string | null;
+  allowances: RoleAllowances;
+  usageUnavailable: boolean;
+}) {
+  const [editing, setEditing] = useState<string | null>(null);
+  const trigger = useRef<HTMLButtonElement | null>(null);
+  const user = users.find((one) => one.uid === editing) ?? null;
+  const close = useCallback(() => {
+    setEditing(null);
+    // Focus goes back to the Edit button that opened the dialog.
+    const button = trigger.current;
+    if (button) requestAnimationFrame(() => button.focus());
+  }, []);
 
   return (
-    <table className="users-table">
-      <caption className="visually-hidden">Users and their roles</caption>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Name</th>
-          <th scope="col">Role</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last sign-in</th>
-          <th scope="col">Change role</th>
-        </tr>
-      </thead>
-      <tbody>
-        {users.map((user) => {
-          const custom = !PRESETS.includes(user.role);
-          return (
-            <tr key={user.uid}>
-              <td>
-                {user.email}
-                {user.email === me ? <span className="fine-print"> (you)</span> : null}
-                {user.disabled ? <span className="fine-print"> · disabled</span> : null}
-              </td>
-              <td>{user.name ?? "—"}</td>
-              <td>
-                {roleLabel(user.role)}
+    <>
+      <table className="users-table">
+        <caption className="visually-hidden">Users, their roles and their use this month</caption>
+        <thead>
+          <tr>
+            <th scope="col">User</th>
+            <th scope="col">Role</th>
+            <th scope="col">This month</th>
+            <th scope="col">Last sign-in</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((row) => (
+            <tr key={row.uid} className={row.disabled ? "user-disabled" : undefined}>
+              <th scope="row" className="user-cell">
+                <span className="user-email">{row.email}</span>
+                {row.name ? <span className="user-name">{row.name}</span> : null}
+                <span className="user-flags">
+                  {row.email === me ? <span className="chip">You</span> : null}
+                  {row.disabled ? <span className="chip chip-danger">Disabled</span> : null}
+                  {!row.emailVerified ? <span className="chip chip-muted">Email not verified</span> : null}
+                </span>
+              </th>
+              <td data-label="Role">
+                <span className={`chip role-chip role-${row.role === "" ? "none" : row.role === "admin" ? "admin" : "other"}`}>
+                  {roleName(row.role)}
+                </span>
                 {/* requireAdmin lets only a verified address be admin. */}
-                {user.role === "admin" && !user.emailVerified ? (
-                  <span className="fine-print"> (email not verified: not in effect)</span>
+                {row.role === "admin" && !row.emailVerified ? (
+                  <span className="fine-print"> Not in effect until the email is verified.</span>
                 ) : null}
               </td>
-              <td>{formatTime(user.createdAt)}</td>
-              <td>{formatTime(user.lastSignInAt)}</td>
-              <td>
-                <Form method="post" className="role-form">
-                  <input type="hidden" name="email" value={user.email} />
-                  <select name="role" defaultValue={custom ? "custom" : user.role || "none"} aria-label={`Role for ${user.email}`}>
-                    <option value="admin">admin</option>
-                    <option value="premium">premium</option>
-                    <option value="none">none</option>
-                    <option value="custom">custom…</option>
-                  </select>
-                  <input
-                    name="customRole"
-                    defaultValue={custom ? user.role : ""}
-                    aria-label={`Custom role for ${user.email}`}
-                    placeholder="custom role"
-                    maxLength={32}
-                    size={10}
-                  />
-                  <button type="submit" className="button" disabled={saving === user.email}>
-                    Save<span className="visually-hidden"> role for {user.email}</span>
-                  </button>
-                </Form>
+              <td data-label="This month">
+                {usageUnavailable ? (
+                  "—"
+                ) : (
+                  <span className="user-usage">
+                    {row.usage.messages.toLocaleString("en")} {row.usage.messages === 1 ? "message" : "messages"}
+                    <span className="fine-print">
+                      {" · "}
+                      <abbr title={`${row.usage.tokens.toLocaleString("en")} tokens`}>{compactCount(row.usage.tokens)}</abbr> tokens
+                    </span>
+                  </span>
+                )}
+              </td>
+              <td data-label="Last sign-in"><LocalTime value={row.lastSignInAt} /></td>
+              <td className="user-actions">
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={(event) => {
+                    trigger.current = event.currentTarget;
+                    setEditing(row.uid);
+                  }}
+                >
+                  Edit<span className="visually-hidden"> {row.email}</span>
+                </button>
               </td>
             </tr>
-          );
-        })}
-      </tbody>
-    </table>
+          ))}
+        </tbody>
+      </table>
+      {user ? <UserEditDialog key={user.uid} user={user} isMe={user.email === me} allowances={allowances} onClose={close} /> : null}
+    </>
   );
 }

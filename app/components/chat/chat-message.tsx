@@ -3,16 +3,21 @@ import type { ChatMessage } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
 import { focusComposer } from "./composer";
 import { CopyButton } from "./copy-button";
+import { FeedbackButtons, type FeedbackState } from "./feedback-buttons";
 import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
 
 export interface MessageActions {
-  /** Offered on the last reply when idle. */
+  /** Offered on every reply when idle: a new version beside it. */
   onRegenerate?: () => void;
-  /** Offered on the last message the user sent when idle. */
+  /** Offered on every message the user sent when idle: a new version beside it. */
   onEdit?: (text: string) => void;
+  /** ‹ n/m ›: the message has other versions (docs/decisions/069). */
+  versions?: Versions;
   /** Offered on stored replies. */
   onReport?: () => void;
+  /** 👍/👎, offered on stored replies. */
+  feedback?: FeedbackState;
 }
 
 /** One message of the transcript: the user's as plain text, a reply as safe Markdown with its tool steps. */
@@ -74,6 +79,7 @@ export function ChatMessageView({
 
       {!streaming && !editing ? (
         <footer className="message-actions">
+          {actions.versions ? <VersionSwitch {...actions.versions} /> : null}
           {text ? <CopyButton text={text} label={isUser ? "Copy message" : "Copy reply"} /> : null}
           {actions.onEdit ? (
             <button type="button" className="chip-button" onClick={() => setEditing(true)}>
@@ -85,6 +91,7 @@ export function ChatMessageView({
               Regenerate
             </button>
           ) : null}
+          {actions.feedback ? <FeedbackButtons messageId={message.id} feedback={actions.feedback} /> : null}
           {actions.onReport ? (
             <button type="button" className="chip-button" onClick={actions.onReport}>
               Report
@@ -93,6 +100,31 @@ export function ChatMessageView({
         </footer>
       ) : null}
     </article>
+  );
+}
+
+export interface Versions {
+  /** 1-based. */
+  index: number;
+  count: number;
+  onPrevious?: () => void;
+  onNext?: () => void;
+}
+
+/** ‹ 2/3 ›: moves between the versions of a message (an edit, a regenerated reply). */
+function VersionSwitch({ index, count, onPrevious, onNext }: Versions) {
+  return (
+    <span className="versions" role="group" aria-label={`Version ${index} of ${count}`}>
+      <button type="button" className="chip-button" aria-label="Previous version" disabled={!onPrevious} onClick={onPrevious}>
+        <span aria-hidden="true">‹</span>
+      </button>
+      <span className="versions-count">
+        {index}/{count}
+      </span>
+      <button type="button" className="chip-button" aria-label="Next version" disabled={!onNext} onClick={onNext}>
+        <span aria-hidden="true">›</span>
+      </button>
+    </span>
   );
 }
 

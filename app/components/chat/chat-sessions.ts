@@ -1,12 +1,12 @@
-import { Chat } from "@ai-sdk/react";
-import { DefaultChatTransport } from "ai";
 import type { ChatRequest } from "~/chat/chat-request";
-import type { ChatMessage, SavedExchange } from "~/chat/message-types";
+import type { ChatDataParts, ChatMessage, SavedExchange } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
 import { uuid } from "~/chat/uuid";
+import { TOOL_PARAM } from "~/components/tools/chat-handoff";
+import { StreamChat } from "./stream-chat";
 
 /**
- * The browser's chats, one AI SDK Chat per conversation, kept across route
+ * The browser's chats, one StreamChat per conversation, kept across route
  * changes: a new chat moves from /nuvara to /nuvara/<id> while its first
  * reply streams, and a reply keeps streaming while the user looks at another
  * conversation. Only the view showing a chat listens to its events.
@@ -20,7 +20,7 @@ export interface ChatEvents {
 }
 
 export interface ChatSession {
-  chat: Chat<ChatMessage>;
+  chat: StreamChat;
   /** Read each time a request is sent. */
   settings: { model: string; create: boolean };
   events: ChatEvents;
@@ -30,22 +30,45 @@ export interface ChatSession {
 const MAX_KEPT = 20;
 const sessions = new Map<string, ChatSession>();
 
-/** The body for POST /api/chat: the last user message is the one to answer. */
+/**
+ * The body for POST /api/chat: the last user message is the one to answer,
+ * after the message shown before it (its parent in the message tree, ADR 069).
+ */
 export function chatRequestBody(
   conversationId: string,
   messages: ChatMessage[],
   settings: ChatSession["settings"],
   timeZone: string | undefined,
 ): ChatRequest {
-  const last = messages.findLast((message) => message.role === "user");
+  const index = messages.findLastIndex((message) => message.role === "user");
+  const last = messages[index];
   if (!last) throw new Error("There is no message to send.");
   return {
     conversationId,
+    parentId: parentOf(messages[index - 1]),
     create: settings.create,
+    // A new chat opened from a prompt tool (/nuvara?tool=<id>): the server starts it with the tool's instructions.
+    toolId: settings.create ? (newChatTool() ?? undefined) : undefined,
     message: { id: last.id, role: "user", parts: [{ type: "text", text: messageText(last) }] },
     model: settings.model,
     timeZone,
   };
+}
+
+/**
+ * A first message follows nothing; any other follows the reply shown before
+ * it when that reply is known to be stored (loaded, or confirmed saved: it
+ * has a time). A reply stopped or failed in this tab may not be (yet): then
+ * the server puts the message after the branch it shows.
+ */
+function parentOf(previous: ChatMessage | undefined): string | null | undefined {
+  if (!previous) return null;
+  return previous.role === "assistant" && previous.metadata?.createdAt ? previous.id : undefined;
+}
+
+function newChatTool(): string | null {
+  if (typeof window === "undefined" || window.location.pathname !== "/nuvara") return null;
+  return new URLSearchParams(window.location.search).get(TOOL_PARAM);
 }
 
 function browserTimeZone(): string | undefined {
@@ -57,28 +80,52 @@ function browserTimeZone(): string | undefined {
 }
 
 function createSession(id: string, messages: ChatMessage[], settings: ChatSession["settings"]): ChatSession {
-  const session: ChatSession = { settings: { ...settings }, events: {}, chat: undefined as unknown as Chat<ChatMessage> };
-  session.chat = new Chat<ChatMessage>({
+  const session: ChatSession = { settings: { ...settings }, events: {}, chat: undefined as unknown as StreamChat };
+  session.chat = new StreamChat({
     id,
     messages,
     generateId: uuid,
-    transport: new DefaultChatTransport<ChatMessage>({
-      api: "/api/chat",
-      prepareSendMessagesRequest: ({ id: chatId, messages: current }) => ({
-        body: chatRequestBody(chatId, current, session.settings, browserTimeZone()),
-      }),
-    }),
+    api: "/api/chat",
+    body: (chatId, current) => chatRequestBody(chatId, current, session.settings, browserTimeZone()),
     onData: (part) => {
       if (part.type === "data-conversation") {
         session.settings.create = false;
-        session.events.onConversation?.(part.data.id);
+        session.events.onConversation?.((part.data as ChatDataParts["conversation"]).id);
       } else if (part.type === "data-saved") {
-        session.events.onSaved?.(part.data);
+        session.events.onSaved?.(part.data as SavedExchange);
       }
     },
-    onFinish: ({ isAbort, isError }) => session.events.onFinish?.({ isAbort, isError }),
+    onFinish: ({ isAbort, isError }) => {
+      session.events.onFinish?.({ isAbort, isError });
+      // Stopped before the server said it was stored: a new chat's conversation exists only once the
+      // stopped exchange is stored (just after the Stop, docs/decisions/033); then it takes its URL.
+      if (isAbort && session.settings.create) {
+        void whenStored(id).then((stored) => {
+          if (!stored || !session.settings.create) return;
+          session.settings.create = false;
+          session.events.onConversation?.(id);
+        });
+      }
+    },
   });
   return session;
+}
+
+/** Whether the conversation exists on the server, asked a few times while a stopped reply is being stored. */
+async function whenStored(id: string, attempts = 10, intervalMs = 300): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    try {
+      const response = await fetch(`/nuvara/${id}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, {
+        headers: { Accept: "application/json" },
+      });
+      if (response.ok) return true;
+      if (response.status !== 404) return false;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 function isBusy(session: ChatSession): boolean {

@@ -1,19 +1,32 @@
-import { useChat } from "@ai-sdk/react";
 import { useFetcher, useNavigate, useRevalidator } from "@remix-run/react";
-import { useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { describeChatError } from "~/chat/client-errors";
 import type { ChatMessage } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
-import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/chat/quota-text";
+import {
+  formatResetTime,
+  quotaExhaustedMessage,
+  remainingText,
+} from "~/chat/quota-text";
+import { branchPath, latestLeaf, versionsOf } from "~/chat/branches";
 import { ChatMessageView, type MessageActions } from "./chat-message";
 import { chatSession } from "./chat-sessions";
 import { useNonce } from "~/components/nonce";
 import { Composer, focusComposer } from "./composer";
 import { scrollToLatestScript, useFollowLatest } from "./follow-latest";
 import { moveDraft, unsent, useDraft } from "./drafts";
-import { ReportDialog } from "./report-dialog";
+import { useOpenedOnce } from "./opened-once";
+import { useStreamChat } from "./stream-chat";
+import { ShareButton } from "~/components/share/share-button";
 import { SidebarToggle } from "./sidebar-toggle";
+import { StarterSuggestions } from "./starter-suggestions";
+import { useReplyAnnouncement } from "./use-reply-announcement";
 import { useHydrated } from "./use-hydrated";
+
+// Loaded when a reply is first reported: not part of the page's first load (ADR 051).
+const ReportDialog = lazy(() =>
+  import("./report-dialog").then((module) => ({ default: module.ReportDialog }))
+);
 
 export interface ModelChoice {
   id: string;
@@ -33,7 +46,10 @@ export interface ChatViewProps {
   /** Not on the server yet: the first send creates it. */
   isNew: boolean;
   title: string | null;
+  /** Every stored version (the message tree, each knowing its parent); the branch to `leafId` is shown. */
   initialMessages: ChatMessage[];
+  /** The last message of the branch shown (docs/decisions/069). */
+  leafId?: string | null;
   models: ModelChoice[];
   /** The conversation's model; the first allowed model when unset or no longer allowed. */
   model: string | null;
@@ -42,25 +58,45 @@ export interface ChatViewProps {
   customInstructions: string | null;
   toolInstructions: boolean;
   toolNames: Record<string, string>;
+  /** The owner's 👍/👎 by reply id. */
+  feedback?: Record<string, 1 | -1>;
 }
 
 /** One conversation: its header (title, model, export), the transcript, errors with Retry, and the composer. */
 export function ChatView(props: ChatViewProps) {
   const { chatId, isNew, models } = props;
-  const initialModel = models.find((option) => option.id === props.model)?.id ?? models[0]?.id ?? "";
-  const session = chatSession(chatId, props.initialMessages, { model: initialModel, create: isNew });
-  const { messages, status, error, sendMessage, regenerate, stop, setMessages } = useChat({ chat: session.chat });
+  const initialModel =
+    models.find((option) => option.id === props.model)?.id ??
+    models[0]?.id ??
+    "";
+  const stored = props.initialMessages;
+  const shownBranch = useMemo(() => storedBranch(stored, props.leafId), [stored, props.leafId]);
+  const session = chatSession(chatId, shownBranch, {
+    model: initialModel,
+    create: isNew,
+  });
+  const {
+    messages,
+    status,
+    error,
+    sendMessage,
+    regenerate,
+    stop,
+    setMessages,
+  } = useStreamChat(session.chat);
   const busy = status === "submitted" || status === "streaming";
 
   const navigate = useNavigate();
   const revalidator = useRevalidator();
   const modelFetcher = useFetcher();
+  const branchFetcher = useFetcher();
   const hydrated = useHydrated();
   const timeZone = hydrated ? undefined : "UTC";
   const draftKey = isNew ? "new" : chatId;
   const [draft, setDraft] = useDraft(draftKey);
   const [model, setModel] = useState(session.settings.model);
   const [reporting, setReporting] = useState<string | null>(null);
+  const reportLoaded = useOpenedOnce(reporting !== null);
   const [restoredNotice, setRestoredNotice] = useState(false);
   const follow = useFollowLatest();
   const nonce = useNonce();
@@ -71,7 +107,12 @@ export function ChatView(props: ChatViewProps) {
   // would throw the keyboard over the page.
   useEffect(() => {
     const active = document.activeElement;
-    if (active && active !== document.body && active.matches("input, textarea, select, [contenteditable]")) return;
+    if (
+      active &&
+      active !== document.body &&
+      active.matches("input, textarea, select, [contenteditable]")
+    )
+      return;
     if (window.matchMedia("(pointer: coarse)").matches) return;
     focusComposer();
   }, []);
@@ -82,16 +123,19 @@ export function ChatView(props: ChatViewProps) {
   useEffect(() => {
     const chat = session.chat;
     if (isNew || chat.status !== "ready") return;
-    const stored = new Set(props.initialMessages.map((message) => message.id));
-    if (chat.messages.every((message) => stored.has(message.id))) setMessages(props.initialMessages);
-  }, [session, isNew, props.initialMessages, setMessages]);
+    const ids = new Set(stored.map((message) => message.id));
+    if (chat.messages.every((message) => ids.has(message.id)))
+      setMessages(shownBranch);
+  }, [session, isNew, stored, shownBranch, setMessages]);
 
   // A message whose reply was never confirmed comes back into the composer after a reload.
   useEffect(() => {
     const text = unsent.read(draftKey);
     if (!text) return;
     const chat = session.chat;
-    const shown = chat.messages.some((message) => message.role === "user" && messageText(message) === text);
+    const shown = chat.messages.some(
+      (message) => message.role === "user" && messageText(message) === text
+    );
     if (shown) {
       // Loaded from the server: it was saved. Otherwise this tab still holds it (in flight, or with Retry).
       if (chat.status === "ready") unsent.clear(draftKey);
@@ -117,9 +161,16 @@ export function ChatView(props: ChatViewProps) {
         setMessages((current) =>
           current.map((message) =>
             message.id === saved.replyId
-              ? { ...message, metadata: { ...message.metadata, status: saved.status, createdAt: new Date().toISOString() } }
-              : message,
-          ),
+              ? {
+                  ...message,
+                  metadata: {
+                    ...message.metadata,
+                    status: saved.status,
+                    createdAt: new Date().toISOString(),
+                  },
+                }
+              : message
+          )
         );
         revalidator.revalidate();
       },
@@ -130,7 +181,10 @@ export function ChatView(props: ChatViewProps) {
         setMessages((current) => {
           const last = current[current.length - 1];
           if (last?.role !== "assistant") return current;
-          return [...current.slice(0, -1), { ...last, metadata: { ...last.metadata, status: "stopped" } }];
+          return [
+            ...current.slice(0, -1),
+            { ...last, metadata: { ...last.metadata, status: "stopped" } },
+          ];
         });
         setTimeout(() => revalidator.revalidate(), 300);
       },
@@ -141,9 +195,22 @@ export function ChatView(props: ChatViewProps) {
   }, [session, isNew, chatId, navigate, revalidator, setMessages]);
 
   const exhausted = props.quota.remaining === 0;
-  const blockedReason = models.length === 0 ? "No model is available." : exhausted ? "quota" : null;
-  const demoIds = useMemo(() => new Set(models.filter((option) => option.demo).map((option) => option.id)), [models]);
+  const blockedReason =
+    models.length === 0 ? "No model is available." : exhausted ? "quota" : null;
+  const demoIds = useMemo(
+    () =>
+      new Set(
+        models.filter((option) => option.demo).map((option) => option.id)
+      ),
+    [models]
+  );
   const shownError = error ? describeChatError(error, timeZone) : null;
+  const announcement = useReplyAnnouncement(
+    chatId,
+    status,
+    messages,
+    Boolean(error)
+  );
 
   function send(text: string) {
     setRestoredNotice(false);
@@ -168,20 +235,77 @@ export function ChatView(props: ChatViewProps) {
   function chooseModel(id: string) {
     setModel(id);
     session.settings.model = id;
-    if (!isNew) modelFetcher.submit({ intent: "model", model: id }, { method: "post", action: `/nuvara/${chatId}` });
+    if (!isNew)
+      modelFetcher.submit(
+        { intent: "model", model: id },
+        { method: "post", action: `/nuvara/${chatId}` }
+      );
   }
 
-  const lastUserIndex = messages.findLastIndex((message) => message.role === "user");
   const lastIndex = messages.length - 1;
+  const tree = useMemo(() => messageTree(stored, messages), [stored, messages]);
+
+  /** Shows another version of the message at `index`, with its latest branch; kept on the server. */
+  function showVersion(index: number, id: string, label: string) {
+    const leaf = latestLeaf(tree.nodes, id);
+    setMessages(branchPath(tree.nodes, leaf).map((node) => tree.byId.get(node.id)!));
+    if (!isNew)
+      branchFetcher.submit(
+        { intent: "branch", message: id },
+        { method: "post", action: `/nuvara/${chatId}` }
+      );
+    // The message re-renders as another one: the cursor stays on the version buttons.
+    requestAnimationFrame(() => focusVersionButton(index, label));
+  }
 
   function actionsFor(message: ChatMessage, index: number): MessageActions {
     if (busy) return {};
+    const ids = versionsOf(tree.nodes, message.id);
+    const at = ids.indexOf(message.id);
+    const versions =
+      ids.length > 1
+        ? {
+            index: at + 1,
+            count: ids.length,
+            onPrevious:
+              at > 0
+                ? () => showVersion(index, ids[at - 1], PREVIOUS_VERSION)
+                : undefined,
+            onNext:
+              at < ids.length - 1
+                ? () => showVersion(index, ids[at + 1], NEXT_VERSION)
+                : undefined,
+          }
+        : undefined;
     if (message.role === "user") {
-      return index === lastUserIndex ? { onEdit: (text) => void sendMessage({ text, messageId: message.id }) } : {};
+      return {
+        versions,
+        // An edit is a new version beside this message: what followed it stays on the old branch.
+        onEdit: (text) => {
+          setMessages(messages.slice(0, index));
+          void sendMessage({ text });
+          follow.jump();
+        },
+      };
     }
     return {
-      onRegenerate: index === lastIndex ? () => void regenerate() : undefined,
-      onReport: message.metadata?.status ? () => setReporting(message.id) : undefined,
+      versions,
+      // A new version of this reply, beside it.
+      // The button goes with the old version: the cursor goes to the message box, as after a send.
+      onRegenerate: () => {
+        void regenerate({ messageId: message.id });
+        follow.jump();
+        focusComposer();
+      },
+      onReport: message.metadata?.status
+        ? () => setReporting(message.id)
+        : undefined,
+      feedback: message.metadata?.status
+        ? {
+            conversationId: chatId,
+            rating: props.feedback?.[message.id] ?? null,
+          }
+        : undefined,
     };
   }
 
@@ -199,10 +323,16 @@ export function ChatView(props: ChatViewProps) {
               <p>{props.customInstructions}</p>
             </details>
           ) : null}
-          {props.toolInstructions ? <span className="badge">Tool instructions on</span> : null}
+          {props.toolInstructions ? (
+            <span className="badge">Tool instructions on</span>
+          ) : null}
           <label className="model-picker">
             <span>Model</span>
-            <select value={model} onChange={(event) => chooseModel(event.target.value)} disabled={busy || models.length === 0}>
+            <select
+              value={model}
+              onChange={(event) => chooseModel(event.target.value)}
+              disabled={busy || models.length === 0}
+            >
               {models.map((option) => (
                 <option key={option.id} value={option.id}>
                   {option.label}
@@ -211,10 +341,15 @@ export function ChatView(props: ChatViewProps) {
             </select>
           </label>
           {!isNew ? (
-            <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
+            <a
+              className="button"
+              href={`/api/conversations/${chatId}/markdown`}
+              download
+            >
               Export
             </a>
           ) : null}
+          {!isNew ? <ShareButton conversationId={chatId} /> : null}
         </div>
       </header>
 
@@ -224,7 +359,8 @@ export function ChatView(props: ChatViewProps) {
         </p>
       ) : demoIds.has(model) ? (
         <p className="banner demo-banner">
-          You are using the built-in demo model. It is not an AI: it only explains how to connect a real model.
+          You are using the built-in demo model. It is not an AI: it only
+          explains how to connect a real model.
         </p>
       ) : null}
 
@@ -234,6 +370,8 @@ export function ChatView(props: ChatViewProps) {
           id="transcript"
           className="transcript"
           role="log"
+          // A log is polite by default: that would read every token out; the status below announces the finished reply instead.
+          aria-live="off"
           aria-label="Conversation"
           aria-busy={busy}
           // Scrollable, so reachable by keyboard (arrows and Page Up/Down read back).
@@ -249,8 +387,13 @@ export function ChatView(props: ChatViewProps) {
             {messages.length === 0 ? (
               <div className="empty-chat">
                 <p className="lead">How can I help?</p>
+                <StarterSuggestions
+                  onPick={send}
+                  disabled={busy || blockedReason !== null}
+                />
                 <p className="fine-print">
-                  Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.
+                  Enter sends, Shift+Enter adds a line. Replies can use a
+                  calculator, the date and time, and unit conversion.
                 </p>
               </div>
             ) : (
@@ -258,14 +401,20 @@ export function ChatView(props: ChatViewProps) {
                 <ChatMessageView
                   key={message.id}
                   message={message}
-                  streaming={busy && index === lastIndex && message.role === "assistant"}
-                  isDemo={message.metadata?.demo === true || demoIds.has(message.metadata?.model ?? "")}
+                  streaming={
+                    busy && index === lastIndex && message.role === "assistant"
+                  }
+                  isDemo={
+                    message.metadata?.demo === true ||
+                    demoIds.has(message.metadata?.model ?? "")
+                  }
                   toolNames={props.toolNames}
                   actions={actionsFor(message, index)}
                 />
               ))
             )}
-            {status === "submitted" && messages[lastIndex]?.role !== "assistant" ? (
+            {status === "submitted" &&
+            messages[lastIndex]?.role !== "assistant" ? (
               <p className="typing" role="status">
                 Assistant is thinking…
               </p>
@@ -274,11 +423,23 @@ export function ChatView(props: ChatViewProps) {
               <div className="chat-error" role="alert">
                 <p>{shownError.message}</p>
                 {shownError.signedOut ? (
-                  <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
+                  <a
+                    className="button"
+                    href={`/login?redirectTo=${encodeURIComponent(
+                      `/nuvara/${chatId}`
+                    )}`}
+                  >
                     Sign in again
                   </a>
                 ) : shownError.quotaExhausted ? null : (
-                  <button type="button" className="button primary" onClick={() => void regenerate()}>
+                  <button
+                    type="button"
+                    className="button primary"
+                    onClick={() => {
+                      void regenerate();
+                      focusComposer();
+                    }}
+                  >
                     Retry
                   </button>
                 )}
@@ -286,7 +447,11 @@ export function ChatView(props: ChatViewProps) {
             ) : null}
           </div>
         </div>
-        <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: scrollToLatestScript }} />
+        <script
+          nonce={nonce}
+          suppressHydrationWarning
+          dangerouslySetInnerHTML={{ __html: scrollToLatestScript }}
+        />
         {follow.away ? (
           <button
             type="button"
@@ -312,17 +477,82 @@ export function ChatView(props: ChatViewProps) {
         blockedReason={blockedReason}
         footer={
           <>
-            {restoredNotice ? <span role="status">Your last message wasn't confirmed as sent, so it's back in the box.</span> : null}
+            {restoredNotice ? (
+              <span role="status">
+                Your last message wasn't confirmed as sent, so it's back in the
+                box.
+              </span>
+            ) : null}
             <QuotaLine quota={props.quota} timeZone={timeZone} />
           </>
         }
       />
-      <ReportDialog messageId={reporting} onClose={() => setReporting(null)} />
+      {reportLoaded ? (
+        <Suspense fallback={null}>
+          <ReportDialog
+            messageId={reporting}
+            onClose={() => setReporting(null)}
+          />
+        </Suspense>
+      ) : null}
+      {/* Announces a finished reply once; the transcript itself is not live, so tokens are not read out as they come. */}
+      <p
+        className="visually-hidden"
+        role="status"
+        aria-live="polite"
+        data-testid="reply-announcement"
+      >
+        {announcement}
+      </p>
     </section>
   );
 }
 
-function QuotaLine({ quota, timeZone }: { quota: QuotaView; timeZone: string | undefined }) {
+const PREVIOUS_VERSION = "Previous version";
+const NEXT_VERSION = "Next version";
+
+function focusVersionButton(index: number, label: string) {
+  const article = document.querySelectorAll("#transcript .message")[index];
+  const buttons = article?.querySelectorAll<HTMLButtonElement>(".versions button");
+  if (!buttons) return;
+  const wanted = [...buttons].find((button) => button.getAttribute("aria-label") === label && !button.disabled);
+  (wanted ?? [...buttons].find((button) => !button.disabled))?.focus();
+}
+
+type Node = { id: string; parentId: string | null };
+
+function nodeOf(message: ChatMessage): Node {
+  return { id: message.id, parentId: message.metadata?.parentId ?? null };
+}
+
+/** The stored branch to `leafId`. */
+function storedBranch(stored: ChatMessage[], leafId: string | null | undefined): ChatMessage[] {
+  if (stored.length === 0) return stored;
+  const byId = new Map(stored.map((message) => [message.id, message]));
+  return branchPath(stored.map(nodeOf), leafId).map((node) => byId.get(node.id)!);
+}
+
+/**
+ * The stored tree with what this tab shows beyond it (a message being
+ * answered, a reply streaming), each following the one shown before it.
+ */
+function messageTree(stored: ChatMessage[], shown: ChatMessage[]) {
+  const byId = new Map(stored.map((message) => [message.id, message]));
+  const nodes = stored.map(nodeOf);
+  shown.forEach((message, index) => {
+    if (!byId.has(message.id)) nodes.push({ id: message.id, parentId: shown[index - 1]?.id ?? null });
+    byId.set(message.id, message);
+  });
+  return { nodes, byId };
+}
+
+function QuotaLine({
+  quota,
+  timeZone,
+}: {
+  quota: QuotaView;
+  timeZone: string | undefined;
+}) {
   if (quota.remaining === null || quota.limit === null) return null;
   const resetsAt = new Date(quota.resetsAt);
   if (quota.remaining === 0) {
@@ -334,7 +564,8 @@ function QuotaLine({ quota, timeZone }: { quota: QuotaView; timeZone: string | u
   }
   return (
     <span className="quota">
-      {remainingText(quota.remaining)} · resets at {formatResetTime(resetsAt, timeZone)}
+      {remainingText(quota.remaining)} · resets at{" "}
+      {formatResetTime(resetsAt, timeZone)}
     </span>
   );
 }

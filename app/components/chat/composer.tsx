@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
-import { MAX_MESSAGE_LENGTH } from "~/chat/chat-limits";
+import { messageTooLongText } from "~/chat/chat-limits";
+import { useAssistantData } from "./assistant-data";
 import { useHydrated } from "./use-hydrated";
 
 // useLayoutEffect warns during the server render; nothing needs measuring there.
@@ -59,7 +60,9 @@ export function Composer({
     element.style.height = `${Math.min(element.scrollHeight, MAX_HEIGHT_PX)}px`;
   }, [value]);
 
-  const tooLong = value.length > MAX_MESSAGE_LENGTH;
+  // The user's own cap (MESSAGE_MAX_CHARS for their role), from the /nuvara layout's loader.
+  const { messageMaxChars } = useAssistantData();
+  const tooLong = value.length > messageMaxChars;
   // Before hydration a click would submit the form natively (a page reload): Send waits.
   const canSend = hydrated && !busy && !blockedReason && value.trim() !== "" && !tooLong;
 
@@ -104,10 +107,7 @@ export function Composer({
       </div>
       <div id="composer-hint" className="composer-hint">
         {tooLong ? (
-          <span className="form-error">
-            Your message is {value.length.toLocaleString("en-US")} characters long; the limit is{" "}
-            {MAX_MESSAGE_LENGTH.toLocaleString("en-US")}.
-          </span>
+          <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span>
         ) : null}
         {footer}
       </div>

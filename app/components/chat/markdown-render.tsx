@@ -4,6 +4,7 @@ import remarkGfm from "remark-gfm";
 import { useHighlightedCode } from "./code-highlight";
 import { CopyButton } from "./copy-button";
 import { markdownVerdict } from "./markdown-budget";
+import { normalizeMathDelimiters } from "./math-text";
 import { PlainOnError, PlainReply, safeUrl } from "./markdown-plain";
 
 /**
@@ -37,7 +38,9 @@ const FLOW_PARENTS = new Set(["root", "blockquote", "listItem", "footnoteDefinit
 function remarkHtmlAsText() {
   return (tree: MdNode) => {
     const visit = (node: MdNode) => {
-      node.children = node.children?.map((child) => {
+      // Leaves (text, code, math) keep having no `children` at all: an undefined one trips mdast-util-to-hast.
+      if (!node.children) return;
+      node.children = node.children.map((child) => {
         if (child.type !== "html") {
           visit(child);
           return child;
@@ -129,15 +132,19 @@ const components: Components = {
 
 const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, remarkHtmlAsText];
 
-function renderMarkdown(text: string): ReactNode {
+/** remark-math and rehype-katex, for a reply with math (./markdown-math.tsx), or nothing. */
+export type MathPlugins = Pick<Options, "remarkPlugins" | "rehypePlugins">;
+
+function renderMarkdown(text: string, math?: MathPlugins): ReactNode {
   if (!markdownVerdict(text).ok) return <PlainReply>{text}</PlainReply>;
   let content: ReactNode;
   try {
     // Called as a function, not as an element, so that parsing happens inside this try:
     // react-markdown's Markdown is a plain function of its props (no hooks).
     content = ReactMarkdown({
-      children: text,
-      remarkPlugins,
+      children: math ? normalizeMathDelimiters(text) : text,
+      remarkPlugins: math ? [...(remarkPlugins ?? []), ...(math.remarkPlugins ?? [])] : remarkPlugins,
+      rehypePlugins: math?.rehypePlugins,
       urlTransform: (url) => safeUrl(url) ?? "",
       components,
     });
@@ -148,6 +155,6 @@ function renderMarkdown(text: string): ReactNode {
 }
 
 /** The pipeline behind ./markdown.tsx's Markdown, a chunk of its own in the browser (ADR 051). */
-export function RenderedMarkdown({ children }: { children: string }): ReactNode {
-  return <PlainOnError text={children}>{renderMarkdown(children)}</PlainOnError>;
+export function RenderedMarkdown({ children, math }: { children: string; math?: MathPlugins }): ReactNode {
+  return <PlainOnError text={children}>{renderMarkdown(children, math)}</PlainOnError>;
 }

@@ -1,6 +1,8 @@
 import { lazy, memo, Suspense, type ReactNode } from "react";
+import { mathPlugins as serverMathPlugins } from "./markdown-math.server";
 import { PlainOnError, PlainReply } from "./markdown-plain";
 import { RenderedMarkdown as ServerRenderedMarkdown } from "./markdown-render.server";
+import { hasMath } from "./math-text";
 
 export { PlainReply, safeUrl } from "./markdown-plain";
 
@@ -24,6 +26,15 @@ export { PlainReply, safeUrl } from "./markdown-plain";
  */
 const LazyRenderedMarkdown = lazy(() => import("./markdown-render").then((module) => ({ default: module.RenderedMarkdown })));
 
+// A reply with math also needs KaTeX: another chunk, fetched only then (ADR 056).
+const LazyMathMarkdown = lazy(() =>
+  Promise.all([import("./markdown-render"), import("./markdown-math")]).then(([render, math]) => ({
+    default: function MathMarkdown({ children }: { children: string }) {
+      return <render.RenderedMarkdown math={math.mathPlugins}>{children}</render.RenderedMarkdown>;
+    },
+  })),
+);
+
 if (typeof window !== "undefined") {
   const preload = () => void import("./markdown-render").catch(() => undefined);
   if ("requestIdleCallback" in window) window.requestIdleCallback(preload, { timeout: 2000 });
@@ -31,12 +42,18 @@ if (typeof window !== "undefined") {
 }
 
 export const Markdown = memo(function Markdown({ children }: { children: string }): ReactNode {
-  const Rendered = ServerRenderedMarkdown ?? LazyRenderedMarkdown;
+  const math = hasMath(children);
   // The outer boundary catches a chunk that failed to download: the reply stays readable as text.
   return (
     <PlainOnError text={children}>
       <Suspense fallback={<PlainReply>{children}</PlainReply>}>
-        <Rendered>{children}</Rendered>
+        {ServerRenderedMarkdown ? (
+          <ServerRenderedMarkdown math={math ? serverMathPlugins : undefined}>{children}</ServerRenderedMarkdown>
+        ) : math ? (
+          <LazyMathMarkdown>{children}</LazyMathMarkdown>
+        ) : (
+          <LazyRenderedMarkdown>{children}</LazyRenderedMarkdown>
+        )}
       </Suspense>
     </PlainOnError>
   );

@@ -1,12 +1,14 @@
 import { useNavigate } from "@remix-run/react";
-import { useEffect, useState } from "react";
-import { Dialog } from "./dialog";
+import { lazy, Suspense, useEffect } from "react";
+import { useOpenedOnce } from "./opened-once";
 import { focusComposer } from "./composer";
 
-/** Whether the reader's keyboard has ⌘ rather than Ctrl (decided in the browser). */
-function usesCommandKey() {
-  return typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
-}
+// The list is fetched when first shown: not part of the page's first load (ADR 051).
+const LazyShortcutsDialog = lazy(() =>
+  import("./shortcuts-dialog").then((module) => ({
+    default: module.ShortcutsDialog,
+  }))
+);
 
 /**
  * The assistant's keyboard shortcuts, as in ChatGPT: Ctrl/⌘+Shift+O starts a
@@ -36,41 +38,18 @@ export function useChatShortcuts(openHelp: () => void) {
   }, [navigate, openHelp]);
 }
 
-export function ShortcutsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const [mod, setMod] = useState("Ctrl");
-  useEffect(() => setMod(usesCommandKey() ? "⌘" : "Ctrl"), []);
-  const rows: Array<[string, string[]]> = [
-    ["New chat", [mod, "Shift", "O"]],
-    ["Go to the message box", ["Shift", "Esc"]],
-    ["Send the message", ["Enter"]],
-    ["New line in the message", ["Shift", "Enter"]],
-    ["Stop the reply", ["Esc"]],
-    ["Show these shortcuts", [mod, "/"]],
-  ];
-  return (
-    <Dialog open={open} onClose={onClose} title="Keyboard shortcuts">
-      <table className="shortcuts">
-        <tbody>
-          {rows.map(([action, keys]) => (
-            <tr key={action}>
-              <th scope="row">{action}</th>
-              <td>
-                {keys.map((key, index) => (
-                  <span key={key}>
-                    {index > 0 ? " + " : null}
-                    <kbd>{key}</kbd>
-                  </span>
-                ))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Close
-        </button>
-      </div>
-    </Dialog>
-  );
+/** The shortcuts' list (Ctrl/⌘+/ or "Keyboard shortcuts"), mounted from its first opening. */
+export function ShortcutsDialog({
+  open,
+  onClose,
+}: {
+  open: boolean;
+  onClose: () => void;
+}) {
+  const loaded = useOpenedOnce(open);
+  return loaded ? (
+    <Suspense fallback={null}>
+      <LazyShortcutsDialog open={open} onClose={onClose} />
+    </Suspense>
+  ) : null;
 }

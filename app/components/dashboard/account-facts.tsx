@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { PublicFirebaseConfig } from "~/auth/firebase-client";
-import { formatDateTime } from "./format";
+import { LocalTime } from "~/components/time/local-time";
 import { ReauthForm } from "./reauth-form";
 
 export interface AccountView {
@@ -45,13 +45,13 @@ export function AccountFacts({
       <div>
         <dt>Member since</dt>
         <dd>
-          <time dateTime={account.createdAt ?? undefined}>{formatDateTime(account.createdAt)}</time>
+          <LocalTime value={account.createdAt} />
         </dd>
       </div>
       <div>
         <dt>Last sign-in</dt>
         <dd>
-          <time dateTime={account.lastSignInAt ?? undefined}>{formatDateTime(account.lastSignInAt)}</time>
+          <LocalTime value={account.lastSignInAt} />
         </dd>
       </div>
     </dl>

@@ -1,6 +1,6 @@
 import { useRevalidator } from "@remix-run/react";
 import { useEffect, useId, useState, type FormEvent } from "react";
-import { authErrorMessage } from "~/auth/auth-errors";
+import { authErrorMessage, PASSWORD_RULES_UNMET } from "~/auth/auth-errors";
 import type { PasswordCheck, PublicFirebaseConfig } from "~/auth/firebase-client";
 
 /**
@@ -44,7 +44,7 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
       return;
     }
     if (checks.some((check) => !check.met)) {
-      setError("Choose a password that meets every requirement listed below it.");
+      setError(PASSWORD_RULES_UNMET);
       return;
     }
     setBusy(true);

@@ -26,7 +26,7 @@ export function DataControls() {
       </div>
       <div>
         <h3>Sign out of all devices</h3>
-        <p>Ends every session of your account, on this device and everywhere else (other devices within half a minute).</p>
+        <p>Ends every session of your account, on this device and everywhere else; other devices are signed out on their next page.</p>
         <Form method="post" action="/api/account/sign-out-everywhere">
           <button type="submit" className="button">
             Sign out of all devices

@@ -1,7 +1,9 @@
 /**
- * Dates, durations and numbers as the dashboard shows them. Times are in UTC
- * with a fixed format, so the server's render and the browser's hydration
- * agree whatever either's locale or time zone (quota days are UTC days too).
+ * Days, durations and numbers as the dashboard shows them, in a fixed format
+ * so the server's render and the browser's hydration agree whatever either's
+ * locale. Days are UTC days (as quota days are); a moment (last sign-in, a
+ * link's creation) is shown in the reader's own zone by
+ * ~/components/time/local-time.tsx, whose first render matches these UTC forms.
  */
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
 import type { User } from "firebase/auth";
 import { authErrorMessage } from "~/auth/auth-errors";
 import type { PublicFirebaseConfig } from "~/auth/firebase-client";
@@ -32,6 +32,9 @@ export function ReauthForm({
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  // The form opens when the user asks for an action that needs it: the cursor goes where they type next.
+  useEffect(() => passwordRef.current?.focus(), []);
 
   async function confirm(method: { kind: "password"; email: string; password: string } | { kind: "google" }) {
     setError(null);
@@ -59,6 +62,7 @@ export function ReauthForm({
         <form className="auth-form" onSubmit={onSubmit} noValidate>
           <label htmlFor={`${id}-password`}>Your current password</label>
           <input
+            ref={passwordRef}
             id={`${id}-password`}
             type="password"
             autoComplete="current-password"

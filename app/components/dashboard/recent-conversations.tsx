@@ -1,5 +1,5 @@
 import { Link } from "@remix-run/react";
-import { formatDateTime } from "./format";
+import { LocalTime } from "~/components/time/local-time";
 
 export interface RecentConversation {
   id: string;
@@ -23,7 +23,7 @@ export function RecentConversations({ conversations }: { conversations: RecentCo
               <Link to={`/nuvara/${conversation.id}`}>{conversation.title ?? "New chat"}</Link>
               <span className="fine-print">
                 {" "}
-                · <time dateTime={conversation.updatedAt}>{formatDateTime(conversation.updatedAt)}</time>
+                · <LocalTime value={conversation.updatedAt} />
               </span>
             </li>
           ))}

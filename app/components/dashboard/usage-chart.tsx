@@ -9,12 +9,12 @@ export interface DayUsage {
   outputTokens: number;
 }
 
+// The plot's own coordinates; it stretches to the figure's width. Its labels
+// are HTML beside it, so they keep their size on a phone (an SVG's text
+// shrinks with the drawing: 13 units were ~6 px at 390 px wide).
 const WIDTH = 600;
-const HEIGHT = 150;
-const LEFT = 48;
-const RIGHT = 6;
-const TOP = 10;
-const BOTTOM = 22;
+const HEIGHT = 120;
+const TOP = 6;
 
 /** The smallest 1, 2 or 5 × 10^n at or above `value` (at least 1), for a readable axis. */
 export function niceCeiling(value: number): number {
@@ -40,11 +40,11 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
   const id = useId();
   const max = Math.max(0, ...values);
   const top = niceCeiling(max);
-  const plotWidth = WIDTH - LEFT - RIGHT;
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const slot = plotWidth / Math.max(1, days.length);
+  const plotHeight = HEIGHT - TOP;
+  const slot = WIDTH / Math.max(1, days.length);
   const barWidth = Math.max(2, slot * 0.65);
   const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
+  const percent = (value: number, of: number) => `${((value / of) * 100).toFixed(2)}%`;
   const total = values.reduce((sum, value) => sum + value, 0);
   const busiest = max > 0 ? days[values.indexOf(max)] : undefined;
   const labelled = days.length > 0 ? [0, Math.floor((days.length - 1) / 2), days.length - 1] : [];
@@ -57,44 +57,47 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
   return (
     <figure className="usage-chart">
       <figcaption id={`${id}-title`}>{title}</figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title ${id}-desc`}>
-        <desc id={`${id}-desc`}>{description}</desc>
-        {[0, top / 2, top].map((tick) => (
-          <g key={tick} className="chart-grid">
-            <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} />
-            <text x={LEFT - 6} y={y(tick)} dy="0.35em" textAnchor="end">
+      <div className="chart-area">
+        {/* The labels repeat what the description says: hidden from screen readers. */}
+        <div className="chart-ticks" aria-hidden="true">
+          {[0, top / 2, top].map((tick) => (
+            <span key={tick} style={{ top: percent(y(tick), HEIGHT) }}>
               {compact(tick)}
-            </text>
-          </g>
-        ))}
-        {days.map((day, index) =>
-          values[index] > 0 ? (
-            <rect
-              key={day.day}
-              className="chart-bar"
-              x={LEFT + index * slot + (slot - barWidth) / 2}
-              y={y(values[index])}
-              width={barWidth}
-              height={Math.max(1, y(0) - y(values[index]))}
-              rx={2}
-            >
-              <title>{`${formatDay(day.day)}: ${plural(values[index], unit)}`}</title>
-            </rect>
-          ) : null,
-        )}
-        {labelled.map((index, position) => (
-          // The first and last labels align with the plot's edges, so they are never cut off.
-          <text
-            key={index}
-            className="chart-label"
-            x={position === 0 ? LEFT : position === labelled.length - 1 ? WIDTH - RIGHT : LEFT + index * slot + slot / 2}
-            y={HEIGHT - 6}
-            textAnchor={position === 0 ? "start" : position === labelled.length - 1 ? "end" : "middle"}
-          >
-            {formatDay(days[index].day)}
-          </text>
-        ))}
-      </svg>
+            </span>
+          ))}
+        </div>
+        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+          <desc id={`${id}-desc`}>{description}</desc>
+          {[0, top / 2, top].map((tick) => (
+            <line key={tick} className="chart-grid" x1={0} x2={WIDTH} y1={y(tick)} y2={y(tick)} vectorEffect="non-scaling-stroke" />
+          ))}
+          {days.map((day, index) =>
+            values[index] > 0 ? (
+              <rect
+                key={day.day}
+                className="chart-bar"
+                x={index * slot + (slot - barWidth) / 2}
+                y={y(values[index])}
+                width={barWidth}
+                height={Math.max(1, y(0) - y(values[index]))}
+              >
+                <title>{`${formatDay(day.day)}: ${plural(values[index], unit)}`}</title>
+              </rect>
+            ) : null,
+          )}
+        </svg>
+        <div className="chart-days" aria-hidden="true">
+          {labelled.map((index, position) => {
+            // The first and last labels align with the plot's edges, so they are never cut off.
+            const edge = position === 0 ? "start" : position === labelled.length - 1 ? "end" : "middle";
+            return (
+              <span key={index} className={`chart-day ${edge}`} style={edge === "middle" ? { left: percent(index * slot + slot / 2, WIDTH) } : undefined}>
+                {formatDay(days[index].day)}
+              </span>
+            );
+          })}
+        </div>
+      </div>
     </figure>
   );
 }

@@ -1,4 +1,5 @@
-import { formatDateTime, formatDuration, formatNumber, plural } from "./format";
+import { LocalTime } from "~/components/time/local-time";
+import { formatDuration, formatNumber, plural } from "./format";
 import type { DayUsage } from "./usage-chart";
 
 export interface Quota {
@@ -44,10 +45,15 @@ export function QuotaSummary({ quota, plan, now }: { quota: Quota; plan: string;
         {exhausted
           ? `You've used all of today's messages on the ${plan} plan.`
           : `${plural(quota.remaining ?? 0, "message")} left today on the ${plan} plan.`}{" "}
-        The count resets at <time dateTime={quota.resetsAt}>{formatDateTime(quota.resetsAt)}</time> (in {resetsIn}).
+        The count resets at <LocalTime value={quota.resetsAt} /> (in {resetsIn}).
       </p>
     </div>
   );
+}
+
+/** Each card says its period: these are not today's figures like the quota's above. */
+function Period() {
+  return <span className="stat-period"> in the last 30 days</span>;
 }
 
 /** Totals over the charted days. */
@@ -59,21 +65,33 @@ export function UsageTotals({ days }: { days: DayUsage[] }) {
   return (
     <dl className="usage-totals" aria-label="Totals, last 30 days">
       <div>
-        <dt>Messages</dt>
+        <dt>
+          Messages
+          <Period />
+        </dt>
         <dd>{formatNumber(messages)}</dd>
       </div>
       <div>
-        <dt>Tokens</dt>
+        <dt>
+          Tokens
+          <Period />
+        </dt>
         <dd>{formatNumber(input + output)}</dd>
       </div>
       <div>
-        <dt>Tokens in / out</dt>
+        <dt>
+          Tokens in / out
+          <Period />
+        </dt>
         <dd>
           {formatNumber(input)} / {formatNumber(output)}
         </dd>
       </div>
       <div>
-        <dt>Active days</dt>
+        <dt>
+          Active days
+          <Period />
+        </dt>
         <dd>{formatNumber(active)}</dd>
       </div>
     </dl>

@@ -7,6 +7,8 @@ export interface PromptToolSummary {
   category: string;
   builtIn: boolean;
   enabled: boolean;
+  /** A built-in tool an admin changed (admins see it marked, and may reset it). */
+  edited?: boolean;
 }
 
 export interface FunctionToolSummary {

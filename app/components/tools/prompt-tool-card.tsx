@@ -6,7 +6,7 @@ export interface AdminActionResult {
   ok?: boolean;
   notice?: string;
   error?: string;
-  /** The id of a tool whose deletion waits for a confirmation. */
+  /** The id of a tool whose deletion (a built-in one's reset) waits for a confirmation. */
   confirmDelete?: string;
 }
 
@@ -28,13 +28,14 @@ export function PromptToolCard({
         <p className="tool-category">
           {tool.category}
           {tool.builtIn ? null : <span className="tool-badge">Added by admins</span>}
+          {isAdmin && tool.edited ? <span className="tool-badge">Edited</span> : null}
           {tool.enabled ? null : <span className="tool-badge off">Disabled</span>}
         </p>
         <h3 id={headingId}>
           <Link to={`/tools/${tool.id}`}>{tool.name}</Link>
         </h3>
         <p>{tool.description}</p>
-        {isAdmin && !tool.builtIn ? <AdminControls tool={tool} confirmDelete={confirmDelete} /> : null}
+        {isAdmin ? <AdminControls tool={tool} confirmDelete={confirmDelete} /> : null}
       </article>
     </li>
   );
@@ -48,6 +49,21 @@ function AdminControls({ tool, confirmDelete }: { tool: PromptToolSummary; confi
   const asked = fetcher.data?.confirmDelete === tool.id ? dismissed !== fetcher.data : Boolean(confirmDelete) && dismissed === null;
   const confirming = asked && fetcher.formData?.get("confirm") !== "yes";
   const name = <span className="visually-hidden"> {tool.name}</span>;
+  // A built-in tool is reset to its default (only once edited), never deleted.
+  const removal = tool.builtIn
+    ? {
+        intent: "reset",
+        label: "Reset to default",
+        confirmLabel: "Yes, reset",
+        question: `Reset “${tool.name}” to its built-in default? Your changes to its name, description, instructions and inputs are lost.`,
+      }
+    : {
+        intent: "delete",
+        label: "Delete",
+        confirmLabel: "Yes, delete",
+        question: `Delete “${tool.name}” for good? Everyone loses it; conversations already started with it are kept.`,
+      };
+  const canRemove = !tool.builtIn || Boolean(tool.edited);
   return (
     <div className="tool-admin">
       <Link to={`/tools/${tool.id}/edit`} className="button small">
@@ -60,15 +76,14 @@ function AdminControls({ tool, confirmDelete }: { tool: PromptToolSummary; confi
           {name}
         </button>
       </fetcher.Form>
-      {confirming ? (
-        <fetcher.Form method="post" action="/tools" className="confirm-panel" role="group" aria-label={`Delete ${tool.name}?`}>
-          <p>
-            Delete “{tool.name}” for good? Everyone loses it; conversations already started with it are kept.
-          </p>
+      {!canRemove ? null : confirming ? (
+        <fetcher.Form method="post" action="/tools" className="confirm-panel" role="group" aria-label={`${removal.label} ${tool.name}?`}>
+          <p>{removal.question}</p>
           <input type="hidden" name="id" value={tool.id} />
           <input type="hidden" name="confirm" value="yes" />
-          <button type="submit" name="intent" value="delete" className="button small danger" disabled={busy}>
-            Yes, delete{name}
+          <button type="submit" name="intent" value={removal.intent} className="button small danger" disabled={busy}>
+            {removal.confirmLabel}
+            {name}
           </button>{" "}
           <Link
             to="/tools"
@@ -85,8 +100,9 @@ function AdminControls({ tool, confirmDelete }: { tool: PromptToolSummary; confi
       ) : (
         <fetcher.Form method="post" action="/tools">
           <input type="hidden" name="id" value={tool.id} />
-          <button type="submit" name="intent" value="delete" className="button small danger" disabled={busy}>
-            Delete{name}
+          <button type="submit" name="intent" value={removal.intent} className="button small danger" disabled={busy}>
+            {removal.label}
+            {name}
           </button>
         </fetcher.Form>
       )}

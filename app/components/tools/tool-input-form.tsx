@@ -1,6 +1,10 @@
 import { Form, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import type { PromptToolField } from "~/db/schema/tools";
 import { toolInputName } from "./form-fields";
+
+// One object, so the reset below runs on a new answer from the server only.
+const NO_ERRORS: Record<string, string> = {};
 
 /**
  * A prompt tool's own small form; its answers become the new chat's first
@@ -10,7 +14,7 @@ import { toolInputName } from "./form-fields";
 export function ToolInputForm({
   fields,
   values,
-  errors = {},
+  errors = NO_ERRORS,
 }: {
   fields: PromptToolField[];
   values?: string[];
@@ -18,8 +22,27 @@ export function ToolInputForm({
 }) {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formMethod === "POST";
+  // Fields filled in since the server's answer. A field was sent empty when its
+  // error says "Fill in…", so that error goes as soon as the field has text
+  // (and comes back if it is emptied); other errors stay until the next send.
+  const [filled, setFilled] = useState<Record<string, boolean>>({});
+  const form = useRef<HTMLFormElement>(null);
+  // On each answer (and on hydration) from what the fields hold: text typed before the page
+  // finished loading never reached onChange.
+  useEffect(() => {
+    const elements = form.current?.elements;
+    const next: Record<string, boolean> = {};
+    for (let index = 0; index < fields.length; index++) {
+      const element = elements?.namedItem(toolInputName(index));
+      if (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement) {
+        next[toolInputName(index)] = element.value.trim() !== "";
+      }
+    }
+    setFilled(next);
+  }, [errors, fields.length]);
+  const sentEmpty = (index: number) => (values?.[index] ?? "").trim() === "";
   return (
-    <Form method="post" className="tool-form" noValidate>
+    <Form ref={form} method="post" className="tool-form" noValidate>
       {errors.form ? (
         <p className="form-error" role="alert">
           {errors.form}
@@ -27,7 +50,7 @@ export function ToolInputForm({
       ) : null}
       {fields.map((field, index) => {
         const name = toolInputName(index);
-        const error = errors[name];
+        const error = sentEmpty(index) && filled[name] ? undefined : errors[name];
         const described = [field.hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ") || undefined;
         const common = {
           id: name,
@@ -36,6 +59,10 @@ export function ToolInputForm({
           required: field.required,
           "aria-invalid": error ? true : undefined,
           "aria-describedby": described,
+          onChange: (event: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => {
+            const hasText = event.currentTarget.value.trim() !== "";
+            setFilled((current) => (current[name] === hasText ? current : { ...current, [name]: hasText }));
+          },
         };
         return (
           <div key={name} className="tool-input">

@@ -6,6 +6,7 @@ import {
   date,
   index,
   integer,
+  type AnyPgColumn,
   jsonb,
   pgTable,
   primaryKey,
@@ -30,6 +31,13 @@ export const conversations = pgTable(
     systemPrompt: text("system_prompt"),
     /** The user's custom instructions as they were when the conversation began. */
     customInstructions: text("custom_instructions"),
+    /**
+     * The last message of the branch shown (docs/decisions/069): the page, the
+     * model, the export and a share follow the path from the root to it. No
+     * foreign key (the two tables would reference each other); a reader falls
+     * back to the latest message when it is null or not in the conversation.
+     */
+    currentLeafId: uuid("current_leaf_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -43,7 +51,13 @@ export const messages = pgTable(
     conversationId: uuid("conversation_id")
       .notNull()
       .references(() => conversations.id, { onDelete: "cascade" }),
-    /** Order within the conversation (timestamps can tie). */
+    /**
+     * The message this one follows (null for a first message): messages form
+     * a tree, an edit or a regenerated reply being a sibling of the version
+     * it replaces (docs/decisions/069).
+     */
+    parentId: uuid("parent_id").references((): AnyPgColumn => messages.id, { onDelete: "cascade" }),
+    /** Order within the conversation (timestamps can tie); among siblings, the latest is the highest. */
     seq: bigint("seq", { mode: "number" }).generatedAlwaysAsIdentity(),
     role: text("role", { enum: ["user", "assistant"] }).notNull(),
     /** The message's UI parts (text, tool steps) as the AI SDK streams them. */
@@ -60,6 +74,8 @@ export const messages = pgTable(
   },
   (t) => [
     index("messages_conversation_seq_idx").on(t.conversationId, t.seq),
+    // The parent key's cascade looks children up by it.
+    index("messages_parent_idx").on(t.parentId),
     // A reply always says how it ended; a user's message never claims to.
     check(
       "messages_reply_status",

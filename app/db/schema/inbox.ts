@@ -84,3 +84,90 @@ export const roleAudit = pgTable(
 );
 
 export type RoleChange = typeof roleAudit.$inferSelect;
+
+export const ACCOUNT_ACTIONS = ["disable", "enable", "sign-out-everywhere"] as const;
+export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
+
+/**
+ * What admins did to other people's accounts from /admin/users besides their
+ * role (which role_audit records): disabling, enabling, signing them out
+ * everywhere. Who, to whom, when — kept like role_audit when accounts go.
+ */
+export const accountAudit = pgTable(
+  "account_audit",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    actorEmail: text("actor_email").notNull(),
+    actorUid: text("actor_uid").notNull(),
+    targetEmail: text("target_email").notNull(),
+    targetUid: text("target_uid").notNull(),
+    action: text("action", { enum: ACCOUNT_ACTIONS }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("account_audit_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    check("account_audit_action_check", sql`${t.action} in ('disable', 'enable', 'sign-out-everywhere')`),
+  ],
+);
+
+export type AccountAuditRow = typeof accountAudit.$inferSelect;
+
+export const REPLY_DELIVERIES = ["stored", "sending", "sent", "failed"] as const;
+/**
+ * What became of a reply: stored only (no SMTP_URL: the admin sends it with
+ * the mailto link), being sent, sent by email, or failed (with the reason).
+ */
+export type ReplyDelivery = (typeof REPLY_DELIVERIES)[number];
+
+/** An admin's reply to an inbox message, kept with it and shown in its thread. */
+export const inboxReplies = pgTable(
+  "inbox_replies",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    // Deleting the message deletes its thread (a deleted account deletes its messages).
+    messageId: uuid("message_id")
+      .notNull()
+      .references(() => inboxMessages.id, { onDelete: "cascade" }),
+    authorUid: text("author_uid").notNull(),
+    authorEmail: text("author_email").notNull(),
+    body: text("body").notNull(),
+    delivery: text("delivery", { enum: REPLY_DELIVERIES }).notNull(),
+    /** Why sending failed, in the SMTP server's or the network's words. */
+    deliveryError: text("delivery_error"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    sentAt: timestamp("sent_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("inbox_replies_delivery_check", sql`${t.delivery} in ('stored', 'sending', 'sent', 'failed')`),
+    index("inbox_replies_message_idx").on(t.messageId, t.createdAt),
+  ],
+);
+
+export type InboxReply = typeof inboxReplies.$inferSelect;
+
+/**
+ * Admins' access to users' data beyond what they sent (docs/decisions/063):
+ * today, opening the conversation behind a report. Who, what, when; kept
+ * when the message or the conversation is deleted.
+ */
+export const adminAudit = pgTable(
+  "admin_audit",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    actorUid: text("actor_uid").notNull(),
+    actorEmail: text("actor_email").notNull(),
+    action: text("action").notNull(),
+    /** The inbox message the access went through. */
+    messageId: uuid("message_id"),
+    /** The user whose data was read, and which conversation. */
+    subjectUid: text("subject_uid"),
+    conversationId: uuid("conversation_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("admin_audit_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("admin_audit_message_idx").on(t.messageId, t.createdAt.desc()),
+  ],
+);
+
+export type AdminAuditEntry = typeof adminAudit.$inferSelect;

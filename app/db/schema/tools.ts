@@ -42,3 +42,34 @@ export const promptTools = pgTable(
 );
 
 export type PromptToolRow = typeof promptTools.$inferSelect;
+
+/**
+ * An admin's changes to a built-in prompt tool, by its slug. The defaults stay
+ * in code (app/data/prompt-tools.server.ts): a row with null content only
+ * hides or shows the tool, and "Reset to default" nulls the content again.
+ * Content is all set or all null, so a half-edited tool cannot exist.
+ */
+export const promptToolOverrides = pgTable(
+  "prompt_tool_overrides",
+  {
+    toolId: text("tool_id").primaryKey(),
+    name: text("name"),
+    description: text("description"),
+    category: text("category"),
+    systemPrompt: text("system_prompt"),
+    inputFields: jsonb("input_fields").$type<PromptToolField[]>(),
+    /** A hidden built-in is hidden from everyone but admins, as a disabled admin tool is. */
+    enabled: boolean("enabled").notNull().default(true),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  () => [
+    check(
+      "prompt_tool_overrides_content_check",
+      sql`(name is null and description is null and category is null and system_prompt is null and input_fields is null)
+        or (name is not null and description is not null and category is not null and system_prompt is not null
+            and jsonb_typeof(input_fields) = 'array')`,
+    ),
+  ],
+);
+
+export type PromptToolOverrideRow = typeof promptToolOverrides.$inferSelect;

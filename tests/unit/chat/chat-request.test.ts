@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_MESSAGE_LENGTH, parseChatRequest } from "~/chat/chat-request";
+import { DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
+import { parseChatRequest } from "~/chat/chat-request";
 
 const id = "6f1c1a52-4f7e-4b7a-9d55-0c9b3c7e2a11";
 const valid = {
@@ -23,10 +24,20 @@ describe("the chat request", () => {
   });
 
   it("takes messages up to the limit and refuses longer ones with the numbers", () => {
-    expect(parseChatRequest({ ...valid, message: { ...valid.message, parts: [{ type: "text", text: "x".repeat(MAX_MESSAGE_LENGTH) }] } }).ok).toBe(true);
-    expect(error({ ...valid, message: { ...valid.message, parts: [{ type: "text", text: "x".repeat(8_500) }] } })).toBe(
-      "Your message is 8,500 characters long; the limit is 8,000.",
-    );
+    const withText = (text: string) => ({ ...valid, message: { ...valid.message, parts: [{ type: "text", text }] } });
+    expect(parseChatRequest(withText("x".repeat(DEFAULT_MESSAGE_MAX_CHARS))).ok).toBe(true);
+    expect(error(withText("x".repeat(100_500)))).toBe("Your message is 100,500 characters long; the limit is 100,000.");
+    // The sender's own cap (MESSAGE_MAX_CHARS for their role).
+    expect(parseChatRequest(withText("x".repeat(20_000)), 20_000).ok).toBe(true);
+    expect(parseChatRequest(withText("x".repeat(20_001)), 20_000)).toEqual({
+      ok: false,
+      error: "Your message is 20,001 characters long; the limit is 20,000.",
+    });
+  });
+
+  it("takes a prompt tool's id for a new chat", () => {
+    expect(parseChatRequest({ ...valid, create: true, toolId: "translate" })).toMatchObject({ ok: true, request: { toolId: "translate" } });
+    expect(parseChatRequest({ ...valid, toolId: "" }).ok).toBe(false);
   });
 
   it("refuses a malformed or forged history with a clear message", () => {

@@ -64,10 +64,19 @@ describe("chatRequestBody: what the browser sends", () => {
     const body = chatRequestBody("c-1", messages, { model: "llama3.2", create: false }, "Europe/Oslo");
     expect(body).toEqual({
       conversationId: "c-1",
+      // A first message follows nothing.
+      parentId: null,
       create: false,
       message: { id: "u1", role: "user", parts: [{ type: "text", text: "What is 2^10?" }] },
       model: "llama3.2",
       timeZone: "Europe/Oslo",
     });
+  });
+
+  it("names the stored reply shown before the message as its parent; after an unconfirmed reply, none (ADR 069)", () => {
+    const next: ChatMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "And 2^11?" }] };
+    expect(chatRequestBody("c-1", [...messages, next], { model: "m", create: false }, undefined).parentId).toBe("a1");
+    const unconfirmed: ChatMessage = { ...messages[1], id: "a-local", metadata: { status: "stopped" } };
+    expect(chatRequestBody("c-1", [messages[0], unconfirmed, next], { model: "m", create: false }, undefined).parentId).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lookupRole, parseDailyLimits, parseRoleModels, roleKey } from "~/chat/role-settings";
+import { lookupRole, parseDailyLimits, parseMessageMaxChars, parseRoleModels, roleKey } from "~/chat/role-settings";
 
 describe("per-role settings", () => {
   it("default quotas: none 20, any other role 200, admin unlimited", () => {
@@ -34,5 +34,15 @@ describe("per-role settings", () => {
     expect(lookupRole(models, "none")).toEqual(["llama3.2:1b", "qwen2.5:0.5b"]);
     expect(lookupRole(models, "premium")).toBe("*");
     expect(lookupRole(models, "other")).toBeUndefined();
+  });
+
+  it("message length caps: 100,000 for everyone unless set, per role like the quotas", () => {
+    expect(lookupRole(parseMessageMaxChars(undefined), "none")).toBe(100_000);
+    const caps = parseMessageMaxChars("*=100000;none=20000");
+    expect(lookupRole(caps, roleKey({ role: "", isAdmin: false }))).toBe(20_000);
+    expect(lookupRole(caps, roleKey({ role: "premium", isAdmin: false }))).toBe(100_000);
+    expect(() => parseMessageMaxChars("none=lots")).toThrow('message length for "none" must be a whole number from 1 to 1000000, not "lots"');
+    expect(() => parseMessageMaxChars("none=0")).toThrow(/from 1 to 1000000/);
+    expect(() => parseMessageMaxChars("none=2000000")).toThrow(/from 1 to 1000000/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HistoryError, historyForReply, trimHistory } from "~/chat/history";
+import { HistoryError, historyForReply, ParentError, trimHistory } from "~/chat/history";
 import type { ChatMessage } from "~/chat/message-types";
 import { titleFromExchange } from "~/chat/title";
 
@@ -28,27 +28,42 @@ describe("titleFromExchange", () => {
 });
 
 describe("historyForReply", () => {
-  const stored = [user("u1", "first"), reply("a1", "answer one"), user("u2", "second"), reply("a2", "answer two")];
+  const child = (message: ChatMessage, parentId: string | null): ChatMessage => ({ ...message, metadata: { parentId } });
+  // Two branches: u2 was edited into u2b, whose reply was regenerated (a2b, then a2c).
+  const stored = [
+    child(user("u1", "first"), null),
+    child(reply("a1", "answer one"), "u1"),
+    child(user("u2", "second"), "a1"),
+    child(reply("a2", "answer two"), "u2"),
+    child(user("u2b", "second, better"), "a1"),
+    child(reply("a2b", "answer two b"), "u2b"),
+    child(reply("a2c", "answer two c"), "u2b"),
+  ];
+  const ids = (history: ChatMessage[]) => history.map((m) => m.id);
 
-  it("a new message is appended", () => {
-    const { kind, history } = historyForReply(stored, { id: "u3", text: "third" });
-    expect(kind).toBe("submit");
-    expect(history.map((m) => m.id)).toEqual(["u1", "a1", "u2", "a2", "u3"]);
+  it("a new message follows the reply it names, and the model gets that branch only", () => {
+    const after = historyForReply(stored, { id: "u3", text: "third" }, "a2", "a2c");
+    expect(after).toMatchObject({ kind: "submit", parentId: "a2" });
+    expect(ids(after.history)).toEqual(["u1", "a1", "u2", "a2", "u3"]);
+    // Without a parent: after the branch shown.
+    expect(ids(historyForReply(stored, { id: "u3", text: "third" }, undefined, "a2c").history)).toEqual(["u1", "a1", "u2b", "a2c", "u3"]);
+    // An edit of the first message is a new first message.
+    expect(historyForReply(stored, { id: "u0", text: "zeroth" }, null, "a2c")).toMatchObject({ parentId: null, history: [{ id: "u0" }] });
   });
 
-  it("the last message with its text is answered again, with new text it is an edit", () => {
-    const again = historyForReply(stored, { id: "u2", text: "second" });
-    expect(again.kind).toBe("regenerate");
-    expect(again.history.map((m) => m.id)).toEqual(["u1", "a1", "u2"]);
-    const edit = historyForReply(stored, { id: "u2", text: "second, better" });
-    expect(edit.kind).toBe("edit");
-    expect(edit.history.at(-1)).toEqual(user("u2", "second, better"));
-    expect(edit.history).toHaveLength(3);
+  it("a stored message with its text is answered again on its own branch, whatever is shown", () => {
+    const again = historyForReply(stored, { id: "u2", text: "second" }, "a1", "a2c");
+    expect(again).toMatchObject({ kind: "regenerate", parentId: "a1" });
+    expect(ids(again.history)).toEqual(["u1", "a1", "u2"]);
+    expect(ids(historyForReply(stored, { id: "u1", text: "first" }, undefined, "a2c").history)).toEqual(["u1"]);
   });
 
-  it("an earlier message cannot be changed or answered again", () => {
-    expect(() => historyForReply(stored, { id: "u1", text: "first" })).toThrow(HistoryError);
-    expect(() => historyForReply(stored, { id: "a1", text: "answer one" })).toThrow(HistoryError);
+  it("a sent message is never changed, and a parent must be a reply of this conversation", () => {
+    expect(() => historyForReply(stored, { id: "u2", text: "changed" }, "a1", null)).toThrow(HistoryError);
+    expect(() => historyForReply(stored, { id: "a1", text: "answer one" }, "u1", null)).toThrow(HistoryError);
+    expect(() => historyForReply(stored, { id: "u9", text: "x" }, "nope", null)).toThrow(ParentError);
+    expect(() => historyForReply(stored, { id: "u9", text: "x" }, "u2", null)).toThrow(ParentError);
+    expect(() => historyForReply(stored, { id: "u2", text: "second" }, "a2", null)).toThrow(ParentError);
   });
 });
 

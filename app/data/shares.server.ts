@@ -1,0 +1,183 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import type { Db } from "~/db/client.server";
+import { conversations, messages, sharedConversations } from "~/db/schema";
+import { branchPath } from "~/chat/branches";
+import { writeForAccount } from "./account-lock.server";
+
+/**
+ * Share links (/s/<id>): a read-only copy of a conversation's messages as
+ * they were when shared. The random id is the only key, so it carries 144
+ * bits from the system's CSPRNG; nothing of the owner is kept beyond the
+ * display name they chose to show (and their uid, to list and revoke).
+ */
+
+/** One message of a snapshot: what the public page renders, nothing more (no ids, models or token counts). */
+export interface SnapshotMessage {
+  role: "user" | "assistant";
+  parts: unknown[];
+  content: string;
+}
+
+export interface ShareSummary {
+  id: string;
+  conversationId: string | null;
+  title: string;
+  displayName: string | null;
+  createdAt: Date;
+}
+
+export interface PublicShare {
+  id: string;
+  title: string;
+  displayName: string | null;
+  createdAt: Date;
+  messages: SnapshotMessage[];
+}
+
+/** 18 random bytes → 24 url-safe characters. */
+export function newShareId(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+/** What a share id can look like; anything else names no share (and never reaches SQL). */
+export function isShareId(id: string | undefined): id is string {
+  return typeof id === "string" && /^[A-Za-z0-9_-]{22,64}$/.test(id);
+}
+
+const FALLBACK_TITLE = "Shared conversation";
+
+/**
+ * Shares the user's conversation: copies the messages of the branch shown, in order. Null when the
+ * user has no such conversation (another user's is indistinguishable) or it
+ * holds no message yet.
+ */
+export async function createShare(
+  db: Db,
+  input: { uid: string; conversationId: string; displayName: string | null },
+): Promise<ShareSummary | null> {
+  return writeForAccount(db, input.uid, async (tx) => {
+    const [conversation] = await tx
+      .select({ id: conversations.id, title: conversations.title, currentLeafId: conversations.currentLeafId })
+      .from(conversations)
+      .where(and(eq(conversations.id, input.conversationId), eq(conversations.uid, input.uid)))
+      .limit(1);
+    if (!conversation) return null;
+    const stored = await tx
+      .select({ id: messages.id, parentId: messages.parentId, role: messages.role, parts: messages.parts, content: messages.content })
+      .from(messages)
+      .where(eq(messages.conversationId, conversation.id))
+      .orderBy(asc(messages.seq));
+    if (stored.length === 0) return null;
+    // The branch shown, as the owner sees it (docs/decisions/069); other versions stay private.
+    const rows = branchPath(stored, conversation.currentLeafId).map(({ role, parts, content }) => ({ role, parts, content }));
+    const [row] = await tx
+      .insert(sharedConversations)
+      .values({
+        id: newShareId(),
+        uid: input.uid,
+        conversationId: conversation.id,
+        title: conversation.title ?? FALLBACK_TITLE,
+        displayName: input.displayName,
+        snapshot: rows satisfies SnapshotMessage[],
+      })
+      .returning();
+    return summary(row);
+  });
+}
+
+/** The user's links still open, newest first (for the dashboard and the Share dialog). */
+export async function listShares(db: Db, uid: string, { conversationId }: { conversationId?: string } = {}): Promise<ShareSummary[]> {
+  const rows = await db
+    .select()
+    .from(sharedConversations)
+    .where(
+      and(
+        eq(sharedConversations.uid, uid),
+        isNull(sharedConversations.revokedAt),
+        conversationId ? eq(sharedConversations.conversationId, conversationId) : undefined,
+      ),
+    )
+    .orderBy(desc(sharedConversations.createdAt))
+    .limit(200);
+  return rows.map(summary);
+}
+
+/** Revokes the user's link at once; false when they have no such open link. */
+export async function revokeShare(db: Db, uid: string, id: string): Promise<boolean> {
+  if (!isShareId(id)) return false;
+  const rows = await db
+    .update(sharedConversations)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(sharedConversations.id, id), eq(sharedConversations.uid, uid), isNull(sharedConversations.revokedAt)))
+    .returning({ id: sharedConversations.id });
+  return rows.length > 0;
+}
+
+/** The public snapshot; null when there is none or it was revoked. */
+export async function getPublicShare(db: Db, id: string): Promise<PublicShare | null> {
+  if (!isShareId(id)) return null;
+  const [row] = await db
+    .select()
+    .from(sharedConversations)
+    .where(and(eq(sharedConversations.id, id), isNull(sharedConversations.revokedAt)))
+    .limit(1);
+  if (!row) return null;
+  return {
+    id: row.id,
+    title: row.title,
+    displayName: row.displayName,
+    createdAt: row.createdAt,
+    messages: toSnapshot(row.snapshot),
+  };
+}
+
+/**
+ * Copies an open share into a new conversation of the visitor, messages in
+ * order (they are theirs to continue from then on). Null when the link was
+ * revoked or never existed.
+ */
+export async function copyShareToConversation(db: Db, uid: string, shareId: string): Promise<{ conversationId: string } | null> {
+  const share = await getPublicShare(db, shareId);
+  if (!share) return null;
+  // Under the account's lock: nothing is created for an account deleted meanwhile (docs/decisions/045).
+  // One branch: each message follows the one before it, and the last is the one shown.
+  const ids = share.messages.map(() => randomUUID());
+  return writeForAccount(db, uid, async (tx) => {
+    const [conversation] = await tx
+      .insert(conversations)
+      .values({ id: randomUUID(), uid, title: share.title, currentLeafId: ids.at(-1) ?? null })
+      .returning({ id: conversations.id });
+    if (share.messages.length > 0) {
+      // One INSERT in snapshot order: seq is assigned in the order of the rows (parent keys are checked at its end).
+      await tx.insert(messages).values(
+        share.messages.map((message, index) => ({
+          id: ids[index],
+          parentId: index > 0 ? ids[index - 1] : null,
+          conversationId: conversation.id,
+          role: message.role,
+          parts: message.parts,
+          content: message.content,
+          // A copied reply ended as shared: completed (its stop state is not part of the snapshot).
+          status: message.role === "assistant" ? ("completed" as const) : null,
+          completedAt: message.role === "assistant" ? new Date() : null,
+        })),
+      );
+    }
+    return { conversationId: conversation.id };
+  });
+}
+
+function summary(row: typeof sharedConversations.$inferSelect): ShareSummary {
+  return { id: row.id, conversationId: row.conversationId, title: row.title, displayName: row.displayName, createdAt: row.createdAt };
+}
+
+/** The stored JSON, read defensively: a row that is not a message is left out rather than breaking the page. */
+function toSnapshot(value: unknown[]): SnapshotMessage[] {
+  return value.flatMap((item) => {
+    if (!item || typeof item !== "object") return [];
+    const { role, parts, content } = item as Record<string, unknown>;
+    if ((role !== "user" && role !== "assistant") || typeof content !== "string") return [];
+    return [{ role, parts: Array.isArray(parts) ? parts : [], content }];
+  });
+}

@@ -1,0 +1,170 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHANNEL, startListener, type Invalidation } from "~/auth/invalidation.server";
+import { getSessionUser } from "~/auth/session.server";
+import { action as logoutAction } from "~/routes/api.auth.logout";
+import { freshDatabase } from "../../scripts/perf/app-under-test";
+import { buildApp, startApp, type AppProcess } from "../support/app-process";
+import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
+import { healAll, setFault } from "../support/faults";
+import { captureLogs } from "../support/log-capture";
+
+/**
+ * Invalidation at once everywhere (issue 13, docs/decisions/002 "Changed"):
+ * two remix-serve instances on one PostgreSQL server, auth caches of 30 s.
+ * A logout, a role change or a disabled account on instance A shows on the
+ * very next page instance B serves, with no wait — B's caches were warm.
+ * Needs a PostgreSQL server (PGlite in local mode is one process): skipped
+ * without TEST_DATABASE_URL, which CI sets.
+ */
+const serverUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!serverUrl)("auth caches invalidated on every instance", () => {
+  const firebase = admin();
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let a: AppProcess;
+  let b: AppProcess;
+
+  beforeAll(async () => {
+    await buildApp();
+    database = await freshDatabase(serverUrl!, "invalidation");
+    const env = { DATABASE_URL: database.url, AUTH_CACHE_TTL_SECONDS: "30", LOG_LEVEL: "info" };
+    a = await startApp({ env });
+    b = await startApp({ env });
+  }, 240_000);
+
+  afterAll(async () => {
+    await a?.kill("SIGTERM");
+    await b?.kill("SIGTERM");
+    await database?.drop();
+    await firebase.close();
+  });
+
+  function page(app: AppProcess, path: string, cookie: string) {
+    return fetch(`${app.origin}${path}`, { headers: { Cookie: cookie }, redirect: "manual" });
+  }
+
+  function post(app: AppProcess, path: string, cookie: string, fields: Record<string, string>) {
+    return fetch(`${app.origin}${path}`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: app.origin, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    });
+  }
+
+  /** The dashboard as B shows it: signed in with a plan, or sent to /login. */
+  async function dashboardOn(app: AppProcess, cookie: string) {
+    const response = await page(app, "/dashboard", cookie);
+    if (response.status !== 200) return { signedIn: false, location: response.headers.get("Location") };
+    const plan = /class="plan-badge">([^<]*)</.exec(await response.text())?.[1];
+    return { signedIn: true, plan };
+  }
+
+  /** Both instances listen (their first page opens the database); a page on each warms its caches. */
+  async function warm(cookie: string) {
+    for (const app of [a, b]) expect((await dashboardOn(app, cookie)).signedIn).toBe(true);
+    for (const app of [a, b]) {
+      for (let tries = 0; !/auth invalidation listener connected/.test(app.stderr()); tries++) {
+        if (tries > 100) throw new Error(`no listener: ${app.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  it("logout on A: B refuses the cookie on the next page load", async () => {
+    const account = await createAccount(firebase, { prefix: "inval-logout" });
+    const cookie = await sessionCookieFor(account);
+    await warm(cookie);
+    expect(await dashboardOn(b, cookie)).toEqual({ signedIn: true, plan: "Free" });
+
+    const logout = await post(a, "/api/auth/logout", cookie, {});
+    expect(logout.status).toBe(303);
+
+    expect(await dashboardOn(b, cookie)).toEqual({ signedIn: false, location: expect.stringMatching(/^\/login/) });
+  });
+
+  it("a role change by an admin on A: B shows the new plan at once, and a disabled account is signed out", async () => {
+    const boss = await createAccount(firebase, { role: "admin", prefix: "inval-admin" });
+    const bossCookie = await sessionCookieFor(boss);
+    const account = await createAccount(firebase, { prefix: "inval-role" });
+    const cookie = await sessionCookieFor(account);
+    await warm(cookie);
+    expect(await dashboardOn(b, cookie)).toEqual({ signedIn: true, plan: "Free" });
+
+    const change = await post(a, "/admin/users", bossCookie, { email: account.email, role: "premium" });
+    expect(change.status).toBe(200);
+    expect(await dashboardOn(b, cookie)).toEqual({ signedIn: true, plan: "Premium" });
+
+    const disable = await post(a, "/admin/users", bossCookie, { intent: "disable", uid: account.uid });
+    expect(disable.status).toBe(200);
+    expect(await dashboardOn(b, cookie)).toEqual({ signedIn: false, location: expect.stringMatching(/^\/login/) });
+  });
+});
+
+describe.skipIf(!serverUrl)("the invalidation listener", () => {
+  it("reconnects after its connection is killed and still delivers", async () => {
+    const received: Invalidation[] = [];
+    const listener = startListener(serverUrl!, { onMessage: (message) => received.push(message) });
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await listener.ready;
+      const notify = (uid: string) => client.query("select pg_notify($1, $2)", [CHANNEL, JSON.stringify({ uid, reason: "logout" })]);
+      const until = async (done: () => boolean) => {
+        for (let tries = 0; !done(); tries++) {
+          if (tries > 200) throw new Error("timed out");
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+      };
+      await notify("before");
+      await until(() => received.some((message) => message.uid === "before"));
+
+      const first = listener.pid()!;
+      const { rows } = await client.query<{ killed: boolean }>("select pg_terminate_backend($1) as killed", [first]);
+      expect(rows[0].killed).toBe(true);
+      await until(() => listener.pid() !== null && listener.pid() !== first);
+
+      await notify("after");
+      await until(() => received.some((message) => message.uid === "after"));
+      // Malformed payloads (anyone connected may NOTIFY) are dropped, not thrown.
+      await client.query("select pg_notify($1, 'not json')", [CHANNEL]);
+      await notify("last");
+      await until(() => received.some((message) => message.uid === "last"));
+      expect(received.map((message) => message.uid)).toEqual(["before", "after", "last"]);
+    } finally {
+      await client.end();
+      await listener.stop();
+    }
+  });
+});
+
+describe("publishing fails", () => {
+  it("a logout while PostgreSQL is unreachable still signs out, here at once; the failed notice is logged", async () => {
+    const firebase = admin();
+    const restoreEnv = setAppEnv({ AUTH_CACHE_TTL_SECONDS: "30" });
+    const logs = captureLogs();
+    try {
+      const account = await createAccount(firebase, { prefix: "inval-fault" });
+      const cookie = await sessionCookieFor(account);
+      const page = () => getSessionUser(appRequest("/dashboard", { cookie }));
+      expect((await page()).status).toBe("signed-in"); // caches warm
+
+      await setFault("postgres", "refuse");
+      const response = await logoutAction({
+        request: appRequest("/api/auth/logout", { method: "POST", cookie, headers: { Origin: APP_ORIGIN } }),
+        params: {},
+        context: {},
+      });
+      expect(response.status).toBe(303);
+      expect(response.headers.get("Set-Cookie")).toMatch(/Max-Age=0|Expires=Thu, 01 Jan 1970/);
+      expect((await page()).status).toBe("signed-out");
+      expect(logs.entries().some((entry) => entry.msg.includes("publishing an auth cache invalidation"))).toBe(true);
+    } finally {
+      await healAll();
+      logs.restore();
+      restoreEnv();
+      await firebase.close();
+    }
+  });
+});
