@@ -60,6 +60,10 @@ const envSchema = z.object({
     emptyToUndefined,
     z.coerce.number().min(0).max(30).default(30),
   ),
+  // A running reply's lease (docs/decisions/070): renewed while it runs; past it, another instance marks it interrupted.
+  RUN_LEASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(2).max(300).default(30)),
+  // On SIGTERM: how long running replies may take to finish before they are handed over as interrupted.
+  SHUTDOWN_GRACE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(600).default(20)),
   BACKEND_TIMEOUT_MS: z.preprocess(
     emptyToUndefined,
     z.coerce.number().int().min(100).max(30_000).default(3_000),
@@ -134,6 +138,9 @@ export interface Config {
   firestoreEmulatorHost?: string;
   sessionDays: number;
   authCacheTtlMs: number;
+  /** A running reply's lease, and the SIGTERM grace for running replies (docs/decisions/070). */
+  runLeaseSeconds: number;
+  shutdownGraceMs: number;
   backendTimeoutMs: number;
   appOrigin?: string;
   trustProxy: boolean;
@@ -264,6 +271,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     firestoreEmulatorHost,
     sessionDays: e.SESSION_DAYS,
     authCacheTtlMs: e.AUTH_CACHE_TTL_SECONDS * 1000,
+    runLeaseSeconds: e.RUN_LEASE_SECONDS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     backendTimeoutMs: e.BACKEND_TIMEOUT_MS,
     appOrigin: e.APP_URL ? new URL(e.APP_URL).origin : undefined,
     trustProxy: e.TRUST_PROXY > 0,

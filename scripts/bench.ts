@@ -13,6 +13,7 @@ import {
   writeBenchmarks,
 } from "./perf/app-under-test";
 import { benchInstances } from "./perf/instances";
+import { benchRuns } from "./perf/runs";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -28,6 +29,10 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  * within one run only.
  *
  *   npm run bench -- --instances N     (throughput with 1 and N instances; see scripts/perf/instances.ts)
+ *   npm run bench -- --runs [--replies 20] [--reopens 20] [--parallel 4] [--words 60] [--word-ms 20]
+ *                                      (replies that survive, two instances: reattach latency from another
+ *                                      instance, PostgreSQL writes per reply, replies lost when tabs close
+ *                                      and reopen elsewhere, quota; see scripts/perf/runs.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -35,6 +40,11 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
 if (process.argv.includes("--instances")) {
   await benchInstances(Number(option("instances", "2")));
   process.exit(0);
+}
+// `--runs`: replies that survive, with two instances (scripts/perf/runs.ts); exits 1 if a check failed.
+if (process.argv.includes("--runs")) {
+  const passed = await benchRuns();
+  process.exit(passed ? 0 : 1);
 }
 
 const backendLatency = Number(option("backend-latency", "40"));

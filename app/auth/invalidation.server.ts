@@ -3,6 +3,7 @@ import { getConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { log } from "~/log/logger.server";
+import { dispatchNotice, NOTICE_CHANNELS } from "~/db/notices.server";
 import { authCache } from "./auth-cache.server";
 
 /**
@@ -122,7 +123,7 @@ export function startListener(databaseUrl: string, { onMessage = evict }: { onMe
     current.on("error", onLost);
     current.on("end", () => onLost());
     current.on("notification", (note) => {
-      if (note.channel !== CHANNEL) return;
+      if (note.channel !== CHANNEL) return dispatchNotice(note.channel, note.payload);
       const message = parse(note.payload);
       if (message) onMessage(message);
     });
@@ -140,6 +141,8 @@ export function startListener(databaseUrl: string, { onMessage = evict }: { onMe
         return;
       }
       await current.query(`listen ${CHANNEL}`);
+      // The same connection carries the other channels (app/db/notices.server.ts), e.g. replies being generated.
+      for (const channel of NOTICE_CHANNELS) await current.query(`listen ${channel}`);
       if (stopped || lost) return;
       backendPid = rows[0].pid;
       failures = 0;
@@ -173,6 +176,7 @@ let listener: Listener | undefined;
 
 /** Starts this process's listener once (called when the database is first opened). */
 export function ensureInvalidationListener(databaseUrl: string) {
-  if (listener || getConfig().authCacheTtlMs <= 0) return;
+  // Started even without auth caches: replies being generated are followed through it too.
+  if (listener) return;
   listener = startListener(databaseUrl);
 }

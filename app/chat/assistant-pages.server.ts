@@ -1,4 +1,4 @@
-import { json } from "@remix-run/node";
+import { json, redirect } from "@remix-run/node";
 import { isSameOrigin } from "~/auth/request.server";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import {
@@ -20,6 +20,8 @@ import { getModelRegistry, modelsForRole } from "~/llm/models.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
+import { hadRunFor, runningRuns, type RunRow } from "./runs/run-store.server";
+import { ensureSweeper } from "./runs/runs.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 
 /** What the /nuvara routes load and do; the route modules stay thin. */
@@ -50,17 +52,29 @@ export async function loadAssistant(request: Request) {
   if (!isStorableText(search)) throw json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
   const db = await database();
   const uid = session.user.uid;
-  const [conversations, quota, customInstructions, registry] = await Promise.all([
+  const [conversations, quota, customInstructions, registry, running] = await Promise.all([
     listConversations(db, uid, { search }),
     getQuotaStatus(db, uid, session),
     getCustomInstructions(db, uid),
     getModelRegistry(),
+    runningFor(db, uid),
   ]);
+  const writing = new Set(running.map((run) => run.conversationId));
+  const listed = new Set(conversations.map((item) => item.id));
+  // A new chat whose first reply is still being written is not stored yet, but it is listed (docs/decisions/070).
+  const pending = search
+    ? []
+    : running
+        .filter((run) => !listed.has(run.conversationId) && run.exchange.create)
+        .map((run) => ({ id: run.conversationId, title: run.exchange.create?.title ?? run.exchange.title, updatedAt: run.startedAt.toISOString(), writing: true, pending: true }));
   return {
     user: session.user,
     role: session.role,
     search,
-    conversations: conversations.map((item) => ({ id: item.id, title: item.title, updatedAt: item.updatedAt.toISOString() })),
+    conversations: [
+      ...pending,
+      ...conversations.map((item) => ({ id: item.id, title: item.title, updatedAt: item.updatedAt.toISOString(), writing: writing.has(item.id) })),
+    ],
     quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
     /** The longest message this user may send (MESSAGE_MAX_CHARS for their role), for the composer. */
     messageMaxChars: messageMaxCharsFor(session),
@@ -92,13 +106,55 @@ async function ownConversation(request: Request, id: string | undefined): Promis
   return { session, db: await database(), id };
 }
 
+/** The user's replies being written, for the list's "still writing…" (none when the store cannot say). */
+async function runningFor(db: Db, uid: string, conversationId?: string): Promise<RunRow[]> {
+  ensureSweeper(db); // any instance serving the assistant settles runs whose instance died
+  try {
+    return await runningRuns(db, uid, conversationId);
+  } catch (error) {
+    logBackendFault("postgres", "listing replies being written", error);
+    return [];
+  }
+}
+
+/** A reply being written, as the page needs it to show the question and follow the reply (docs/decisions/070). */
+function runView(run: RunRow | undefined) {
+  if (!run) return null;
+  return {
+    runId: run.id,
+    userMessage: { id: run.userMessageId, text: run.exchange.user.text, kind: run.exchange.kind, parentId: run.exchange.parentId },
+    model: run.model,
+  };
+}
+
 /** One conversation and its transcript; another user's is a 404. */
 export async function loadConversation(request: Request, conversationId: string | undefined) {
   const { session, db, id } = await ownConversation(request, conversationId);
-  const found = await getConversationWithMessages(db, session.user.uid, id);
-  if (!found) throw notFound();
+  const [found, running] = await Promise.all([getConversationWithMessages(db, session.user.uid, id), runningFor(db, session.user.uid, id)]);
+  const run = running[0];
+  if (!found) {
+    // A new chat whose first reply is being written: shown, though stored only with that reply.
+    // One whose first reply failed was never stored: back to a new chat (the browser keeps the text).
+    if (!run?.exchange.create) throw (await hadRunFor(db, session.user.uid, id)) ? redirect("/nuvara") : notFound();
+    return {
+      conversation: {
+        id,
+        title: run.exchange.create.title ?? run.exchange.title,
+        model: run.model,
+        customInstructions: run.exchange.create.customInstructions,
+        hasToolInstructions: Boolean(run.exchange.create.systemPrompt),
+        leafId: null,
+      },
+      isNew: true,
+      messages: [],
+      feedback: {},
+      running: runView(run),
+    };
+  }
   const { conversation, messages: rows } = found;
   return {
+    isNew: false,
+    running: runView(run),
     conversation: {
       id: conversation.id,
       title: conversation.title,

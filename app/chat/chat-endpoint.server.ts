@@ -17,6 +17,7 @@ import { getPromptTool } from "~/data/prompt-tools.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { planReply, type ChatTool, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
+import { isDraining } from "./runs/runs.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -27,7 +28,7 @@ import { giveBack, startReply, type PendingReply } from "./reply.server";
  *   404 no such conversation for this user · 409 out of date with the stored conversation,
  *   a message id already used by another message, or one already being answered
  *   429 too many messages a minute, or the daily quota used up (with the reset time)
- *   503 a store is unreachable
+ *   503 a store is unreachable, or this instance is shutting down
  *
  * Time to the first token is the model's own plus as little as possible
  * (docs/decisions/033): the fresh session check and the conversation's read
@@ -43,6 +44,8 @@ import { giveBack, startReply, type PendingReply } from "./reply.server";
 export async function handleChatRequest(request: Request): Promise<Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
   if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
+  // Shutting down (SIGTERM): the running replies finish here, new ones start on another instance.
+  if (isDraining()) return refuse(503, SHUTTING_DOWN, { "Retry-After": "1", Connection: "close" });
   const peek = await peekSession(request);
   const sessionCheck = getSessionUser(request);
   if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please sign in to chat.");
@@ -148,8 +151,10 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 
   if (!plan || !("pending" in plan)) return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
 
+  // From here the reply goes on without this request (docs/decisions/070); this response is one of its readers.
+  const run = plan.pending.run(counted.quota);
   return createUIMessageStreamResponse({
-    stream: plan.pending.stream(counted.quota),
+    stream: run.read(),
     headers: {
       // remix-serve compresses responses; no-transform keeps it from buffering the stream.
       "Cache-Control": "no-store, no-transform",
@@ -158,6 +163,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
 }
 
 const ACCOUNT_DELETED_MESSAGE = "This account has been deleted.";
+export const SHUTTING_DOWN = "This server is restarting. Please send your message again in a moment.";
 export const MESSAGE_IN_FLIGHT = "This message is already being answered.";
 
 function refuse(status: number, error: string, headers?: HeadersInit) {

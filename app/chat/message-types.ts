@@ -5,7 +5,7 @@ import type { UIMessage } from "ai";
  * messages with Nuvara's metadata and data parts. Shared by server and browser.
  */
 
-export type ReplyStatus = "completed" | "stopped";
+export type ReplyStatus = "completed" | "stopped" | "interrupted";
 
 export interface MessageMetadata {
   /** Model id that wrote a reply. */
@@ -31,7 +31,9 @@ export interface SavedExchange {
 }
 
 export type ChatDataParts = {
-  /** First chunk of every reply: the conversation exists on the server from now on. */
+  /** First chunk of every reply: the run writing it, which any tab can follow (docs/decisions/070). */
+  run: { runId: string; conversationId: string };
+  /** Once the exchange is stored: the conversation exists on the server from now on. */
   conversation: { id: string };
   saved: SavedExchange;
 };

@@ -1,3 +1,4 @@
+import type { UIMessageChunk } from "ai";
 import type { ChatMessage } from "./message-types";
 
 type Part = ChatMessage["parts"][number];
@@ -22,4 +23,26 @@ export function settleParts(parts: ChatMessage["parts"]): ChatMessage["parts"] {
     }
     return [part];
   });
+}
+
+/** Chunks that frame a reply but show none of it. */
+const FRAME_CHUNKS: ReadonlySet<string> = new Set([
+  "start",
+  "start-step",
+  "finish-step",
+  "finish",
+  "text-start",
+  "text-end",
+  "reasoning-start",
+  "reasoning-end",
+  "message-metadata",
+  "error",
+  "abort",
+]);
+
+/** Whether a chunk shows some of the reply (text, a tool step), not only its frame or our own data parts. */
+export function showsContent(chunk: UIMessageChunk): boolean {
+  if (chunk.type === "text-delta") return chunk.delta !== "";
+  if (chunk.type.startsWith("data-")) return false;
+  return !FRAME_CHUNKS.has(chunk.type);
 }

@@ -24,19 +24,25 @@ import type { ExchangeKind } from "./history";
 import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
 import { messageText } from "./message-types";
 import { describeModelError, MODEL_DROPPED_MESSAGE, MODEL_TIMEOUT_MESSAGE } from "./model-errors.server";
-import { settleParts } from "./reply-parts";
+import { settleParts, showsContent } from "./reply-parts";
+import type { LocalRun } from "./runs/local-run.server";
+import type { RunStatus } from "./runs/run-store.server";
+import { startRun } from "./runs/runs.server";
 
 /**
  * One reply, from the model request to the stored exchange.
  *
  * The caller starts it once the message is counted (rate limit and quota,
  * docs/decisions/033), and shows nothing until the fresh session check has
- * said yes too. Tokens are forwarded as they arrive. When
- * the reply ends it is stored with the user's message in one transaction —
- * completed, or stopped when the browser hung up (Stop, a closed tab) — and
- * the browser is told it is saved. A failed reply stores nothing and gives
- * its quota back (after the browser is told) — unless some of it was shown:
- * then it counts (docs/decisions/044).
+ * said yes too. From then on the reply is a run (docs/decisions/070): it goes
+ * on to its end whatever happens to the request that started it — a closed
+ * tab, a reload, a lost network — and its chunks go to the run, which any
+ * reader on any instance follows. It ends when the model is done, on a Stop
+ * (from any tab or instance), on the model's failure, or when this instance
+ * shuts down (interrupted, with its partial text). The exchange is then
+ * stored with the user's message in one transaction and the readers are told
+ * it is saved. A failed reply stores nothing and gives its quota back —
+ * unless some of it was shown: then it counts (docs/decisions/044).
  */
 
 /** Most tool round trips one reply may take before it must answer. */
@@ -66,16 +72,22 @@ export interface ReplyPlan {
 export interface PendingReply {
   /** Stops the model request, e.g. when the quota says no. */
   cancel(): void;
-  /** The reply's UI message stream for the browser; stores the exchange when it ends. */
-  stream(reservation: Reservation): ReadableStream<UIMessageChunk>;
+  /**
+   * Makes the reply a run that goes on without the request (docs/decisions/070);
+   * read it with run.read(). Stores the exchange when it ends.
+   */
+  run(reservation: Reservation): LocalRun;
 }
 
 class ModelTimeoutError extends Error {}
 class ClientGoneError extends Error {}
 class CancelledError extends Error {}
+class StopError extends Error {}
+class ShutdownError extends Error {}
 
 export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal): PendingReply {
   const abort = new AbortController();
+  // Until the reply is a run, a request that goes away takes its model request with it.
   const onRequestAbort = () => abort.abort(new ClientGoneError("the browser hung up"));
   if (requestSignal.aborted) onRequestAbort();
   else requestSignal.addEventListener("abort", onRequestAbort, { once: true });
@@ -145,52 +157,57 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
       void uiStream.then((stream) => stream.cancel()).catch(() => undefined);
     },
 
-    stream(reservation) {
-      let browserGone = false;
-      return new ReadableStream<UIMessageChunk>({
-        start(controller) {
-          const send = (chunk: UIMessageChunk) => {
-            if (browserGone) return;
-            try {
-              controller.enqueue(chunk);
-            } catch {
-              browserGone = true;
-            }
-          };
-          const end = () => {
-            if (browserGone) return;
-            browserGone = true;
-            controller.close();
-          };
-          // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
-          const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
-          heartbeat.unref();
-          void relay(send, end).finally(() => {
-            clearInterval(heartbeat);
-            finish();
-            end();
-          });
-        },
-        cancel() {
-          browserGone = true;
-          abort.abort(new ClientGoneError("the browser stopped reading"));
+    run(reservation) {
+      // From now on the reply no longer depends on the request.
+      requestSignal.removeEventListener("abort", onRequestAbort);
+      const run = startRun(db, {
+        id: replyId,
+        uid: plan.uid,
+        conversationId: plan.conversationId,
+        userMessageId: plan.user.id,
+        model: plan.model.id,
+        exchange: {
+          uid: plan.uid,
+          conversationId: plan.conversationId,
+          kind: plan.kind,
+          parentId: plan.parentId,
+          user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString() },
+          usageDay: reservation.day,
+          title: plan.title,
+          create: plan.create,
         },
       });
+      run.onStop = (reason) => abort.abort(reason === "shutdown" ? new ShutdownError("the server is shutting down") : new StopError("stopped"));
+      const send = (chunk: UIMessageChunk) => run.push(chunk);
+      // Which run this is, once any instance can find it: a new chat then takes its address (a reload finds it).
+      void run.recorded.then((ok) => ok && send({ type: "data-run", data: { runId: replyId, conversationId: plan.conversationId }, transient: true }));
+      // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
+      const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
+      heartbeat.unref();
+      let ended: RunStatus = "failed";
+      void relay()
+        .catch((error) => logBackendFault("model", `reply with ${plan.model.id}`, error))
+        .finally(() => {
+          clearInterval(heartbeat);
+          finish();
+          void run.end(ended === "running" ? "failed" : ended);
+        });
+      return run;
 
-      async function relay(send: (chunk: UIMessageChunk) => void, end: () => void) {
+      async function relay() {
         /**
-         * Tells the browser the reply failed, then settles the quota (the browser
-         * need not wait for a store that may be stalled): a reply of which anything
-         * was shown counts even though it was not stored (docs/decisions/044), so
-         * failing a save on purpose gains nothing; one that showed nothing is given back.
+         * Tells the readers the reply failed, then settles the quota: a reply of
+         * which anything was shown counts even though it was not stored
+         * (docs/decisions/044), so failing a save on purpose gains nothing; one
+         * that showed nothing is given back.
          */
         const fail = async (errorText?: string) => {
           if (errorText !== undefined) send({ type: "error", errorText });
-          end();
+          ended = "failed";
           await (shown ? keepCounted(db, reservation) : giveBack(db, reservation));
         };
 
-        // A second copy of the chunks builds the reply as the browser sees it, for storing.
+        // A second copy of the chunks builds the reply as the readers see it, for storing.
         const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
         const copyWriter = copy.writable.getWriter();
         const assembled = lastMessage(
@@ -199,13 +216,13 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
 
         let received = 0;
         let thrown = false;
-        /** Whether the browser was sent any of the reply (text, a tool step), not only its frame. */
+        /** Whether the readers were sent any of the reply (text, a tool step), not only its frame. */
         let shown = false;
         try {
           for await (const chunk of await uiStream) {
             received += 1;
             armWatchdog();
-            // After our own timeout the browser gets an error, not the SDK's plain abort.
+            // After our own timeout the readers get an error, not the SDK's plain abort.
             if (chunk.type === "abort" && abort.signal.reason instanceof ModelTimeoutError) continue;
             void copyWriter.write(chunk).catch(() => undefined);
             send(chunk);
@@ -234,11 +251,12 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           return;
         }
 
-        const status: ReplyStatus = abort.signal.aborted ? "stopped" : "completed";
+        // Stopped (from any tab), or handed over at shutdown with what it had.
+        const status: ReplyStatus = !abort.signal.aborted ? "completed" : reason instanceof ShutdownError ? "interrupted" : "stopped";
         if (status === "completed") logBackendRecovered("model");
         const parts = settleParts(reply?.parts ?? []);
-        // Stopped before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
-        const refund = status === "stopped" && !shown;
+        // Ended before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
+        const refund = status !== "completed" && !shown;
         try {
           const saved = await saveExchange(db, {
             uid: plan.uid,
@@ -276,6 +294,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           };
           send({ type: "data-saved", data: confirmation, transient: true });
           send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
+          ended = status;
         } catch (error) {
           if (isAccountDeleted(error)) {
             await fail("This account was deleted, so the reply was not saved.");
@@ -293,26 +312,6 @@ async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMe
   let last: ChatMessage | undefined;
   for await (const message of messages) last = message;
   return last;
-}
-
-/** Chunks that frame a reply but show none of it. */
-const FRAME_CHUNKS: ReadonlySet<string> = new Set([
-  "start",
-  "start-step",
-  "finish-step",
-  "finish",
-  "text-start",
-  "text-end",
-  "reasoning-start",
-  "reasoning-end",
-  "message-metadata",
-  "error",
-  "abort",
-]);
-
-function showsContent(chunk: UIMessageChunk): boolean {
-  if (chunk.type === "text-delta") return chunk.delta !== "";
-  return !FRAME_CHUNKS.has(chunk.type);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   inboxMessages,
   messages,
   quotaReservations,
+  replyRuns,
   usageDaily,
   messageFeedback,
   sharedConversations,
@@ -174,6 +175,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   // 👍/👎 on their replies (also gone with the messages), and the links they shared: a deleted account's link stops working.
   { table: messageFeedback, owner: messageFeedback.uid },
   { table: sharedConversations, owner: sharedConversations.uid },
+  // Replies being generated, with what they have streamed so far (their events go with them).
+  { table: replyRuns, owner: replyRuns.uid },
   // What the user wrote to the admins (contact messages and reports): their words.
   { table: inboxMessages, owner: inboxMessages.senderUid },
 ];

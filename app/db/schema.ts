@@ -7,3 +7,4 @@ export * from "./schema/auth";
 export * from "./schema/inbox";
 export * from "./schema/tools";
 export * from "./schema/chat";
+export * from "./schema/runs";

@@ -16,13 +16,14 @@ export function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function ConversationPage() {
-  const { conversation, messages, feedback } = useLoaderData<typeof loader>();
+  const { conversation, messages, feedback, isNew, running } = useLoaderData<typeof loader>();
   const data = useAssistantData();
   return (
     <ChatView
       key={conversation.id}
       chatId={conversation.id}
-      isNew={false}
+      // A new chat whose first reply is still being written is stored only with it.
+      isNew={isNew}
       title={conversation.title}
       // Serialized from ChatMessage objects: the JSON round trip keeps their shape.
       initialMessages={messages as unknown as ChatMessage[]}
@@ -34,6 +35,7 @@ export default function ConversationPage() {
       toolInstructions={conversation.hasToolInstructions}
       toolNames={data.toolNames}
       feedback={feedback}
+      running={running}
     />
   );
 }

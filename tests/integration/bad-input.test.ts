@@ -125,6 +125,7 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/contact", who: "anon", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/api/reports", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/api/chat", who: "user", cap: chatBodyBytes(DEFAULT_MESSAGE_MAX_CHARS), malformed: [400] },
+  { route: "/api/runs/stop", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools/new", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },
@@ -242,6 +243,9 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/auth/logout", signedOut: 303 },
   { route: "/api/auth/session", signedOut: 405 },
   { route: "/api/chat", signedOut: 405 },
+  { route: "/api/runs/stop", signedOut: 405 },
+  // A reply being written is its owner's: a bad cookie is a 401 (JSON), whatever the id.
+  { route: "/api/runs/00000000-0000-4000-8000-000000000000", signedOut: 401 },
   { route: "/api/contact", signedOut: 405 },
   { route: "/no/such/page", signedOut: 404 },
   { route: "/api/nonexistent", signedOut: 404 },

@@ -15,8 +15,10 @@ import {
   newMessage,
   postChat,
   readChunks,
+  readRun,
   readUntil,
   replyText,
+  stopChat,
   waitUntil,
 } from "./chat-support";
 
@@ -246,24 +248,55 @@ describe("POST /api/chat: replies", () => {
     expect((await usageToday(account.uid)).messages).toBe(1);
   });
 
-  it("stopping mid-stream aborts the model request and keeps the partial reply, marked stopped", async () => {
+  it("Stop mid-stream aborts the model request and keeps the partial reply, marked stopped", async () => {
     const { account, cookie } = await signedIn();
     model.enqueue({ type: "text", text: "one two three four five six seven eight nine ten", chunkDelayMs: 100 });
     const body = firstMessage("Count slowly");
-    const browser = new AbortController();
-    const response = await postChat(body, { cookie, signal: browser.signal });
-    const { reader } = await readUntil(response, (chunks) => replyText(chunks).includes("two"));
-    browser.abort();
-    await reader.cancel();
+    const response = await postChat(body, { cookie });
+    const { rest } = await readUntil(response, (chunks) => replyText(chunks).includes("two"));
+    const stop = await stopChat(body.message.id, { cookie });
+    expect(stop.status).toBe(200);
 
+    // The stream ends telling the browser the reply is stored, stopped.
+    const chunks = await rest();
+    expect(dataOf<SavedExchange>(chunks, "saved")).toMatchObject({ status: "stopped" });
     await waitUntil("the model request to be aborted", () => model.abortedCount === 1);
-    await waitUntil("the stopped reply to be stored", async () => (await storedConversation(body.conversationId)).rows.length === 2);
     const { rows } = await storedConversation(body.conversationId);
     expect(rows[1].status).toBe("stopped");
     expect(rows[1].content).toMatch(/^one two/);
     expect(rows[1].content).not.toContain("ten");
     // A stopped reply was shown, so it counts.
     expect((await usageToday(account.uid)).messages).toBe(1);
+    // Nothing left to stop; another user can't stop anyone's reply.
+    expect((await stopChat(body.message.id, { cookie })).status).toBe(404);
+  });
+
+  it("a closed tab does not stop the reply: it is written to its end and stored; reopened, it is read from its start", async () => {
+    const { account, cookie } = await signedIn();
+    model.enqueue({ type: "text", text: "one two three four five six seven eight", chunkDelayMs: 60 });
+    const body = firstMessage("Count for me");
+    const browser = new AbortController();
+    const response = await postChat(body, { cookie, signal: browser.signal });
+    const { chunks, reader } = await readUntil(response, (sofar) => replyText(sofar).includes("two"));
+    const run = dataOf<{ runId: string; conversationId: string }>(chunks, "run")!;
+    expect(run.conversationId).toBe(body.conversationId);
+    browser.abort();
+    await reader.cancel();
+
+    // Another tab (or this one reloaded) follows it from the first word.
+    const again = await readChunks(await readRun(run.runId, { cookie }));
+    expect(replyText(again)).toBe("one two three four five six seven eight");
+    expect(dataOf<SavedExchange>(again, "saved")).toMatchObject({ status: "completed", replyId: run.runId });
+    expect(model.abortedCount).toBe(0);
+    const { rows } = await storedConversation(body.conversationId);
+    expect(rows.map((row) => row.status)).toEqual([null, "completed"]);
+    expect((await usageToday(account.uid)).messages).toBe(1);
+
+    // It is the owner's: another user gets a 404, as for an id that does not exist.
+    const other = await signedIn();
+    expect((await readRun(run.runId, { cookie: other.cookie })).status).toBe(404);
+    expect((await readRun(randomUUID(), { cookie })).status).toBe(404);
+    expect((await readRun(run.runId)).status).toBe(401);
   });
 
   it("a message sent again is answered again beside its first reply; its text can't be rewritten (edits: chat-branches.test.ts)", async () => {

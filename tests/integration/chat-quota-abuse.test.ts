@@ -7,7 +7,7 @@ import { getDb } from "~/db/client.server";
 import { messages } from "~/db/schema";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
-import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, waitUntil } from "./chat-support";
+import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, stopChat, waitUntil } from "./chat-support";
 
 /**
  * Security review 2026-11, M-1 (quota bypass) and M-3 (refused sends still
@@ -154,12 +154,11 @@ describe("M-1: a save can't be made to fail on purpose for a free reply", () => 
     const { account, cookie } = await signedIn();
     model.enqueue({ type: "stall" });
     const body = firstMessage("Never mind");
-    const browser = new AbortController();
-    const response = await postChat(body, { cookie, signal: browser.signal });
+    const response = await postChat(body, { cookie });
     expect(response.status).toBe(200);
     await waitUntil("the model to be asked", () => modelCalls() === 1);
     expect(await messagesToday(account.uid)).toBe(1);
-    browser.abort();
+    expect((await stopChat(body.message.id, { cookie })).status).toBe(200);
     await response.body?.cancel().catch(() => undefined);
 
     await waitUntil("the stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 2);
@@ -169,10 +168,9 @@ describe("M-1: a save can't be made to fail on purpose for a free reply", () => 
 
     // A stop after text was shown still counts.
     model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 80 });
-    const shown = new AbortController();
     const next = { ...body, create: false, message: newMessage("Count slowly") };
-    const { reader } = await readUntil(await postChat(next, { cookie, signal: shown.signal }), (sofar) => replyText(sofar).includes("two"));
-    shown.abort();
+    const { reader } = await readUntil(await postChat(next, { cookie }), (sofar) => replyText(sofar).includes("two"));
+    expect((await stopChat(next.message.id, { cookie })).status).toBe(200);
     await reader.cancel().catch(() => undefined);
     await waitUntil("the second stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 4);
     expect(await messagesToday(account.uid)).toBe(1);

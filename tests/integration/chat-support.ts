@@ -35,6 +35,25 @@ export async function postChat(body: unknown, { cookie, signal }: { cookie?: str
   return action({ request, params: {}, context: {} }) as Promise<Response>;
 }
 
+/** POST /api/runs/stop: the Stop button, for the reply to `messageId`, wherever it is being written. */
+export async function stopChat(messageId: string, { cookie }: { cookie?: string } = {}) {
+  const { action } = await import("~/routes/api.runs.stop");
+  const request = appRequest("/api/runs/stop", {
+    method: "POST",
+    cookie,
+    headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+    body: JSON.stringify({ messageId }),
+  });
+  return action({ request, params: {}, context: {} }) as Promise<Response>;
+}
+
+/** GET /api/runs/<id>: a reply being written, from its start (a reload, another tab). */
+export async function readRun(runId: string, { cookie, signal }: { cookie?: string; signal?: AbortSignal } = {}) {
+  const { loader } = await import("~/routes/api.runs.$runId");
+  const request = appRequest(`/api/runs/${runId}`, { cookie, signal });
+  return loader({ request, params: { runId }, context: {} }) as Promise<Response>;
+}
+
 /** Parses one server-sent events body into UI message chunks. */
 export function parseEvents(text: string): UIMessageChunk[] {
   return text

@@ -14,6 +14,8 @@ export interface MessageActions {
   onEdit?: (text: string) => void;
   /** ‹ n/m ›: the message has other versions (docs/decisions/069). */
   versions?: Versions;
+  /** Offered on the last reply when it was interrupted (its server went away). */
+  onContinue?: () => void;
   /** Offered on stored replies. */
   onReport?: () => void;
   /** 👍/👎, offered on stored replies. */
@@ -46,6 +48,7 @@ export function ChatMessageView({
         {!isUser && isDemo ? <span className="badge demo">Demo — not an AI</span> : null}
         {!isUser && message.metadata?.model && !isDemo ? <span className="message-model">{message.metadata.model}</span> : null}
         {status === "stopped" ? <span className="badge">Stopped</span> : null}
+        {status === "interrupted" ? <span className="badge">Interrupted</span> : null}
       </header>
 
       {editing && actions.onEdit ? (
@@ -74,6 +77,9 @@ export function ChatMessageView({
             })
           )}
           {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
+          {status === "interrupted" && !streaming ? (
+            <p className="interrupted-note">The server writing this reply went away before it finished{text ? "; what it wrote is kept" : ""}.</p>
+          ) : null}
         </div>
       )}
 
@@ -86,9 +92,14 @@ export function ChatMessageView({
               Edit
             </button>
           ) : null}
+          {actions.onContinue ? (
+            <button type="button" className="chip-button" onClick={actions.onContinue}>
+              Continue
+            </button>
+          ) : null}
           {actions.onRegenerate ? (
             <button type="button" className="chip-button" onClick={actions.onRegenerate}>
-              Regenerate
+              {status === "interrupted" ? "Retry" : "Regenerate"}
             </button>
           ) : null}
           {actions.feedback ? <FeedbackButtons messageId={message.id} feedback={actions.feedback} /> : null}

@@ -86,6 +86,8 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
     messages,
     generateId: uuid,
     api: "/api/chat",
+    stopApi: "/api/runs/stop",
+    runsApi: "/api/runs",
     body: (chatId, current) => chatRequestBody(chatId, current, session.settings, browserTimeZone()),
     onData: (part) => {
       if (part.type === "data-conversation") {
@@ -94,6 +96,11 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
       } else if (part.type === "data-saved") {
         session.events.onSaved?.(part.data as SavedExchange);
       }
+    },
+    // A new chat takes its address once its first reply is being written and shows something:
+    // a reload then finds it and follows it (docs/decisions/070). It is stored only with that reply.
+    onShownRun: ({ conversationId }) => {
+      if (session.settings.create && conversationId === id) session.events.onConversation?.(id);
     },
     onFinish: ({ isAbort, isError }) => {
       session.events.onFinish?.({ isAbort, isError });

@@ -60,6 +60,13 @@ export interface ChatViewProps {
   toolNames: Record<string, string>;
   /** The owner's 👍/👎 by reply id. */
   feedback?: Record<string, 1 | -1>;
+  /** A reply being written for this conversation, possibly by another tab or device (docs/decisions/070). */
+  running?: RunningReply | null;
+}
+
+export interface RunningReply {
+  runId: string;
+  userMessage: { id: string; text: string; kind: "submit" | "regenerate"; parentId?: string | null };
 }
 
 /** One conversation: its header (title, model, export), the transcript, errors with Retry, and the composer. */
@@ -116,6 +123,18 @@ export function ChatView(props: ChatViewProps) {
     if (window.matchMedia("(pointer: coarse)").matches) return;
     focusComposer();
   }, []);
+
+  // A reply being written (this tab was reloaded, or it was sent from another
+  // tab or device): show the question and follow the reply from its start.
+  const running = props.running;
+  useEffect(() => {
+    const chat = session.chat;
+    if (!running || chat.status !== "ready") return;
+    if (chat.messages.some((message) => message.id === running.runId)) return;
+    setMessages(withQuestion(shownBranch, running.userMessage));
+    void chat.attach(running.runId);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per reply being written
+  }, [session, running?.runId]);
 
   // Show what the server holds (e.g. returning to a conversation, or after a
   // reply is saved) — unless this tab is ahead of it: a reply streaming, a
@@ -297,6 +316,11 @@ export function ChatView(props: ChatViewProps) {
         follow.jump();
         focusComposer();
       },
+      // Cut off when its server went away: the last one can go on where it stopped.
+      onContinue:
+        message.metadata?.status === "interrupted" && index === lastIndex && !blockedReason
+          ? () => send(CONTINUE_PROMPT)
+          : undefined,
       onReport: message.metadata?.status
         ? () => setReporting(message.id)
         : undefined,
@@ -526,6 +550,22 @@ function nodeOf(message: ChatMessage): Node {
 }
 
 /** The stored branch to `leafId`. */
+/** What Continue sends after an interrupted reply: the model sees its partial reply and goes on. */
+const CONTINUE_PROMPT = "Please continue from where your last reply stopped.";
+
+/** The branch shown, up to the message a running reply answers (added when it is not stored yet). */
+function withQuestion(branch: ChatMessage[], question: RunningReply["userMessage"]): ChatMessage[] {
+  const at = branch.findIndex((message) => message.id === question.id);
+  if (at !== -1) return branch.slice(0, at + 1); // a regenerated reply: its question is stored
+  let kept = branch;
+  if (question.parentId === null) kept = [];
+  else if (question.parentId) {
+    const parent = branch.findIndex((message) => message.id === question.parentId);
+    if (parent !== -1) kept = branch.slice(0, parent + 1);
+  }
+  return [...kept, { id: question.id, role: "user", parts: [{ type: "text", text: question.text }] }];
+}
+
 function storedBranch(stored: ChatMessage[], leafId: string | null | undefined): ChatMessage[] {
   if (stored.length === 0) return stored;
   const byId = new Map(stored.map((message) => [message.id, message]));

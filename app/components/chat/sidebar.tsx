@@ -10,6 +10,10 @@ export interface ConversationItem {
   id: string;
   title: string | null;
   updatedAt: string;
+  /** A reply is being written for it, here or on another device (docs/decisions/070). */
+  writing?: boolean;
+  /** A new chat stored only once its first reply ends: nothing to rename or delete yet. */
+  pending?: boolean;
 }
 
 const SEARCH_DELAY_MS = 250;
@@ -145,15 +149,16 @@ function ConversationEntry({ item, active, onDelete }: { item: ConversationItem;
     <li className={active ? "conversation-item active" : "conversation-item"}>
       <NavLink to={`/nuvara/${item.id}`} aria-current={active ? "page" : undefined}>
         {shownTitle}
+        {item.writing ? <span className="writing-note">still writing…</span> : null}
       </NavLink>
-      <span className="item-actions">
+      {item.pending ? null : <span className="item-actions">
         <button type="button" className="icon-button" aria-label={`Rename “${title}”`} onClick={() => setRenaming(true)}>
           ✎
         </button>
         <button type="button" className="icon-button" aria-label={`Delete “${title}”`} onClick={onDelete}>
           ×
         </button>
-      </span>
+      </span>}
     </li>
   );
 }

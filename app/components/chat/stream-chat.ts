@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from "react";
 import type { ChatMessage } from "~/chat/message-types";
+import { showsContent } from "~/chat/reply-parts";
 import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type ReplyState } from "./ui-message-stream";
 
 /**
@@ -8,6 +9,10 @@ import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type Repl
  * Chat and useChat (messages, status, error, sendMessage, regenerate, stop,
  * setMessages) without the SDK's client and its zod (ADR 055).
  */
+
+/** A reply whose stream is cut is read again from its run this many times, after 1 s, 2 s, 3 s. */
+const MAX_RESUMES = 3;
+const RESUME_AFTER_MS = 1_000;
 
 /** At most this often (ms) a streaming reply is re-rendered. */
 const SHOW_EVERY_MS = 50;
@@ -32,9 +37,14 @@ export interface StreamChatOptions {
   messages: ChatMessage[];
   generateId: () => string;
   api: string;
+  /** Where a Stop is sent, and where a running reply is read from (GET <runsApi>/<id>). */
+  stopApi: string;
+  runsApi: string;
   /** The request body for the messages as they are when a request is sent. */
   body: (id: string, messages: ChatMessage[]) => unknown;
   onData?: (part: { type: string; data: unknown }) => void;
+  /** Once per reply: it is being written on the server (data-run) and some of it is shown. */
+  onShownRun?: (run: { runId: string; conversationId: string }) => void;
   onFinish?: (info: FinishInfo) => void;
 }
 
@@ -109,26 +119,77 @@ export class StreamChat {
     await this.request();
   };
 
+  /**
+   * Stops the reply wherever it is being written (docs/decisions/070): the
+   * server ends it and the stream tells this tab it is stored, stopped. When
+   * the server knows no such reply (not started yet, or this tab's request
+   * never reached it) the request is dropped here, which cancels it there.
+   */
   stop = async () => {
-    this.controller?.abort();
+    const controller = this.controller;
+    if (!controller) return;
+    const messageId = this.snapshot.messages.findLast((message) => message.role === "user")?.id;
+    const ask = async () => {
+      try {
+        const response = await fetch(this.options.stopApi, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ messageId }),
+        });
+        return response.ok;
+      } catch {
+        return false;
+      }
+    };
+    if (messageId && (await ask())) return;
+    controller.abort();
+    // A reply that started just as the first ask arrived is stopped by a second.
+    if (messageId) setTimeout(() => void ask(), 300);
+  };
+
+  /** Follows a reply being written (after a reload, or in another tab or device): its text so far, then live. */
+  attach = async (runId: string) => {
+    await this.read((signal) => fetch(`${this.options.runsApi}/${encodeURIComponent(runId)}`, { signal }));
   };
 
   private async request() {
-    this.controller?.abort();
-    const controller = new AbortController();
+    await this.read((signal) =>
+      fetch(this.options.api, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(this.options.body(this.id, this.snapshot.messages)),
+        signal,
+      }),
+    );
+  }
+
+  /**
+   * Reads one reply's stream. A stream cut short by the network (not by the
+   * server saying no) is picked up again from the reply's run, which went on
+   * without it (docs/decisions/070): read again from its start, a few times.
+   */
+  private async read(open: (signal: AbortSignal) => Promise<Response>, resumes = 0, resumed?: AbortController) {
+    if (!resumed) this.controller?.abort();
+    const controller = resumed ?? new AbortController();
     this.controller = controller;
-    this.update({ status: "submitted", error: undefined });
+    if (!resumed) this.update({ status: "submitted", error: undefined });
     let reply: ReplyState | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let isAbort = false;
     let isError = false;
+    let runId: string | undefined;
+    let run: { runId: string; conversationId: string } | undefined;
+    let contentShown = false;
+    let toldShown = false;
+    const tellShown = () => {
+      if (toldShown || !run || !contentShown) return;
+      toldShown = true;
+      this.options.onShownRun?.(run);
+    };
+    let ended = false;
+    let resume = false;
     try {
-      const response = await fetch(this.options.api, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(this.options.body(this.id, this.snapshot.messages)),
-        signal: controller.signal,
-      });
+      const response = await open(controller.signal);
       if (!response.ok) throw new ChatHttpError(response.status, await response.text());
       if (!response.body) throw new Error("The response body is empty.");
       const current = (reply = newReply(this.options.generateId()));
@@ -144,11 +205,21 @@ export class StreamChat {
       // Data parts (the exchange is stored) act on the reply as shown: it must be up to date first.
       const onData = (part: { type: string; data: unknown }) => {
         if (timer !== undefined) show();
+        if (part.type === "data-run") {
+          run = part.data as { runId: string; conversationId: string };
+          runId = run.runId;
+        }
         this.options.onData?.(part);
+        tellShown();
       };
       for await (const chunk of readChunks(response.body)) {
         if (controller.signal.aborted) break;
+        if (chunk.type === "finish") ended = true;
         if (!applyChunk(current, chunk, onData)) continue;
+        if (!contentShown && showsContent(chunk)) {
+          contentShown = true;
+          tellShown();
+        }
         // The reply's frame ("start") shows it without calling it streaming yet, as the SDK does.
         if (chunk.type === "start") this.showReply(current.message, false);
         else if (performance.now() - lastShown >= SHOW_EVERY_MS) show();
@@ -156,7 +227,8 @@ export class StreamChat {
       }
       if (timer !== undefined) show();
       if (controller.signal.aborted) isAbort = true;
-      if (this.controller === controller) this.update({ status: "ready" });
+      else if (!ended && runId && resumes < MAX_RESUMES) resume = true;
+      if (!resume && this.controller === controller) this.update({ status: "ready" });
     } catch (error) {
       // What was read before a Stop or a failure stays on screen.
       if (timer !== undefined && reply) {
@@ -166,20 +238,36 @@ export class StreamChat {
       if (controller.signal.aborted || (error instanceof Error && error.name === "AbortError")) {
         isAbort = true;
         if (this.controller === controller) this.update({ status: "ready" });
+      } else if (runId && resumes < MAX_RESUMES && !(error instanceof StreamedError) && !(error instanceof ChatHttpError)) {
+        resume = true;
       } else {
         isError = true;
         const shown = error instanceof Error ? error : new Error(String(error));
         if (this.controller === controller) this.update({ status: "error", error: shown instanceof StreamedError ? new Error(shown.message) : shown });
       }
-    } finally {
-      if (this.controller === controller) this.controller = undefined;
-      this.options.onFinish?.({
-        message: reply?.message ?? newReply("").message,
-        messages: this.snapshot.messages,
-        isAbort,
-        isError,
-      });
     }
+    // Every error is caught above: this always runs.
+    if (resume && runId) {
+      // The connection went (the network, a proxy, an instance's restart); the reply did not.
+      const id = runId;
+      setTimeout(() => {
+        if (this.controller !== controller) return;
+        if (controller.signal.aborted) {
+          this.controller = undefined;
+          this.update({ status: "ready" });
+          return;
+        }
+        void this.read((signal) => fetch(`${this.options.runsApi}/${encodeURIComponent(id)}`, { signal }), resumes + 1, controller);
+      }, RESUME_AFTER_MS * (resumes + 1));
+      return;
+    }
+    if (this.controller === controller) this.controller = undefined;
+    this.options.onFinish?.({
+      message: reply?.message ?? newReply("").message,
+      messages: this.snapshot.messages,
+      isAbort,
+      isError,
+    });
   }
 
   /** The reply as read so far, in place of its last version (or after the messages). */

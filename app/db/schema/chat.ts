@@ -65,7 +65,7 @@ export const messages = pgTable(
     /** Plain text of the parts, for search and export. */
     content: text("content").notNull(),
     /** How a reply ended; null for the user's messages. */
-    status: text("status", { enum: ["completed", "stopped"] }),
+    status: text("status", { enum: ["completed", "stopped", "interrupted"] }),
     model: text("model"),
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),

@@ -120,6 +120,11 @@ describe("a chat against a real HTTP endpoint", () => {
 
   beforeAll(async () => {
     server = http.createServer((request, response) => {
+      if (request.url === "/api/runs/stop") {
+        // No runs here: the client falls back to dropping its request.
+        response.writeHead(404, { "content-type": "application/json" }).end("{}");
+        return;
+      }
       let raw = "";
       request.on("data", (piece: Buffer) => (raw += piece.toString()));
       request.on("end", async () => {
@@ -155,6 +160,9 @@ describe("a chat against a real HTTP endpoint", () => {
       messages,
       generateId: () => `id-${(counter += 1)}`,
       api,
+      // This test server knows no runs: a Stop drops the request (as before a reply has started).
+      stopApi: api.replace("/api/chat", "/api/runs/stop"),
+      runsApi: api.replace("/api/chat", "/api/runs"),
       body: (id, current) => ({ id, last: current.at(-1)?.id, count: current.length }),
       onFinish: (info) => finished.push(info),
     });
