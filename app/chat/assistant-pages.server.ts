@@ -73,7 +73,12 @@ export async function loadAssistant(request: Request) {
     search,
     conversations: [
       ...pending,
-      ...conversations.map((item) => ({ id: item.id, title: item.title, updatedAt: item.updatedAt.toISOString(), writing: writing.has(item.id) })),
+      ...conversations.map((item) => ({
+        id: item.id,
+        title: item.title,
+        updatedAt: item.updatedAt.toISOString(),
+        ...(writing.has(item.id) ? { writing: true } : {}),
+      })),
     ],
     quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
     /** The longest message this user may send (MESSAGE_MAX_CHARS for their role), for the composer. */

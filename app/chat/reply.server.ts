@@ -204,6 +204,8 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         const fail = async (errorText?: string) => {
           if (errorText !== undefined) send({ type: "error", errorText });
           ended = "failed";
+          // The readers are told at once; they need not wait for a store that may be stalled.
+          void run.end("failed");
           await (shown ? keepCounted(db, reservation) : giveBack(db, reservation));
         };
 

@@ -98,6 +98,9 @@ const CASES: Record<string, Case> = {
   "routes/api.contact": { path: () => "/api/contact", form: (context) => ({ message: `CSRF ${context.cookie.length}` }) },
   "routes/api.conversations.$conversationId.markdown": { path: () => `/api/conversations/${conversationId}/markdown` },
   "routes/api.reports": { path: () => "/api/reports" },
+  // A reply being written: reading is GET; stopping it is a POST of JSON, refused cross-origin like the rest.
+  "routes/api.runs.$runId": { path: () => `/api/runs/${randomUUID()}` },
+  "routes/api.runs.stop": { path: () => "/api/runs/stop" },
   "routes/api.conversations.$conversationId.share": {
     path: () => `/api/conversations/${conversationId}/share`,
     form: () => ({ intent: "create", displayName: "Planted by CSRF" }),

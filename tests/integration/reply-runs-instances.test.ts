@@ -19,7 +19,8 @@ import { dataOf, firstMessage, readUntil, replyText, waitUntil } from "./chat-su
 const serverUrl = process.env.TEST_DATABASE_URL;
 const LEASE_SECONDS = 3;
 
-describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
+// Each test starts, streams, kills and restarts server processes: generous on a busy machine.
+describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout: 90_000 }, () => {
   const firebase = admin();
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let model: ModelServer;
@@ -37,7 +38,7 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
       LLM_MODELS: "test-model",
       LLM_TIMEOUT_MS: "20000",
       RUN_LEASE_SECONDS: String(LEASE_SECONDS),
-      SHUTDOWN_GRACE_SECONDS: "2",
+      SHUTDOWN_GRACE_SECONDS: "5",
       LOG_LEVEL: "info",
     };
     apps.push(...(await Promise.all([startApp({ env }), startApp({ env }), startApp({ env })])));
@@ -159,6 +160,7 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     // B follows it from PostgreSQL (it runs on A); C's sweeper or B's settles it.
     const reading = readUntil(await follow(b, cookie, started.runId), () => false);
+    await started.reader.cancel().catch(() => undefined);
     const killedAt = Date.now();
     await a.kill("SIGKILL");
 
@@ -184,6 +186,7 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
     const runId = dataOf<{ runId: string }>(head.chunks, "run")!.runId;
     await waitUntil("the run to be recorded", async () => (await sql.query("select 1 from reply_runs where id = $1", [runId])).rows.length === 1);
     expect(await messagesToday(account.uid)).toBe(2);
+    await head.reader.cancel().catch(() => undefined);
     await c.kill("SIGKILL");
     await waitUntil("B to settle C's run", async () => (await sql.query("select status from reply_runs where id = $1", [runId])).rows[0]?.status === "interrupted", (LEASE_SECONDS * 1.5 + 3) * 1000);
     expect((await stored(silent.conversationId)).map((row) => [row.role, row.status, row.content])).toEqual([["user", null, "Are you there?"], ["assistant", "interrupted", ""]]);
@@ -195,16 +198,22 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
     const e = await startApp({ env });
     apps.push(d, e);
     const { cookie } = await user();
-    model.enqueue({ type: "text", text: "s1 s2 s3 s4 s5", chunkDelayMs: 100 });
+    model.enqueue({ type: "text", text: "s1 s2 s3 s4 s5 s6 s7 s8", chunkDelayMs: 250 });
     const short = await startReply(d, cookie, "Short one", "s1");
     const shortRest = readUntil(await follow(e, cookie, short.runId), () => false);
-    model.enqueue({ type: "text", text: WORDS, chunkDelayMs: 200 });
+    model.enqueue({ type: "text", text: WORDS, chunkDelayMs: 300 });
     const long = await startReply(d, cookie, "Long one", "w1");
     const longRest = readUntil(await follow(e, cookie, long.runId), () => false);
+    // The tabs that sent them go away; the replies do not.
+    for (const started of [short, long]) await started.reader.cancel().catch(() => undefined);
 
     const exited = d.kill("SIGTERM");
-    const refused = await send(d, cookie, firstMessage("One more")).then((response) => response.status, () => "refused");
-    // remix-serve stops listening; if the request got through, the app answers 503.
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the signal handled
+    const refused = await send(d, cookie, firstMessage("One more")).then(
+      async (response) => (await response.body?.cancel(), response.status),
+      () => "refused",
+    );
+    // remix-serve stops listening; a request on a kept-alive connection gets the app's 503.
     expect([503, "refused"]).toContain(refused);
 
     expect(dataOf<SavedExchange>(await (await shortRest).rest(), "saved")).toMatchObject({ status: "completed" });
@@ -214,6 +223,6 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", () => {
     const rows = await stored(long.body.conversationId);
     expect(rows[1].status).toBe("interrupted");
     expect(rows[1].content).toMatch(/^w1/);
-    expect((await stored(short.body.conversationId))[1]).toMatchObject({ status: "completed", content: "s1 s2 s3 s4 s5" });
+    expect((await stored(short.body.conversationId))[1]).toMatchObject({ status: "completed", content: "s1 s2 s3 s4 s5 s6 s7 s8" });
   });
 });
