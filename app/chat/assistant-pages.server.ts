@@ -20,7 +20,7 @@ import { getModelRegistry, modelsForRole } from "~/llm/models.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
-import { hadRunFor, runningRuns, type RunRow } from "./runs/run-store.server";
+import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 
@@ -140,7 +140,7 @@ export async function loadConversation(request: Request, conversationId: string 
   if (!found) {
     // A new chat whose first reply is being written: shown, though stored only with that reply.
     // One whose first reply failed was never stored: back to a new chat (the browser keeps the text).
-    if (!run?.exchange.create) throw (await hadRunFor(db, session.user.uid, id)) ? redirect("/nuvara") : notFound();
+    if (!run?.exchange.create) throw (await firstReplyFailed(db, session.user.uid, id)) ? redirect("/nuvara") : notFound();
     return {
       conversation: {
         id,

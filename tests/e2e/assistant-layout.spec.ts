@@ -85,7 +85,9 @@ test.describe("the chat's layout", () => {
     await signIn(page, await newAccount());
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto("/nuvara");
-    await scriptedModel.enqueue({ type: "text", text: paragraphs(70), chunkDelayMs: 120 });
+    // Long enough to be still streaming after the scrolling below on a busy machine (axe takes seconds).
+    test.setTimeout(60_000);
+    await scriptedModel.enqueue({ type: "text", text: paragraphs(110), chunkDelayMs: 120 });
     await sendMessage(page, "Stream a long answer");
     const log = transcript(page);
 
@@ -114,7 +116,7 @@ test.describe("the chat's layout", () => {
     await expectMoreParagraphs(page, 3);
     await expect(composer(page).stop).toBeVisible();
     await expectAtLatest(log);
-    await expect(replies(page).getByText("Paragraph 70 of the answer")).toBeInViewport({ timeout: 15_000 });
+    await expect(replies(page).getByText("Paragraph 110 of the answer")).toBeInViewport({ timeout: 30_000 });
     await expect(composer(page).send).toBeVisible();
     await expect.poll(() => distanceFromBottom(log)).toBeLessThanOrEqual(2);
   });

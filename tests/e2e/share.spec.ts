@@ -27,6 +27,8 @@ async function signedOutPage(browser: Browser, options: Parameters<Browser["newC
 }
 
 test("share from the chat, read it signed out, continue it as a visitor, revoke it from the dashboard", async ({ page, browser, newAccount }) => {
+  // A long journey: the owner, four signed-out visitors (two sizes, two themes, each checked with axe), a continuing visitor, the dashboard.
+  test.setTimeout(90_000);
   const owner = await newAccount({ displayName: "Owner Private" });
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
   await signIn(page, owner);

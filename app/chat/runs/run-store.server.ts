@@ -194,12 +194,12 @@ export async function takeOverExpired(db: Db, runId: string, instance: string, l
   return rows.length > 0;
 }
 
-/** Whether the user had a run for this conversation (e.g. a new chat whose first reply failed). */
-export async function hadRunFor(db: Db, uid: string, conversationId: string): Promise<boolean> {
+/** Whether a new chat's first reply failed here (so its conversation was never stored, not deleted). */
+export async function firstReplyFailed(db: Db, uid: string, conversationId: string): Promise<boolean> {
   const rows = await db
     .select({ id: replyRuns.id })
     .from(replyRuns)
-    .where(and(eq(replyRuns.uid, uid), eq(replyRuns.conversationId, conversationId)))
+    .where(and(eq(replyRuns.uid, uid), eq(replyRuns.conversationId, conversationId), eq(replyRuns.status, "failed"), sql`jsonb_exists(${replyRuns.exchange}, 'create')`))
     .limit(1);
   return rows.length > 0;
 }
