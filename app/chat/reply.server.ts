@@ -45,6 +45,9 @@ import { startRun } from "./runs/runs.server";
  * unless some of it was shown: then it counts (docs/decisions/044).
  */
 
+/** How long the readers of a failed reply may wait for its quota to be settled before they hear the end. */
+const SETTLE_WAIT_MS = 500;
+
 /** Most tool round trips one reply may take before it must answer. */
 const MAX_STEPS = 5;
 
@@ -204,9 +207,12 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         const fail = async (errorText?: string) => {
           if (errorText !== undefined) send({ type: "error", errorText });
           ended = "failed";
-          // The readers are told at once; they need not wait for a store that may be stalled.
+          // Settled before the readers hear the end (so a reload shows the right count), but they
+          // never wait long for a store that may be stalled: the error is what they need.
+          const settled = shown ? keepCounted(db, reservation) : giveBack(db, reservation);
+          await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
           void run.end("failed");
-          await (shown ? keepCounted(db, reservation) : giveBack(db, reservation));
+          await settled;
         };
 
         // A second copy of the chunks builds the reply as the readers see it, for storing.
