@@ -63,6 +63,8 @@ export class StreamChat {
   private snapshot: ChatSnapshot;
   private readonly listeners = new Set<() => void>();
   private controller: AbortController | undefined;
+  /** Settles when the current request has its answer's headers (its reply then exists on the server). */
+  private responded: Promise<void> | undefined;
 
   constructor(private readonly options: StreamChatOptions) {
     this.id = options.id;
@@ -142,6 +144,11 @@ export class StreamChat {
       }
     };
     if (messageId && (await ask())) return;
+    // Not found: the request may still be in its checks. Once the server answers, its reply exists.
+    if (messageId && this.responded) {
+      await Promise.race([this.responded, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      if (this.controller === controller && (await ask())) return;
+    }
     controller.abort();
     // A reply that started just as the first ask arrived is stopped by a second.
     if (messageId) setTimeout(() => void ask(), 300);
@@ -189,7 +196,12 @@ export class StreamChat {
     let ended = false;
     let resume = false;
     try {
-      const response = await open(controller.signal);
+      const opened = open(controller.signal);
+      this.responded = opened.then(
+        () => undefined,
+        () => undefined,
+      );
+      const response = await opened;
       if (!response.ok) throw new ChatHttpError(response.status, await response.text());
       if (!response.body) throw new Error("The response body is empty.");
       const current = (reply = newReply(this.options.generateId()));
