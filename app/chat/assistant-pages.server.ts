@@ -23,6 +23,7 @@ import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
+import { isUuid } from "~/chat/uuid";
 
 /** What the /nuvara routes load and do; the route modules stay thin. */
 
@@ -102,12 +103,11 @@ export async function updateInstructions(request: Request) {
   return json({ ok: true });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function ownConversation(request: Request, id: string | undefined): Promise<{ session: SignedIn; db: Db; id: string }> {
   const session = await requireUser(request);
   // Not a UUID: no conversation has that id (and PostgreSQL would refuse to compare).
-  if (!id || !UUID.test(id)) throw notFound();
+  if (!id || !isUuid(id)) throw notFound();
   return { session, db: await database(), id };
 }
 
@@ -212,7 +212,7 @@ export async function changeConversation(request: Request, conversationId: strin
   if (intent === "branch") {
     // Another version shown (‹ n/m ›): kept, so a reload, the export and a share show it too.
     const message = String(form.get("message") ?? "");
-    if (!UUID.test(message) || !(await showBranch(db, uid, id, message))) {
+    if (!isUuid(message) || !(await showBranch(db, uid, id, message))) {
       return json({ error: "That version isn't part of this conversation." }, { status: 400 });
     }
     return json({ ok: true });

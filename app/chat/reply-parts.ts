@@ -46,3 +46,10 @@ export function showsContent(chunk: UIMessageChunk): boolean {
   if (chunk.type.startsWith("data-")) return false;
   return !FRAME_CHUNKS.has(chunk.type);
 }
+
+/** The last state of a stream of message states (e.g. readUIMessageStream's): the whole reply. */
+export async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMessage | undefined> {
+  let last: ChatMessage | undefined;
+  for await (const message of messages) last = message;
+  return last;
+}

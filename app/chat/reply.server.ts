@@ -24,7 +24,7 @@ import type { ExchangeKind } from "./history";
 import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
 import { messageText } from "./message-types";
 import { describeModelError, MODEL_DROPPED_MESSAGE, MODEL_TIMEOUT_MESSAGE } from "./model-errors.server";
-import { settleParts, showsContent } from "./reply-parts";
+import { lastMessage, settleParts, showsContent } from "./reply-parts";
 import type { LocalRun } from "./runs/local-run.server";
 import type { RunStatus } from "./runs/run-store.server";
 import { startRun } from "./runs/runs.server";
@@ -316,11 +316,6 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   };
 }
 
-async function lastMessage(messages: AsyncIterable<ChatMessage>): Promise<ChatMessage | undefined> {
-  let last: ChatMessage | undefined;
-  for await (const message of messages) last = message;
-  return last;
-}
 
 /**
  * A reply that showed nothing does not use up the quota. When the store

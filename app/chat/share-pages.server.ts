@@ -15,6 +15,7 @@ import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { storableString } from "~/text/storable-text";
+import { isUuid } from "~/chat/uuid";
 
 /** What the share routes (/s/<id>, /api/conversations/<id>/share, /api/shares/<id>) load and do. */
 
@@ -24,7 +25,6 @@ export const SHARE_DISPLAY_NAME_MAX = 80;
 export const PUBLIC_SHARE_HEADERS = { "X-Robots-Tag": "noindex", "Cache-Control": "no-store" };
 const PRIVATE = { "Cache-Control": "private, no-store" };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const shareNotFound = (headers: HeadersInit = PUBLIC_SHARE_HEADERS) =>
   json({ error: "This shared conversation doesn't exist or is no longer shared." }, { status: 404, headers });
@@ -61,7 +61,7 @@ export function shareView(share: ShareSummary) {
 export type ShareView = ReturnType<typeof shareView>;
 
 function ownedConversationId(id: string | undefined): string {
-  if (!id || !UUID.test(id)) throw conversationNotFound();
+  if (!id || !isUuid(id)) throw conversationNotFound();
   return id;
 }
 

@@ -7,6 +7,7 @@ import { log } from "~/log/logger.server";
 import { quoted, sendReplyMail } from "~/mail/reply-mail.server";
 import { storableString } from "~/text/storable-text";
 import { withDatabase } from "./inbox.server";
+import { isUuid } from "~/chat/uuid";
 
 /**
  * A message's thread on the admin desk: the admins' replies to it, the 👍/👎
@@ -49,7 +50,7 @@ export async function recordDelivery(db: Db, replyId: string, outcome: { deliver
 
 /** The reporter's rating of the reported reply: 1, -1, or null (none, or the reply is gone). */
 export async function reporterRating(db: Db, message: Pick<InboxMessage, "senderUid" | "exchange">): Promise<1 | -1 | null> {
-  if (!message.senderUid || !message.exchange?.messageId || !UUID.test(message.exchange.messageId)) return null;
+  if (!message.senderUid || !message.exchange?.messageId || !isUuid(message.exchange.messageId)) return null;
   const [row] = await db
     .select({ rating: messageFeedback.rating })
     .from(messageFeedback)
@@ -57,7 +58,6 @@ export async function reporterRating(db: Db, message: Pick<InboxMessage, "sender
   return row ? (row.rating as 1 | -1) : null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ReportedConversation {
   title: string | null;
@@ -71,7 +71,7 @@ export interface ReportedConversation {
  */
 export async function reportedConversation(db: Pick<Db, "select">, message: Pick<InboxMessage, "senderUid" | "exchange">): Promise<ReportedConversation | null> {
   const conversationId = message.exchange?.conversationId;
-  if (!message.senderUid || !conversationId || !UUID.test(conversationId)) return null;
+  if (!message.senderUid || !conversationId || !isUuid(conversationId)) return null;
   const [conversation] = await db
     .select({ title: conversations.title, currentLeafId: conversations.currentLeafId })
     .from(conversations)

@@ -15,6 +15,7 @@ import {
 } from "~/db/schema";
 import { logBackendFault, logBackendRecovered, withDeadline } from "~/deadline.server";
 import { writeForAccount, type Tx } from "./account-lock.server";
+import { isUuid } from "~/chat/uuid";
 
 /**
  * The admin inbox in PostgreSQL: contact messages and reports on assistant
@@ -25,7 +26,6 @@ import { writeForAccount, type Tx } from "./account-lock.server";
 
 export const INBOX_PAGE_SIZE = 25;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Who wrote: a signed-in user (identity from the session) or a visitor (typed email). */
 export interface Sender {
@@ -80,7 +80,7 @@ export async function addReport(
  * user's message is as unknown as a missing one). Undefined when not found.
  */
 export async function findReportedExchange(db: Db, uid: string, messageId: string): Promise<ReportedExchange | undefined> {
-  if (!UUID.test(messageId)) return undefined;
+  if (!isUuid(messageId)) return undefined;
   const [reply] = await db
     .select({ conversationId: messages.conversationId, parentId: messages.parentId, content: messages.content })
     .from(messages)
@@ -135,7 +135,7 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 /** Undefined for anything that is not a cursor this module made. */
 export function decodeCursor(cursor: string): Position | undefined {
   const [createdAt, id, extra] = Buffer.from(cursor, "base64url").toString().split("|");
-  if (extra !== undefined || !createdAt || !id || !TIMESTAMP.test(createdAt) || !UUID.test(id)) return undefined;
+  if (extra !== undefined || !createdAt || !id || !TIMESTAMP.test(createdAt) || !isUuid(id)) return undefined;
   return { createdAt, id };
 }
 
@@ -216,7 +216,7 @@ export async function listInbox(db: Db, query: InboxQuery): Promise<InboxPage> {
  * so j/k on a message walk the list in its order. Undefined ids when none.
  */
 export async function inboxNeighbours(db: Db, query: Omit<InboxQuery, "after" | "before">, id: string): Promise<{ previous?: string; next?: string }> {
-  if (!UUID.test(id)) return {};
+  if (!isUuid(id)) return {};
   const position = sql`((select ${inboxMessages.createdAt} from ${inboxMessages} where ${inboxMessages.id} = ${id}::uuid), ${id}::uuid)`;
   const pair = sql`(${inboxMessages.createdAt}, ${inboxMessages.id})`;
   const one = (newer: boolean) =>
@@ -231,7 +231,7 @@ export async function inboxNeighbours(db: Db, query: Omit<InboxQuery, "after" | 
 }
 
 export async function getInboxMessage(db: Db, id: string): Promise<InboxMessage | undefined> {
-  if (!UUID.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const [row] = await db.select().from(inboxMessages).where(eq(inboxMessages.id, id));
   return row;
 }

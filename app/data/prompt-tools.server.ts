@@ -25,6 +25,7 @@ import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
+import { isUuid } from "~/chat/uuid";
 
 /**
  * Prompt tools: a ready-made set of instructions (the conversation's system
@@ -157,7 +158,6 @@ async function builtInTools(db: Db): Promise<PromptTool[]> {
   return BUILT_IN_PROMPT_TOOLS.map((tool) => withOverride(tool, byId.get(tool.id)));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Built-in tools first, then admins' tools by category and name. */
 export async function listPromptTools(db: Db, { includeDisabled = false } = {}): Promise<PromptTool[]> {
@@ -182,7 +182,7 @@ export async function getPromptTool(db: Db, id: string): Promise<PromptTool | nu
     const [row] = await db.select().from(promptToolOverrides).where(eq(promptToolOverrides.toolId, id));
     return withOverride(found, row);
   }
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db.select().from(promptTools).where(eq(promptTools.id, id));
   return row ? fromRow(row) : null;
 }
@@ -450,7 +450,7 @@ async function updateBuiltInTool(db: Db, tool: PromptTool, input: PromptToolInpu
 export async function updatePromptTool(db: Db, id: string, input: PromptToolInput): Promise<PromptTool | null> {
   const builtInTool = findBuiltInPromptTool(id);
   if (builtInTool) return updateBuiltInTool(db, builtInTool, input);
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   await refuseTakenName(db, input.name, id);
   const category = await canonicalCategory(db, input.category);
   const [row] = await guardUnique(
@@ -472,7 +472,7 @@ export async function setPromptToolEnabled(db: Db, id: string, enabled: boolean)
       .onConflictDoUpdate({ target: promptToolOverrides.toolId, set: { enabled, updatedAt: new Date() } });
     return true;
   }
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const rows = await db
     .update(promptTools)
     .set({ enabled, updatedAt: new Date() })
@@ -496,7 +496,7 @@ export async function resetPromptTool(db: Db, id: string): Promise<boolean> {
 
 /** Admins' tools only: a built-in tool can be hidden or reset, not deleted. */
 export async function deletePromptTool(db: Db, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const rows = await db.delete(promptTools).where(eq(promptTools.id, id)).returning({ id: promptTools.id });
   return rows.length > 0;
 }

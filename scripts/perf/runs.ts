@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { UIMessageChunk } from "ai";
+import { readChunks } from "~/components/chat/ui-message-stream";
 import { chatBody, freshDatabase, machineLine, option, percentile, startAppUnderTest, writeBenchmarks } from "./app-under-test";
 
 /**
@@ -52,26 +53,14 @@ interface Received {
   at: number;
 }
 
-/** A UI message stream (SSE) as chunks with their arrival time, read as they come. */
+/** A UI message stream (SSE) as chunks with their arrival time, read as they come (the app's own reader). */
 async function* sse(response: Response): AsyncGenerator<Received> {
   if (!response.body) throw new Error(`no body (status ${response.status})`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
+  const body = response.body;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const at = performance.now();
-      buffer += decoder.decode(value, { stream: true });
-      for (let cut = buffer.indexOf("\n\n"); cut !== -1; cut = buffer.indexOf("\n\n")) {
-        const event = buffer.slice(0, cut).trim();
-        buffer = buffer.slice(cut + 2);
-        if (event.startsWith("data: {")) yield { chunk: JSON.parse(event.slice("data: ".length)) as UIMessageChunk, at };
-      }
-    }
+    for await (const chunk of readChunks(body)) yield { chunk, at: performance.now() };
   } finally {
-    await reader.cancel().catch(() => undefined);
+    await body.cancel().catch(() => undefined);
   }
 }
 

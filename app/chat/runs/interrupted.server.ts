@@ -6,7 +6,7 @@ import type { Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import type { ChatMessage, SavedExchange } from "../message-types";
 import { messageText } from "../message-types";
-import { settleParts, showsContent } from "../reply-parts";
+import { lastMessage, settleParts, showsContent } from "../reply-parts";
 import { appendBatch, endRun, notifyRun, readBatches, takeOverExpired, type RunRow } from "./run-store.server";
 import { INSTANCE_ID, runSettings } from "./run-settings.server";
 
@@ -68,7 +68,5 @@ async function assemble(chunks: UIMessageChunk[]): Promise<ChatMessage | undefin
       controller.close();
     },
   });
-  let last: ChatMessage | undefined;
-  for await (const message of readUIMessageStream<ChatMessage>({ stream, onError: () => undefined })) last = message;
-  return last;
+  return lastMessage(readUIMessageStream<ChatMessage>({ stream, onError: () => undefined }));
 }

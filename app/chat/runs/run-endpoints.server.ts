@@ -7,6 +7,7 @@ import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, bodyTooLarge, readCapped } from "~/http/body-limit.server";
 import { getRun } from "./run-store.server";
 import { readRun, stopRun } from "./runs.server";
+import { isUuid } from "~/chat/uuid";
 
 /**
  * GET /api/runs/<id>: a reply being generated, as the same UI message stream
@@ -18,13 +19,12 @@ import { readRun, stopRun } from "./runs.server";
  *   (stop: none running) · 503 a store is unreachable
  */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PRIVATE = { "Cache-Control": "no-store" };
 
 export async function readRunResponse(request: Request, runId: string | undefined): Promise<Response> {
   const who = await signedIn(request);
   if (who instanceof Response) return who;
-  if (!runId || !UUID.test(runId)) return notFound();
+  if (!isUuid(runId)) return notFound();
   const db = await database();
   if (db instanceof Response) return db;
   let run;
@@ -54,7 +54,7 @@ export async function stopRunResponse(request: Request): Promise<Response> {
     return json({ error: "The request body must be JSON." }, { status: 400 });
   }
   const { messageId, runId } = (body && typeof body === "object" ? body : {}) as Record<string, unknown>;
-  const where = typeof runId === "string" && UUID.test(runId) ? { runId } : typeof messageId === "string" && UUID.test(messageId) ? { userMessageId: messageId } : null;
+  const where = isUuid(runId) ? { runId } : isUuid(messageId) ? { userMessageId: messageId } : null;
   if (!where) return json({ error: "Name the reply to stop: a messageId or a runId (UUIDs)." }, { status: 400 });
   const db = await database();
   if (db instanceof Response) return db;

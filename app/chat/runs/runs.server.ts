@@ -2,6 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { Db } from "~/db/client.server";
 import { onNotice, RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
 import { logBackendFault } from "~/deadline.server";
+import { isUuid } from "~/chat/uuid";
 import { log } from "~/log/logger.server";
 import { LocalRun } from "./local-run.server";
 import { expiredRuns, getRun, pruneRuns, readBatches, requestStop, type RunIdentity, type RunNotice, type RunRow } from "./run-store.server";
@@ -81,7 +82,7 @@ onNotice(RUNS_NOTICE_CHANNEL, (payload) => {
 function parseNotice(payload: string): RunNotice | null {
   try {
     const value = JSON.parse(payload) as Partial<RunNotice>;
-    if (typeof value.run !== "string" || !/^[0-9a-f-]{36}$/i.test(value.run)) return null;
+    if (!isUuid(value.run)) return null;
     if (value.kind !== "events" && value.kind !== "stop" && value.kind !== "end") return null;
     return value as RunNotice;
   } catch {
