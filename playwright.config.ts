@@ -73,6 +73,8 @@ export default defineConfig({
       // A readable name for one of them, for the model menu (tests/e2e/assistant-extras.spec.ts).
       LLM_MODEL_NAMES: "test-model-b=Test Model B",
       QUOTA_DAILY_MESSAGES: "tiny=2",
+      // Only the first model sees images: the composer warns about an image for the other (tests/e2e/assistant-attachments.spec.ts).
+      LLM_VISION_MODELS: "test-model",
       // A short message cap for "tiny" too, so the composer's per-role cap shows (tests/e2e/assistant-first-exchange.spec.ts).
       MESSAGE_MAX_CHARS: "tiny=50",
       LLM_TIMEOUT_MS: "5000",

@@ -1,6 +1,11 @@
 import { parseModelNames } from "~/llm/model-names";
 import { z } from "zod";
 import {
+  ATTACHMENT_MAX_MB_CEILING,
+  DEFAULT_ATTACHMENT_MAX_MB,
+  DEFAULT_ATTACHMENT_STORAGE_MB,
+  DEFAULT_ATTACHMENTS_PER_MESSAGE,
+  parseRoleCount,
   parseDailyLimits,
   parseMessageMaxChars,
   parseRoleModels,
@@ -107,6 +112,14 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(600_000).default(60_000)),
   QUOTA_DAILY_MESSAGES: optionalString,
   MESSAGE_MAX_CHARS: optionalString,
+  // An embeddings model at LLM_BASE_URL: documents' passages are also found by meaning (docs/decisions/071).
+  LLM_EMBEDDING_MODEL: optionalString,
+  // Models that take images (comma-separated ids, or * for all); others are sent no image parts.
+  LLM_VISION_MODELS: optionalString,
+  // Attachments per role (docs/decisions/071): largest file, files per message, storage per user.
+  ATTACHMENT_MAX_MB: optionalString,
+  ATTACHMENTS_PER_MESSAGE: optionalString,
+  ATTACHMENT_STORAGE_MB: optionalString,
   // Sign-in methods on /login (app/auth/auth-providers.ts): each parsed here, checked together below.
   AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
   AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
@@ -176,11 +189,17 @@ export interface Config {
     roleModels: RoleMap<ModelAllowance>;
     /** Longest wait for the model's first token, and between two tokens. */
     timeoutMs: number;
+    /** Embeddings model id at baseURL (LLM_EMBEDDING_MODEL); unset: passages are found by full-text search alone. */
+    embeddingModel?: string;
   };
   /** Daily message quota per role; null = unlimited. */
   dailyLimits: RoleMap<DailyLimit>;
   /** Longest chat message per role, in characters. */
   messageMaxChars: RoleMap<number>;
+  /** Which models accept images: ids, or "*" for every model. */
+  visionModels: readonly string[] | "*";
+  /** Attachment limits per role: MB per file, files per message, MB stored per user. */
+  attachments: { maxMb: RoleMap<number>; perMessage: RoleMap<number>; storageMb: RoleMap<number> };
   /** The bearer token GET /metrics requires; unset: /metrics is a 404. */
   metricsToken?: string;
   /** The logger's level and line format (app/log/logger.server.ts). */
@@ -259,6 +278,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         "Unset FIREBASE_AUTH_EMULATOR_HOST / FIRESTORE_EMULATOR_HOST, or use a demo- project id.",
     );
   }
+  if (e.LLM_EMBEDDING_MODEL && !e.LLM_BASE_URL) {
+    throw new ConfigError("LLM_EMBEDDING_MODEL needs LLM_BASE_URL: the embeddings model is asked at {LLM_BASE_URL}/embeddings.");
+  }
   if (mode === "real" && !e.FIREBASE_API_KEY) {
     throw new ConfigError("FIREBASE_API_KEY (the web app's config) is required with a real project.");
   }
@@ -288,9 +310,22 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       modelNames: e.LLM_MODEL_NAMES ?? new Map(),
       roleModels: roleSetting("LLM_ROLE_MODELS", () => parseRoleModels(e.LLM_ROLE_MODELS)),
       timeoutMs: e.LLM_TIMEOUT_MS,
+      embeddingModel: e.LLM_EMBEDDING_MODEL,
     },
     dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
     messageMaxChars: roleSetting("MESSAGE_MAX_CHARS", () => parseMessageMaxChars(e.MESSAGE_MAX_CHARS)),
+    visionModels: e.LLM_VISION_MODELS?.trim() === "*" ? "*" : splitList(e.LLM_VISION_MODELS, ","),
+    attachments: {
+      maxMb: roleSetting("ATTACHMENT_MAX_MB", () =>
+        parseRoleCount(e.ATTACHMENT_MAX_MB, DEFAULT_ATTACHMENT_MAX_MB, 1, ATTACHMENT_MAX_MB_CEILING, "file size in MB"),
+      ),
+      perMessage: roleSetting("ATTACHMENTS_PER_MESSAGE", () =>
+        parseRoleCount(e.ATTACHMENTS_PER_MESSAGE, DEFAULT_ATTACHMENTS_PER_MESSAGE, 0, 50, "files per message"),
+      ),
+      storageMb: roleSetting("ATTACHMENT_STORAGE_MB", () =>
+        parseRoleCount(e.ATTACHMENT_STORAGE_MB, DEFAULT_ATTACHMENT_STORAGE_MB, 0, 1_000_000, "storage in MB"),
+      ),
+    },
     authProviders: providerSetting(() => nameProviders(e.AUTH_PROVIDERS, e.AUTH_PROVIDER_NAMES ?? new Map())),
     inboxLimits: {
       contactPerEmail: e.CONTACT_RATE_LIMIT_PER_EMAIL,

@@ -14,6 +14,7 @@ import {
 } from "./perf/app-under-test";
 import { benchInstances } from "./perf/instances";
 import { benchRuns } from "./perf/runs";
+import { benchAttachments } from "./perf/attachments";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -33,6 +34,9 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      (replies that survive, two instances: reattach latency from another
  *                                      instance, PostgreSQL writes per reply, replies lost when tabs close
  *                                      and reopen elsewhere, quota; see scripts/perf/runs.ts)
+ *   npm run bench -- --attachments [--uploads 5] [--upload-mb 15] [--pdf-runs 3] [--messages 30]
+ *                                      (files in the chat: upload MB/s, indexing a 200-page PDF, retrieval's
+ *                                      first-token overhead; see scripts/perf/attachments.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -45,6 +49,12 @@ if (process.argv.includes("--instances")) {
 if (process.argv.includes("--runs")) {
   const passed = await benchRuns();
   process.exit(passed ? 0 : 1);
+}
+
+// `--attachments`: files in the chat (scripts/perf/attachments.ts).
+if (process.argv.includes("--attachments")) {
+  await benchAttachments();
+  process.exit(0);
 }
 
 const backendLatency = Number(option("backend-latency", "40"));

@@ -13,6 +13,7 @@ import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
 import { getConversationWithMessages, showBranch, shownBranch, toChatMessage } from "~/data/messages.server";
 import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
 import { getQuotaStatus, messageMaxCharsFor } from "~/data/quotas.server";
+import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
@@ -84,6 +85,8 @@ export async function loadAssistant(request: Request) {
     quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
     /** The longest message this user may send (MESSAGE_MAX_CHARS for their role), for the composer. */
     messageMaxChars: messageMaxCharsFor(session),
+    /** What the composer checks before uploading (the server checks again): ATTACHMENT_MAX_MB, ATTACHMENTS_PER_MESSAGE. */
+    attachmentLimits: attachmentLimitsFor(session),
     customInstructions,
     models: modelsForRole(registry, session),
     toolNames: Object.fromEntries(BUILT_IN_TOOLS.map((tool) => [tool.id, tool.name])),

@@ -18,6 +18,9 @@ import { isAccountDeleted } from "~/data/account-lock.server";
 import { planReply, type ChatTool, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
 import { isDraining } from "./runs/runs.server";
+import { checkAttachments } from "~/attachments/message-attachments.server";
+import type { AttachmentRef } from "~/attachments/attachment-types";
+import { findAttachments } from "~/data/attachments.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -71,6 +74,8 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const uid = peek.uid;
   const messageId = input.message.id;
   const context = quiet(loadChatContext(db, uid, input.conversationId, messageId));
+  const attachmentIds = [...new Set(input.attachments ?? [])];
+  const attached = attachmentIds.length > 0 ? quiet(findAttachments(db, uid, attachmentIds)) : undefined;
   // A prompt tool's chat: its instructions go with the first exchange (read only for a new chat).
   const tool = input.toolId && input.create ? quiet(loadTool(db, input.toolId)) : Promise.resolve(undefined);
   // When the caches know the session, the message is counted on it at once (the rate limit, and
@@ -85,7 +90,8 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   // Not started early for a message over the cached role's cap (refused below once the role is confirmed).
   const early = cached && length <= messageMaxCharsFor(cached) ? pickModel(registry, cached, input.model) : undefined;
   let started: Promise<Started | undefined> | undefined;
-  if (early && limits) {
+  // With files, the model request waits for them to be checked (below).
+  if (early && limits && !attached) {
     started = quiet(
       limits.then(async (counted) =>
         counted.ok && cached ? begin(db, uid, await context, input, early, registry, request, usable(await tool, cached)) : undefined,
@@ -120,6 +126,18 @@ export async function handleChatRequest(request: Request): Promise<Response> {
       ),
     );
   }
+  let files: AttachmentRef[] = [];
+  if (attached) {
+    let checked;
+    try {
+      checked = checkAttachments(attachmentIds, await attached, { messageId, model, session, visionModels: modelsForRole(registry, session).filter((option) => option.vision) });
+    } catch (error) {
+      logBackendFault("postgres", "reading a message's attachments", error);
+      return withdraw(refuse(503, "Your files can't be reached right now. Please try again shortly."));
+    }
+    if (!checked.ok) return withdraw(refuse(400, checked.error));
+    files = checked.files;
+  }
   if (reservation && cached && dailyLimitFor(cached) !== dailyLimitFor(session)) {
     // The role changed since the caches saw it, and with it the daily limit: count again against the new one.
     await settle(db, reservation);
@@ -138,7 +156,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     const loaded = await context;
     plan = started ? await started : undefined;
     if (!plan) {
-      const now = begin(db, uid, loaded, input, model, registry, request, usable(await tool, session));
+      const now = begin(db, uid, loaded, input, model, registry, request, usable(await tool, session), files);
       started = Promise.resolve(now);
       plan = now;
     }
@@ -198,10 +216,11 @@ function begin(
   registry: ModelRegistry,
   request: Request,
   tool: ChatTool | NoTool | undefined,
+  files: AttachmentRef[] = [],
 ): Started {
   // Only a new chat takes a tool; an existing conversation keeps its own instructions.
   if (tool === NO_TOOL && !context.conversation) return { refusal: { status: 400, error: TOOL_UNAVAILABLE } };
-  const plan = planReply(uid, context, input, model, registry, tool === NO_TOOL ? undefined : tool);
+  const plan = planReply(uid, context, input, model, registry, tool === NO_TOOL ? undefined : tool, files);
   if ("error" in plan) return { refusal: plan };
   return { pending: startReply(db, plan, request.signal) };
 }

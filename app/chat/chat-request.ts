@@ -32,6 +32,9 @@ const userMessageSchema = z.strictObject(
   { error: onlyForWrongType("The message is missing or malformed.") },
 );
 
+/** The most ids a request may name at all; a role's own limit (ATTACHMENTS_PER_MESSAGE) is checked by the endpoint. */
+const ATTACHMENT_IDS_MAX = 50;
+
 export const chatRequestSchema = z
   .strictObject(
     {
@@ -52,6 +55,11 @@ export const chatRequestSchema = z
         .min(1, { error: "Choose a model." })
         .max(200)
         .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }),
+      /** Files uploaded for this message (POST /api/attachments), in the order shown. */
+      attachments: z
+        .array(z.uuid({ error: "An attachment id must be a UUID." }), { error: "The attachments must be a list of ids." })
+        .max(ATTACHMENT_IDS_MAX, { error: `At most ${ATTACHMENT_IDS_MAX} files can be sent with a message.` })
+        .optional(),
       /** The browser's IANA time zone, for the date and time tool. */
       timeZone: storableString().max(64).optional(),
     },

@@ -1,3 +1,4 @@
+import type { AttachmentRef } from "~/attachments/attachment-types";
 import type { ChatMessage } from "./message-types";
 import { branchPath } from "./branches";
 import { messageText } from "./message-types";
@@ -25,7 +26,7 @@ export class ParentError extends Error {}
  */
 export function historyForReply(
   stored: ChatMessage[],
-  user: { id: string; text: string },
+  user: { id: string; text: string; attachments?: AttachmentRef[] },
   parentId: string | null | undefined,
   leafId: string | null,
 ): { kind: ExchangeKind; parentId: string | null; history: ChatMessage[] } {
@@ -51,7 +52,7 @@ export function historyForReply(
     if (parentId !== null && !found) throw new ParentError("The message this one follows isn't part of this conversation.");
     if (found && found.message.role !== "assistant") throw new ParentError("A message you send follows a reply, not another message of yours.");
   }
-  const userMessage: ChatMessage = { id: user.id, role: "user", parts: [{ type: "text", text: user.text }] };
+  const userMessage: ChatMessage = { id: user.id, role: "user", parts: userParts(user.text, user.attachments) };
   return { kind: "submit", parentId: parent, history: [...branch(parent), userMessage] };
 }
 
@@ -71,4 +72,9 @@ export function trimHistory(history: ChatMessage[], maxCharacters: number): Chat
   // A history that opens with a reply confuses some models: start at a user's message.
   while (start < history.length - 1 && history[start].role !== "user") start += 1;
   return history.slice(start);
+}
+
+/** A user's message as stored and shown: its text, then the files sent with it. */
+export function userParts(text: string, attachments: readonly AttachmentRef[] = []): ChatMessage["parts"] {
+  return [{ type: "text", text }, ...attachments.map((data) => ({ type: "data-attachment" as const, data }))];
 }

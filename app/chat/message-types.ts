@@ -1,4 +1,5 @@
 import type { UIMessage } from "ai";
+import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI
@@ -36,6 +37,10 @@ export type ChatDataParts = {
   /** Once the exchange is stored: the conversation exists on the server from now on. */
   conversation: { id: string };
   saved: SavedExchange;
+  /** A file sent with the user's message (docs/decisions/071). */
+  attachment: AttachmentRef;
+  /** What a reply was given from the attached documents to answer: its Sources. */
+  sources: { passages: SourcePassage[] };
 };
 
 export type ChatMessage = UIMessage<MessageMetadata, ChatDataParts>;

@@ -1,3 +1,4 @@
+import type { AttachmentRef } from "~/attachments/attachment-types";
 import type { ChatContext } from "~/data/chat-context.server";
 import { toChatMessage } from "~/data/messages.server";
 import { getConfig } from "~/config.server";
@@ -37,6 +38,7 @@ export function planReply(
   model: ModelOption,
   registry: ModelRegistry,
   tool?: ChatTool,
+  attachments: AttachmentRef[] = [],
 ): ReplyPlan | Refusal {
   const { conversation } = context;
   // Another user's id looks like one that does not exist.
@@ -45,7 +47,8 @@ export function planReply(
   // and a save failing on purpose must not yield a reply (docs/decisions/044).
   if (context.messageIdTaken) return { status: 409, error: MESSAGE_ID_TAKEN };
 
-  const user = { id: input.message.id, text: input.message.parts[0].text };
+  // A message answered again keeps the files it was sent with (they are in its stored parts).
+  const user = { id: input.message.id, text: input.message.parts[0].text, attachments };
   let reply;
   try {
     reply = historyForReply(context.storedRows.map(toChatMessage), user, input.parentId, conversation?.currentLeafId ?? null);
@@ -60,7 +63,7 @@ export function planReply(
     conversationId: input.conversationId,
     kind: reply.kind,
     parentId: reply.parentId,
-    user: { ...user, sentAt: new Date() },
+    user: { ...user, attachments: reply.kind === "submit" ? attachments : [], sentAt: new Date() },
     history: trimHistory(reply.history, HISTORY_CHARACTER_BUDGET),
     // A conversation about to be created starts with the user's custom instructions.
     system: systemPrompt({
@@ -68,6 +71,7 @@ export function planReply(
       customInstructions: conversation ? conversation.customInstructions : context.customInstructions,
     }),
     model: { id: model.id, demo: model.demo },
+    vision: model.vision,
     languageModel: registry.languageModel(model.id),
     tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone }),
     timeoutMs: getConfig().llm.timeoutMs,

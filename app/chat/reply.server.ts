@@ -17,6 +17,8 @@ import {
   type Reservation,
 } from "~/data/quotas.server";
 import { saveExchange, type Exchange } from "~/data/messages.server";
+import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
+import { attachmentContext } from "~/attachments/model-context.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
 import { trackGeneration } from "~/metrics/metrics.server";
@@ -57,11 +59,13 @@ export interface ReplyPlan {
   kind: ExchangeKind;
   /** The reply a new message follows (null: a first message); for a regenerated reply, its message's. */
   parentId: string | null;
-  user: { id: string; text: string; sentAt: Date };
+  user: { id: string; text: string; sentAt: Date; attachments: AttachmentRef[] };
   /** The messages the model sees, ending with the one it answers. */
   history: ChatMessage[];
   system: string;
   model: { id: string; demo: boolean };
+  /** The model takes images (LLM_VISION_MODELS). */
+  vision: boolean;
   languageModel: LanguageModel;
   tools: ToolSet;
   /** Longest wait for the first token and between two tokens. */
@@ -109,8 +113,16 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   // Running from the model request until finish (below); first shown part and tokens on /metrics.
   const generation = trackGeneration(plan.model.id);
 
+  /** The passages the reply is given from attached documents (its Sources), once the context is read. */
+  let sources: SourcePassage[] = [];
   const uiStream = (async () => {
-    const messages = await convertToModelMessages(plan.history, { tools: plan.tools, ignoreIncompleteToolCalls: true });
+    const context = await attachmentContext(db, plan.uid, plan.history, plan.vision);
+    sources = context.sources;
+    const messages = await convertToModelMessages(context.history, {
+      tools: plan.tools,
+      ignoreIncompleteToolCalls: true,
+      convertDataPart: context.convertDataPart,
+    });
     const result = streamText({
       model: plan.languageModel,
       system: plan.system,
@@ -174,7 +186,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           conversationId: plan.conversationId,
           kind: plan.kind,
           parentId: plan.parentId,
-          user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString() },
+          user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString(), attachments: plan.user.attachments },
           usageDay: reservation.day,
           title: plan.title,
           create: plan.create,
@@ -234,6 +246,12 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             if (chunk.type === "abort" && abort.signal.reason instanceof ModelTimeoutError) continue;
             void copyWriter.write(chunk).catch(() => undefined);
             send(chunk);
+            if (chunk.type === "start" && sources.length > 0) {
+              // Right after the reply's first chunk: stored with it, even if it is interrupted.
+              const listed: UIMessageChunk = { type: "data-sources", data: { passages: sources } };
+              void copyWriter.write(listed).catch(() => undefined);
+              send(listed);
+            }
             shown ||= showsContent(chunk);
             if (shown) generation.firstContent();
           }

@@ -103,3 +103,20 @@ export function parseMessageMaxChars(text: string | undefined): RoleMap<number> 
   });
   return new Map([...DEFAULT_MESSAGE_MAX, ...overrides]);
 }
+
+/** A per-role whole number within bounds, e.g. ATTACHMENT_MAX_MB="none=5;*=20". Roles not listed keep `defaults`. */
+export function parseRoleCount(text: string | undefined, defaults: RoleMap<number>, min: number, max: number, what: string): RoleMap<number> {
+  const overrides = parseRoleMap<number>(text, (value, role) => {
+    const n = /^\d+$/.test(value) ? Number(value) : NaN;
+    if (!(n >= min && n <= max)) throw new Error(`${what} for "${role}" must be a whole number from ${min} to ${max}, not "${value}"`);
+    return n;
+  });
+  return new Map([...defaults, ...overrides]);
+}
+
+/** Attachments (docs/decisions/071): largest file, files per message and storage per user, per role. */
+export const DEFAULT_ATTACHMENT_MAX_MB: RoleMap<number> = new Map([[OTHER_ROLES_KEY, 20]]);
+export const DEFAULT_ATTACHMENTS_PER_MESSAGE: RoleMap<number> = new Map([[OTHER_ROLES_KEY, 10]]);
+export const DEFAULT_ATTACHMENT_STORAGE_MB: RoleMap<number> = new Map([[OTHER_ROLES_KEY, 500]]);
+/** Bounds the upload route's body limit. */
+export const ATTACHMENT_MAX_MB_CEILING = 100;

@@ -1,3 +1,4 @@
+import { fileResponse } from "~/attachments/upload.server";
 import { json, redirect } from "@remix-run/node";
 import { z } from "zod";
 import { getSessionUser, requireUser, sessionHeaders } from "~/auth/session.server";
@@ -7,6 +8,7 @@ import {
   getPublicShare,
   isShareId,
   listShares,
+  getSharedFile,
   revokeShare,
   type ShareSummary,
 } from "~/data/shares.server";
@@ -45,6 +47,8 @@ const createForm = z.object({
     .transform((text) => text.replace(/\s+/g, " ").trim())
     .pipe(z.string().max(SHARE_DISPLAY_NAME_MAX, `Please keep the name to ${SHARE_DISPLAY_NAME_MAX} characters or fewer.`))
     .optional(),
+  // A checkbox: present ("on") when the owner chose to share the conversation's files too.
+  includeFiles: z.literal("on").optional(),
 });
 
 /** A link as the browser sees it. */
@@ -56,6 +60,7 @@ export function shareView(share: ShareSummary) {
     displayName: share.displayName,
     conversationId: share.conversationId,
     createdAt: share.createdAt.toISOString(),
+    includeFiles: share.includeFiles,
   };
 }
 export type ShareView = ReturnType<typeof shareView>;
@@ -88,7 +93,12 @@ export async function shareConversation(request: Request, conversationId: string
     return json({ error: message }, { status: 400, headers: PRIVATE });
   }
   const displayName = parsed.data.displayName || null;
-  const share = await createShare(await database(), { uid: session.user.uid, conversationId: id, displayName });
+  const share = await createShare(await database(), {
+    uid: session.user.uid,
+    conversationId: id,
+    displayName,
+    includeFiles: parsed.data.includeFiles === "on",
+  });
   if (!share) throw conversationNotFound();
   return json({ share: shareView(share) }, { status: 201, headers: PRIVATE });
 }
@@ -144,4 +154,12 @@ export async function continueShare(request: Request, shareId: string | undefine
   const copy = await copyShareToConversation(await database(), session.user.uid, shareId);
   if (!copy) throw shareNotFound();
   return redirect(`/nuvara/${copy.conversationId}`);
+}
+
+/** GET /s/<id>/files/<attachment id>: a file of a share whose owner included files; 404 otherwise, or once revoked. */
+export async function sharedFile(shareId: string | undefined, attachmentId: string | undefined) {
+  if (!isShareId(shareId) || !isUuid(attachmentId)) throw shareNotFound();
+  const file = await getSharedFile(await database(), shareId, attachmentId);
+  if (!file) throw shareNotFound();
+  return fileResponse(file, PUBLIC_SHARE_HEADERS);
 }

@@ -9,6 +9,8 @@ import { requireUser, type SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import {
+  attachmentData,
+  attachments,
   conversations,
   inboxMessages,
   messages,
@@ -177,6 +179,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: sharedConversations, owner: sharedConversations.uid },
   // Replies being generated, with what they have streamed so far (their events go with them).
   { table: replyRuns, owner: replyRuns.uid },
+  // Files they attached (a sent one also goes with its message); their bytes and passages go with them.
+  { table: attachments, owner: attachments.uid },
   // What the user wrote to the admins (contact messages and reports): their words.
   { table: inboxMessages, owner: inboxMessages.senderUid },
 ];
@@ -231,6 +235,8 @@ export interface AccountExport {
   /** The user's 👍 (1) / 👎 (-1) on replies. */
   replyFeedback: Array<{ messageId: string; rating: number; updatedAt: string }>;
   sharedLinks: Array<{ id: string; conversationId: string | null; title: string; displayName: string | null; snapshot: unknown[]; createdAt: string; revokedAt: string | null }>;
+  /** Files they attached, with their bytes (base64); `messageId` null for one never sent. */
+  files: Array<{ id: string; messageId: string | null; name: string; kind: string; mediaType: string; size: number; createdAt: string; contentBase64: string }>;
 }
 
 /** Everything the product holds about the user, as one JSON document. */
@@ -256,6 +262,21 @@ export async function exportAccountData(
       inbox: await tx.select().from(inboxMessages).where(eq(inboxMessages.senderUid, uid)).orderBy(asc(inboxMessages.createdAt)),
       feedback: await tx.select().from(messageFeedback).where(eq(messageFeedback.uid, uid)).orderBy(asc(messageFeedback.updatedAt)),
       shares: await tx.select().from(sharedConversations).where(eq(sharedConversations.uid, uid)).orderBy(asc(sharedConversations.createdAt)),
+      files: await tx
+        .select({
+          id: attachments.id,
+          messageId: attachments.messageId,
+          name: attachments.name,
+          kind: attachments.kind,
+          mediaType: attachments.mediaType,
+          size: attachments.size,
+          createdAt: attachments.createdAt,
+          bytes: attachmentData.bytes,
+        })
+        .from(attachments)
+        .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
+        .where(eq(attachments.uid, uid))
+        .orderBy(asc(attachments.createdAt)),
     }),
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
@@ -320,6 +341,7 @@ export async function exportAccountData(
       createdAt: row.createdAt.toISOString(),
       revokedAt: row.revokedAt?.toISOString() ?? null,
     })),
+    files: rows.files.map(({ bytes, createdAt, ...row }) => ({ ...row, createdAt: createdAt.toISOString(), contentBase64: Buffer.from(bytes).toString("base64") })),
   };
 }
 

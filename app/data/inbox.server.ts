@@ -90,12 +90,22 @@ export async function findReportedExchange(db: Db, uid: string, messageId: strin
   // The message a reply answers is its parent: with branches (docs/decisions/069), not the one before it by seq.
   const [question] = reply.parentId
     ? await db
-        .select({ content: messages.content })
+        .select({ content: messages.content, parts: messages.parts })
         .from(messages)
         .where(and(eq(messages.id, reply.parentId), eq(messages.conversationId, reply.conversationId)))
         .limit(1)
     : [];
-  return { conversationId: reply.conversationId, messageId, userText: question?.content ?? "", assistantText: reply.content };
+  const attachmentNames = (question?.parts ?? []).flatMap((part) => {
+    const file = part as { type?: string; data?: { name?: unknown } };
+    return file.type === "data-attachment" && typeof file.data?.name === "string" ? [file.data.name] : [];
+  });
+  return {
+    conversationId: reply.conversationId,
+    messageId,
+    userText: question?.content ?? "",
+    assistantText: reply.content,
+    ...(attachmentNames.length > 0 ? { attachmentNames } : {}),
+  };
 }
 
 /** "inbox" is the default view: everything not archived. */

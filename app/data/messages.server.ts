@@ -1,9 +1,10 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { branchPath, latestLeaf } from "~/chat/branches";
-import type { ExchangeKind } from "~/chat/history";
+import { userParts, type ExchangeKind } from "~/chat/history";
+import type { AttachmentRef } from "~/attachments/attachment-types";
 import type { ChatMessage, ReplyStatus } from "~/chat/message-types";
 import type { Db } from "~/db/client.server";
-import { conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
+import { attachments, conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";
 
 /**
@@ -63,7 +64,7 @@ export interface Exchange {
    * new root: the first message edited); left out, after the branch shown.
    */
   parentId?: string | null;
-  user: { id: string; text: string; sentAt: Date };
+  user: { id: string; text: string; sentAt: Date; attachments?: AttachmentRef[] };
   reply: {
     id: string;
     parts: ChatMessage["parts"];
@@ -99,7 +100,8 @@ export interface Exchange {
  */
 export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title: string | null } | null> {
   const { reply, user, kind } = exchange;
-  const userParts = JSON.stringify([{ type: "text", text: user.text }]);
+  const storedUserParts = JSON.stringify(userParts(user.text, user.attachments));
+  const attachmentIds = (user.attachments ?? []).map((file) => file.id);
   // Under the account's lock: a reply still streaming when the account is deleted stores nothing
   // (AccountDeletedError; docs/decisions/045). The statement itself stays one round trip.
   const refund = exchange.refund ? 1 : 0;
@@ -152,7 +154,7 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       select row.id, c.id, row.parent_id, row.role, row.parts, row.content, row.status, row.model, row.input_tokens, row.output_tokens, row.created_at, row.completed_at
       from conversation c
       cross join (values
-        (1, ${user.id}::uuid, (select id from placed), 'user', ${userParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
+        (1, ${user.id}::uuid, (select id from placed), 'user', ${storedUserParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
         (2, ${reply.id}::uuid, ${user.id}::uuid, 'assistant', ${JSON.stringify(reply.parts)}::jsonb, ${reply.content}, ${reply.status}, ${reply.model}, ${reply.inputTokens}::int, ${reply.outputTokens}::int, now(), now())
       ) as row(ord, id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
       where exists (select 1 from placed) or exists (select 1 from anchor) and row.ord = 2
@@ -165,6 +167,14 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
         current_leaf_id = ${reply.id}::uuid
       where id in (select id from conversation) and exists (select 1 from inserted where role = 'assistant')
       returning title
+    ),
+    linked as (
+      -- The files sent with a new message become its own (and go with it); until then they waited in the composer.
+      update ${attachments} set message_id = ${user.id}::uuid
+      where uid = ${exchange.uid} and message_id is null
+        and id = any(${attachmentIds.length > 0 ? sql`array[${sql.join(attachmentIds.map((id) => sql`${id}::uuid`), sql`, `)}]` : sql`array[]::uuid[]`})
+        and exists (select 1 from inserted where role = 'user')
+      returning 1
     ),
     settled as (
       -- The message's quota reservation is settled: it stays counted (app/data/quotas.server.ts).

@@ -1,3 +1,4 @@
+import { getAttachmentFile } from "./attachments.server";
 import { randomBytes, randomUUID } from "node:crypto";
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
@@ -25,6 +26,8 @@ export interface ShareSummary {
   title: string;
   displayName: string | null;
   createdAt: Date;
+  /** The files attached in it can be opened through the link. */
+  includeFiles: boolean;
 }
 
 export interface PublicShare {
@@ -54,7 +57,7 @@ const FALLBACK_TITLE = "Shared conversation";
  */
 export async function createShare(
   db: Db,
-  input: { uid: string; conversationId: string; displayName: string | null },
+  input: { uid: string; conversationId: string; displayName: string | null; includeFiles?: boolean },
 ): Promise<ShareSummary | null> {
   return writeForAccount(db, input.uid, async (tx) => {
     const [conversation] = await tx
@@ -70,7 +73,12 @@ export async function createShare(
       .orderBy(asc(messages.seq));
     if (stored.length === 0) return null;
     // The branch shown, as the owner sees it (docs/decisions/069); other versions stay private.
-    const rows = branchPath(stored, conversation.currentLeafId).map(({ role, parts, content }) => ({ role, parts, content }));
+    // Attached files and the passages quoted from them stay private (docs/decisions/071): the link shows the words only.
+    const rows = branchPath(stored, conversation.currentLeafId).map(({ role, parts, content }) => ({
+      role,
+      parts: input.includeFiles ? parts : withoutFiles(parts),
+      content,
+    }));
     const [row] = await tx
       .insert(sharedConversations)
       .values({
@@ -80,6 +88,7 @@ export async function createShare(
         title: conversation.title ?? FALLBACK_TITLE,
         displayName: input.displayName,
         snapshot: rows satisfies SnapshotMessage[],
+        includeFiles: Boolean(input.includeFiles),
       })
       .returning();
     return summary(row);
@@ -156,7 +165,8 @@ export async function copyShareToConversation(db: Db, uid: string, shareId: stri
           parentId: index > 0 ? ids[index - 1] : null,
           conversationId: conversation.id,
           role: message.role,
-          parts: message.parts,
+          // The copy is the visitor's: the owner's files stay the owner's (seen only through the link).
+          parts: withoutFiles(message.parts),
           content: message.content,
           // A copied reply ended as shared: completed (its stop state is not part of the snapshot).
           status: message.role === "assistant" ? ("completed" as const) : null,
@@ -169,7 +179,14 @@ export async function copyShareToConversation(db: Db, uid: string, shareId: stri
 }
 
 function summary(row: typeof sharedConversations.$inferSelect): ShareSummary {
-  return { id: row.id, conversationId: row.conversationId, title: row.title, displayName: row.displayName, createdAt: row.createdAt };
+  return {
+    id: row.id,
+    conversationId: row.conversationId,
+    title: row.title,
+    displayName: row.displayName,
+    createdAt: row.createdAt,
+    includeFiles: row.includeFiles,
+  };
 }
 
 /** The stored JSON, read defensively: a row that is not a message is left out rather than breaking the page. */
@@ -180,4 +197,31 @@ function toSnapshot(value: unknown[]): SnapshotMessage[] {
     if ((role !== "user" && role !== "assistant") || typeof content !== "string") return [];
     return [{ role, parts: Array.isArray(parts) ? parts : [], content }];
   });
+}
+
+const PRIVATE_PARTS = new Set(["data-attachment", "data-sources"]);
+
+function withoutFiles(parts: unknown[]): unknown[] {
+  return parts.filter((part) => !PRIVATE_PARTS.has((part as { type?: string }).type ?? ""));
+}
+
+/**
+ * A file of an open share whose owner chose to include files: only one its
+ * snapshot shows, read as its owner's (it is gone once they delete it).
+ */
+export async function getSharedFile(db: Db, shareId: string, attachmentId: string) {
+  if (!isShareId(shareId)) return undefined;
+  const [row] = await db
+    .select({ uid: sharedConversations.uid, snapshot: sharedConversations.snapshot })
+    .from(sharedConversations)
+    .where(and(eq(sharedConversations.id, shareId), isNull(sharedConversations.revokedAt), eq(sharedConversations.includeFiles, true)))
+    .limit(1);
+  if (!row) return undefined;
+  const shown = toSnapshot(row.snapshot).some((message) =>
+    message.parts.some((part) => {
+      const file = part as { type?: unknown; data?: { id?: unknown } };
+      return file.type === "data-attachment" && file.data?.id === attachmentId;
+    }),
+  );
+  return shown ? getAttachmentFile(db, row.uid, attachmentId) : undefined;
 }

@@ -8,3 +8,4 @@ export * from "./schema/inbox";
 export * from "./schema/tools";
 export * from "./schema/chat";
 export * from "./schema/runs";
+export * from "./schema/attachments";

@@ -23,6 +23,8 @@ export interface ModelOption {
   label: string;
   /** The built-in demo: not an AI. */
   demo: boolean;
+  /** Takes images (LLM_VISION_MODELS); other models are sent none, and the user is told before sending. */
+  vision: boolean;
 }
 
 export type ModelSource = "configured" | "ollama" | "demo";
@@ -34,10 +36,17 @@ export interface ModelRegistry {
   languageModel(id: string): LanguageModel;
 }
 
-function endpointRegistry(source: ModelSource, baseURL: string, apiKey: string | undefined, ids: string[], names = new Map<string, string>()): ModelRegistry {
+function endpointRegistry(
+  source: ModelSource,
+  baseURL: string,
+  apiKey: string | undefined,
+  ids: string[],
+  names = new Map<string, string>(),
+  vision: readonly string[] | "*" = [],
+): ModelRegistry {
   return {
     source,
-    models: ids.map((id) => ({ id, label: names.get(id) ?? id, demo: false })),
+    models: ids.map((id) => ({ id, label: names.get(id) ?? id, demo: false, vision: vision === "*" || vision.includes(id) })),
     languageModel: (modelId) => createChatModel({ baseURL, apiKey, modelId }),
   };
 }
@@ -45,7 +54,8 @@ function endpointRegistry(source: ModelSource, baseURL: string, apiKey: string |
 function demoRegistry(): ModelRegistry {
   return {
     source: "demo",
-    models: [{ id: DEMO_MODEL_ID, label: DEMO_MODEL_LABEL, demo: true }],
+    // It reads nothing it is sent, images included: taking them lets local mode show attachments end to end.
+    models: [{ id: DEMO_MODEL_ID, label: DEMO_MODEL_LABEL, demo: true, vision: true }],
     languageModel: () => createDemoModel(),
   };
 }
@@ -53,15 +63,16 @@ function demoRegistry(): ModelRegistry {
 /** Builds the registry for a configuration; `ollamaURL` is where local mode looks for Ollama. */
 export async function resolveModelRegistry(config: Config, ollamaURL = LOCAL_OLLAMA_URL): Promise<ModelRegistry> {
   const { baseURL, apiKey, models, modelNames } = config.llm;
+  const vision = config.visionModels;
   if (baseURL) {
-    if (models.length > 0) return endpointRegistry("configured", baseURL, apiKey, models, modelNames);
+    if (models.length > 0) return endpointRegistry("configured", baseURL, apiKey, models, modelNames, vision);
     // No list configured: offer what the endpoint itself lists.
     const listed = await listOllamaModels(baseURL, ENDPOINT_LIST_TIMEOUT_MS, apiKey);
-    return endpointRegistry("configured", baseURL, apiKey, listed ?? [], modelNames);
+    return endpointRegistry("configured", baseURL, apiKey, listed ?? [], modelNames, vision);
   }
   if (config.mode === "local") {
     const local = await listOllamaModels(ollamaURL, OLLAMA_PROBE_TIMEOUT_MS);
-    if (local && local.length > 0) return endpointRegistry("ollama", ollamaURL, undefined, local, modelNames);
+    if (local && local.length > 0) return endpointRegistry("ollama", ollamaURL, undefined, local, modelNames, vision);
   }
   return demoRegistry();
 }

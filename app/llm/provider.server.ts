@@ -4,7 +4,7 @@
  * these functions take plain values.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel } from "ai";
+import type { EmbeddingModel, LanguageModel } from "ai";
 
 // Node's own fetch, taken when the server build is imported: remix-serve then
 // replaces the global with @remix-run/web-fetch, whose abort handler throws an
@@ -30,6 +30,11 @@ export function createChatModel({ baseURL, apiKey, modelId }: ChatModelSettings)
     fetch: nativeFetch,
   });
   return provider.chatModel(modelId);
+}
+
+/** An embeddings model at the same endpoint (`POST {baseURL}/embeddings`), for finding passages by meaning. */
+export function createEmbeddingModel({ baseURL, apiKey, modelId }: ChatModelSettings): EmbeddingModel {
+  return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, fetch: nativeFetch }).embeddingModel(modelId);
 }
 
 /**

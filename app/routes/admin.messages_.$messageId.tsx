@@ -184,6 +184,11 @@ export default function AdminMessage() {
           <h2 id="exchange-title">Reported exchange</h2>
           <h3>User&apos;s message</h3>
           <blockquote className="message-text">{exchange.userText || "(empty)"}</blockquote>
+          {exchange.attachmentNames?.length ? (
+            <p className="reported-files">
+              Files sent with it: {exchange.attachmentNames.join(", ")}
+            </p>
+          ) : null}
           <div className="reported-reply-head">
             <h3>Assistant&apos;s reply</h3>
             <p className="reporter-rating">

@@ -19,7 +19,9 @@ import { RecentConversations } from "~/components/dashboard/recent-conversations
 import { SharedLinks } from "~/components/dashboard/shared-links";
 import { ThemeSwitch } from "~/components/dashboard/theme-switch";
 import { UsageChart } from "~/components/dashboard/usage-chart";
-import { QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { FileStorage, QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { storageUsed } from "~/data/attachments.server";
+import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { sharesForDashboard } from "~/chat/share-pages.server";
 import { getConfig } from "~/config.server";
 import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
@@ -64,17 +66,18 @@ async function usageFigures(uid: string, quotaRole: { role: string; isAdmin: boo
     // The quota depends on the role: an unknown role, no quota shown.
     const quota = quotaRole ? await settled(getQuotaStatus(db, uid, quotaRole, now), "reading the quota") : null;
     const recent = await settled(listConversations(db, uid, { limit: 5 }), "listing conversations");
-    return { usage, quota, recent };
+    const storage = quotaRole ? await settled(storageUsed(db, uid), "reading file storage") : null;
+    return { usage, quota, recent, files: storage === null || !quotaRole ? null : { usedBytes: storage, ...attachmentLimitsFor(quotaRole) } };
   };
   const read = await settled(withDeadline("postgres", getConfig().backendTimeoutMs, figures()), "reading usage figures");
-  return read ?? { usage: null, quota: null, recent: null };
+  return read ?? { usage: null, quota: null, recent: null, files: null };
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent }] = await Promise.all([
+  const [details, { usage, quota, recent, files }] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
   ]);
@@ -95,6 +98,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       account: details,
       usage,
       quota,
+      files,
       recent,
       shares,
       firebase: config.publicFirebase,
@@ -128,7 +132,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function DashboardPage() {
-  const { now, profile, plan, adminPending, account, usage, quota, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
+  const { now, profile, plan, adminPending, account, usage, quota, files, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
@@ -143,6 +147,7 @@ export default function DashboardPage() {
         ) : (
           <p className="form-error">Today's usage cannot be loaded right now. Please try again shortly.</p>
         )}
+        {files ? <FileStorage {...files} /> : null}
         {usage ? (
           <>
             <UsageTotals days={usage} />

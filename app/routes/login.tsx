@@ -69,7 +69,9 @@ export default function Login() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [checks, setChecks] = useState<PasswordCheck[]>([]);
+  // The policy's checks and the password they were made for: they arrive a moment after the typing.
+  const [checked, setChecked] = useState<{ password: string; checks: PasswordCheck[] }>({ password: "", checks: [] });
+  const checks = checked.checks;
   const setPending = useSetAuthPending();
 
   // Ready before the first click: a popup must open within the click's user activation.
@@ -83,7 +85,7 @@ export default function Login() {
     let current = true;
     clientAuth(firebase)
       .then((auth) => checkPassword(auth, password))
-      .then((result) => current && setChecks(result));
+      .then((result) => current && setChecked({ password, checks: result }));
     return () => {
       current = false;
     };
@@ -146,7 +148,8 @@ export default function Login() {
       }
       if (mode === "signup") {
         const current =
-          typedPassword === password && checks.length > 0 ? checks : await checkPassword(await clientAuth(firebase), typedPassword);
+          // Checks made for another (earlier) password do not count: a quick submit checks this one now.
+          typedPassword === checked.password && checks.length > 0 ? checks : await checkPassword(await clientAuth(firebase), typedPassword);
         if (current.some((check) => !check.met)) {
           setError(PASSWORD_RULES_UNMET);
           return;

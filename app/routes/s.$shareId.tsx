@@ -47,7 +47,7 @@ export default function SharedConversationPage() {
         {" · "}
         <LocalTime value={share.createdAt} />
       </p>
-      <SharedTranscript messages={share.messages} />
+      <SharedTranscript messages={share.messages} shareId={share.id} />
       <div className="shared-continue">
         {signedIn ? (
           <Form method="post">

@@ -223,6 +223,8 @@ test.describe("the chat on a phone (390×844)", () => {
     const code = "```js\nconst aVeryLongVariableName = someFunction(firstArgument, secondArgument, thirdArgument, fourthArgument);\n```";
     await scriptedModel.enqueue({ type: "text", text: [`${header}\n${rule}\n${row}\n\n`, `${code}\n`] });
     await sendMessage(page, "Show a wide table and code");
+    // Measured on the conversation's own page: the new chat's page gives way to it once the reply shows.
+    await expectConversationUrl(page);
     const reply = replies(page).first();
     await expect(reply.getByRole("columnheader", { name: "Description" })).toBeAttached();
     const pre = reply.locator(".code-block pre");
@@ -237,14 +239,18 @@ test.describe("the chat on a phone (390×844)", () => {
     await expectPageDoesNotScroll(page);
 
     // Each header is on one line: its height is one line of text.
-    for (const th of await reply.getByRole("columnheader").all()) {
-      const lines = await th.evaluate((element) => {
-        const style = getComputedStyle(element);
-        const content = element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-        return Math.round(content / parseFloat(style.lineHeight));
-      });
-      expect(lines).toBe(1);
-    }
+    // (Polled: measured once the page's styles apply — a line height of "normal" measures nothing.)
+    await expect
+      .poll(() =>
+        reply.getByRole("columnheader").evaluateAll((cells) =>
+          cells.map((element) => {
+            const style = getComputedStyle(element);
+            const content = element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+            return Math.round(content / parseFloat(style.lineHeight));
+          }),
+        ),
+      )
+      .toEqual([1, 1, 1, 1, 1]);
 
     // Sideways scrolling moves the table, not the page.
     await table.evaluate((element) => element.scrollBy({ left: 200 }));

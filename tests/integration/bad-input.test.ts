@@ -126,6 +126,8 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/reports", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/api/chat", who: "user", cap: chatBodyBytes(DEFAULT_MESSAGE_MAX_CHARS), malformed: [400] },
   { route: "/api/runs/stop", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  // An upload is the file itself: text-like bodies are stored as text files, the rest refused (app/attachments/sniff.server.ts).
+  { route: "/api/attachments?name=x.txt", who: "user", cap: 20 * 1024 * 1024, malformed: [201, 400] },
   { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools/new", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },
@@ -244,6 +246,9 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/auth/session", signedOut: 405 },
   { route: "/api/chat", signedOut: 405 },
   { route: "/api/runs/stop", signedOut: 405 },
+  { route: "/api/attachments", signedOut: 405 },
+  // A file is its owner's: a bad cookie is a 401 (JSON), whatever the id.
+  { route: "/api/attachments/00000000-0000-4000-8000-000000000000", signedOut: 401 },
   // A reply being written is its owner's: a bad cookie is a 401 (JSON), whatever the id.
   { route: "/api/runs/00000000-0000-4000-8000-000000000000", signedOut: 401 },
   { route: "/api/contact", signedOut: 405 },
@@ -379,8 +384,11 @@ const ID_ROUTES: Array<{ route: (id: string) => string; who: Who; post?: Record<
   { route: (id) => `/admin/messages/${id}`, who: "admin", post: { intent: "archive" } },
   { route: (id) => `/admin/messages/${id}/conversation`, who: "admin" },
   { route: (id) => `/api/conversations/${id}/markdown`, who: "user" },
+  { route: (id) => `/api/attachments/${id}`, who: "user" },
   { route: (id) => `/api/conversations/${id}/share`, who: "user", post: { intent: "create" } },
   { route: (id) => `/s/${id}`, who: "user", post: { intent: "continue" } },
+  { route: (id) => `/s/${id}/files/00000000-0000-4000-8000-000000000000`, who: "user" },
+  { route: (id) => resolve(`/s/:share/files/${id}`), who: "user" },
 ];
 
 describe("hostile ids in the path", () => {
@@ -798,6 +806,8 @@ const GET_ONLY: Array<{ route: string; status: number }> = [
   { route: "/livez", status: 405 },
   { route: "/healthz", status: 405 },
   { route: "/metrics", status: 405 },
+  // A shared file is read-only; POST has no action there.
+  { route: "/s/:share/files/00000000-0000-4000-8000-000000000000", status: 405 },
   // The /api catch-all answers every method with its JSON 404.
   { route: "/api/nonexistent", status: 404 },
 ];

@@ -82,10 +82,12 @@ describe("/nuvara (layout)", () => {
     const data = await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json();
     expect(data.conversations).toEqual([{ id: expect.any(String), title: "Lisbon trip", updatedAt: expect.any(String) }]);
     expect(data.models).toEqual([
-      { id: "test-model", label: "test-model", demo: false },
-      { id: "premium-model", label: "premium-model", demo: false },
+      { id: "test-model", label: "test-model", demo: false, vision: false },
+      { id: "premium-model", label: "premium-model", demo: false, vision: false },
     ]);
     expect(data.quota).toMatchObject({ limit: 3, remaining: 3 });
+    // The composer checks files against these before uploading (the server checks again).
+    expect(data.attachmentLimits).toEqual({ maxFileBytes: 20 * 1024 * 1024, perMessage: 10, storageBytes: 500 * 1024 * 1024 });
     expect(data.toolNames).toEqual({ calculator: "Calculator", current_datetime: "Current date and time", convert_units: "Unit converter" });
     expect(JSON.stringify(data)).not.toContain(model.url); // the provider's address stays on the server
 
@@ -185,7 +187,7 @@ describe("the model registry", () => {
   it("local mode with nothing configured and no Ollama: the demo model, labelled as not an AI", async () => {
     const registry = await resolveModelRegistry(local(), "http://127.0.0.1:9/v1");
     expect(registry.source).toBe("demo");
-    expect(registry.models).toEqual([{ id: DEMO_MODEL_ID, label: DEMO_MODEL_LABEL, demo: true }]);
+    expect(registry.models).toEqual([{ id: DEMO_MODEL_ID, label: DEMO_MODEL_LABEL, demo: true, vision: true }]);
     expect(DEMO_MODEL_LABEL).toMatch(/not an AI/);
   });
 

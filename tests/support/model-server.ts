@@ -5,9 +5,13 @@
  * bodies, stalls, dropped connections) and inspect what the client sent and
  * whether it hung up early. With nothing queued, it echoes the last user
  * message word by word, so it also serves as a stand-in model for manual runs
- * and benchmarks:
+ * and benchmarks. Attachments in that message are described rather than
+ * echoed: "[image image/png, 1234 bytes]" (see describeAttachment).
  *
- *   tsx tests/support/model-server.ts --port 11500 [--chunk-delay-ms 20]
+ * POST /v1/embeddings answers deterministic bag-of-words vectors (embedText),
+ * so texts that share words come out closer than unrelated texts.
+ *
+ *   tsx tests/support/model-server.ts --port 11500 [--chunk-delay-ms 20] [--embedding-dimensions 64]
  */
 import {
   createServer,
@@ -74,9 +78,50 @@ export interface DropReply {
 export type FailureMode = HttpErrorReply | MalformedReply | StallReply | DropReply;
 export type ScriptedReply = TextReply | ToolCallReply | FailureMode;
 
+/*
+ * User message content parts as @ai-sdk/openai-compatible sends them. Text
+ * files arrive as text parts; image and video files as data: URLs (or the
+ * URL given); audio (wav, mp3) as raw base64; PDFs as a file part with a
+ * data: URL. Other file types are refused by the provider before sending.
+ * Every part declares `text` so `part.text` can be read without narrowing.
+ */
+export interface ChatTextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ChatImagePart {
+  type: "image_url";
+  /** A data: URL ("data:image/png;base64,…") or the image's own URL. */
+  image_url: { url: string; detail?: string };
+  text?: undefined;
+}
+
+export interface ChatVideoPart {
+  type: "video_url";
+  video_url: { url: string };
+  text?: undefined;
+}
+
+export interface ChatAudioPart {
+  type: "input_audio";
+  /** Raw base64 (no data: prefix); format "wav" or "mp3". */
+  input_audio: { data: string; format: string };
+  text?: undefined;
+}
+
+export interface ChatFilePart {
+  type: "file";
+  /** file_data is a data: URL ("data:application/pdf;base64,…"); file_id a provider reference. */
+  file: { filename?: string; file_data?: string; file_id?: string };
+  text?: undefined;
+}
+
+export type ChatContentPart = ChatTextPart | ChatImagePart | ChatVideoPart | ChatAudioPart | ChatFilePart;
+
 export interface ChatMessage {
   role: string;
-  content?: string | Array<{ type: string; text?: string }> | null;
+  content?: string | ChatContentPart[] | null;
   tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
   tool_call_id?: string;
 }
@@ -103,30 +148,72 @@ export interface ChatCompletionRequest {
  */
 export type RequestOutcome = "completed" | "aborted" | "dropped" | "server-closed";
 
-export interface RecordedRequest {
+/** The fields of an embeddings request; the rest is kept as sent. */
+export interface EmbeddingsRequest {
+  model?: string;
+  /** A string or an array of strings; anything else is answered with 400. */
+  input?: unknown;
+  encoding_format?: string;
+  dimensions?: number;
+  [field: string]: unknown;
+}
+
+export interface RecordedRequest<Body = ChatCompletionRequest> {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
   /** Parsed JSON body; undefined for requests without one. */
-  body: ChatCompletionRequest | undefined;
+  body: Body | undefined;
   /** Settles when the connection for this request is done. */
   outcome: Promise<RequestOutcome>;
+}
+
+/** A non-text part of a user message, as the server understood it. */
+export interface ReceivedAttachment {
+  kind: "image" | "video" | "audio" | "file" | "unknown";
+  /** From the data: URL (or the audio format); null when the part was sent by URL or reference. */
+  mediaType: string | null;
+  /** Decoded size; null when the part was sent by URL or reference. */
+  bytes: number | null;
+  /** The URL or reference, when the part was not sent inline. */
+  url?: string;
+  /** A file part's file name. */
+  filename?: string;
+  /** What the echo reply says for this part, e.g. "[image image/png, 1234 bytes]". */
+  description: string;
 }
 
 export interface ModelServer {
   /** Base URL ending in /v1, e.g. http://127.0.0.1:41234/v1. */
   readonly url: string;
-  /** Every request received, in arrival order. */
+  /** Every request received, in arrival order (chat, embeddings, /models). */
   readonly requests: readonly RecordedRequest[];
+  /** The POST /v1/embeddings requests among `requests`, in arrival order. */
+  readonly embeddingsRequests: readonly RecordedRequest<EmbeddingsRequest>[];
+  /**
+   * Attachments in the last user message of each chat completion request (what
+   * the echo reply describes), in arrival order. attachmentsIn() reads any body.
+   */
+  readonly receivedAttachments: readonly ReceivedAttachment[];
+  /** The image parts among receivedAttachments. */
+  readonly receivedImages: readonly ReceivedAttachment[];
   /** Requests whose client hung up before the answer was complete. */
   readonly abortedCount: number;
   /** Replies not yet used. */
   readonly queuedReplies: number;
+  /** Embeddings failures not yet used. */
+  readonly queuedEmbeddingsReplies: number;
   /** Queue one-shot replies for the next chat completion requests, in order. */
   enqueue(...replies: ScriptedReply[]): void;
-  /** Answer every request (chat and /models) this way until set to null; overrides the queue. */
+  /**
+   * Queue one-shot failures for the next embeddings requests, in order (a queue
+   * of its own: chat replies are not used up by embeddings calls). Once it is
+   * empty, embeddings requests get their vectors again.
+   */
+  enqueueEmbeddings(...failures: FailureMode[]): void;
+  /** Answer every request (chat, embeddings and /models) this way until set to null; overrides the queues. */
   setFailureMode(mode: FailureMode | null): void;
-  /** Forget queued replies, recorded requests and the failure mode. */
+  /** Forget queued replies and embeddings failures, recorded requests and the failure mode. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -138,6 +225,8 @@ export interface ModelServerOptions {
   models?: string[];
   /** Pause before each chunk of the default echo reply. */
   echoChunkDelayMs?: number;
+  /** Length of the vectors from POST /v1/embeddings when the request names none; 64 unless given. */
+  embeddingDimensions?: number;
 }
 
 const DEFAULT_MODELS = ["test-model"];
@@ -145,7 +234,10 @@ const DEFAULT_MODELS = ["test-model"];
 export async function startModelServer(options: ModelServerOptions = {}): Promise<ModelServer> {
   const models = options.models ?? DEFAULT_MODELS;
   const echoChunkDelayMs = options.echoChunkDelayMs ?? 0;
+  const embeddingDimensions = options.embeddingDimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
+  if (!isPositiveInteger(embeddingDimensions)) throw new Error("embeddingDimensions must be a positive integer");
   const queue: ScriptedReply[] = [];
+  const embeddingsQueue: FailureMode[] = [];
   const requests: RecordedRequest[] = [];
   let failureMode: FailureMode | null = null;
   let abortedCount = 0;
@@ -214,7 +306,25 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       return answer(reply, context);
     }
 
+    if (req.method === "POST" && path === "/v1/embeddings") {
+      if (bodyIsInvalid || !body) {
+        return sendJson(res, 400, { error: { message: "Request body is not valid JSON" } });
+      }
+      const failure = failureMode ?? embeddingsQueue.shift();
+      if (failure) return answerWithFailure(failure, res, connection, false);
+      return answerEmbeddings(body as EmbeddingsRequest, res, embeddingDimensions);
+    }
+
     sendJson(res, 404, { error: { message: `No route for ${req.method} ${path}` } });
+  }
+
+  function receivedAttachments(): ReceivedAttachment[] {
+    return requests
+      .filter((request) => request.method === "POST" && request.path === "/v1/chat/completions")
+      .flatMap((request) => {
+        const lastUser = lastUserMessage(request.body);
+        return lastUser ? attachmentsOfMessage(lastUser) : [];
+      });
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -226,20 +336,38 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get embeddingsRequests() {
+      return requests.filter(
+        (request) => request.method === "POST" && request.path === "/v1/embeddings",
+      ) as RecordedRequest<EmbeddingsRequest>[];
+    },
+    get receivedAttachments() {
+      return receivedAttachments();
+    },
+    get receivedImages() {
+      return receivedAttachments().filter((attachment) => attachment.kind === "image");
+    },
     get abortedCount() {
       return abortedCount;
     },
     get queuedReplies() {
       return queue.length;
     },
+    get queuedEmbeddingsReplies() {
+      return embeddingsQueue.length;
+    },
     enqueue(...replies) {
       queue.push(...replies);
+    },
+    enqueueEmbeddings(...failures) {
+      embeddingsQueue.push(...failures);
     },
     setFailureMode(mode) {
       failureMode = mode;
     },
     reset() {
       queue.length = 0;
+      embeddingsQueue.length = 0;
       requests.length = 0;
       failureMode = null;
       abortedCount = 0;
@@ -477,17 +605,171 @@ function usageFor(request: ChatCompletionRequest, completion: string): Usage {
 }
 
 function echoReply(request: ChatCompletionRequest, chunkDelayMs: number): TextReply {
-  const lastUser = [...(request.messages ?? [])].reverse().find((message) => message.role === "user");
-  const said = lastUser ? messageText(lastUser).trim() : "";
+  const lastUser = lastUserMessage(request);
+  const said = lastUser ? echoText(lastUser).trim() : "";
   return { type: "text", text: `You said: ${said || "(nothing)"}`, chunkDelayMs };
 }
 
+function lastUserMessage(request: ChatCompletionRequest | undefined): ChatMessage | undefined {
+  const messages = Array.isArray(request?.messages) ? request.messages : [];
+  return [...messages].reverse().find((message) => message.role === "user");
+}
+
+/**
+ * What the echo repeats: the text parts as sent and each other part described,
+ * joined with single spaces (for text-only content exactly as before).
+ */
+function echoText(message: ChatMessage): string {
+  if (!Array.isArray(message.content)) return messageText(message);
+  return message.content.map((part) => (part.type === "text" ? (part.text ?? "") : describeAttachment(part).description)).join(" ");
+}
+
+/** Text only: attachments do not count towards the stand-in token usage. */
 function messageText(message: ChatMessage): string {
   if (typeof message.content === "string") return message.content;
   if (Array.isArray(message.content)) {
     return message.content.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join(" ");
   }
   return "";
+}
+
+/** Every non-text part of every message in a chat completion request body, in order. */
+export function attachmentsIn(request: ChatCompletionRequest | undefined): ReceivedAttachment[] {
+  const messages = Array.isArray(request?.messages) ? request.messages : [];
+  return messages.flatMap(attachmentsOfMessage);
+}
+
+function attachmentsOfMessage(message: ChatMessage): ReceivedAttachment[] {
+  if (!Array.isArray(message.content)) return [];
+  return message.content.filter((part) => part.type !== "text").map(describeAttachment);
+}
+
+/**
+ * Describes a non-text content part the way the echo reply shows it:
+ *   "[image image/png, 1234 bytes]"   data: URL (media type as sent, decoded size)
+ *   "[image https://…/cat.png]"        any other URL
+ *   "[video video/mp4, N bytes]", "[audio audio/wav, N bytes]",
+ *   "[file application/pdf, N bytes]", "[file <file_id>]", "[<type>]" otherwise.
+ */
+export function describeAttachment(part: ChatContentPart | { type: string }): ReceivedAttachment {
+  const loose = part as Record<string, unknown>;
+  const field = (name: string): Record<string, unknown> => {
+    const value = loose[name];
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  };
+  const stringOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+  switch (part.type) {
+    case "image_url":
+      return fromUrl("image", stringOf(field("image_url").url) ?? "");
+    case "video_url":
+      return fromUrl("video", stringOf(field("video_url").url) ?? "");
+    case "input_audio": {
+      const audio = field("input_audio");
+      const mediaType = `audio/${stringOf(audio.format) ?? "unknown"}`;
+      const bytes = Buffer.from(stringOf(audio.data) ?? "", "base64").length;
+      return { kind: "audio", mediaType, bytes, description: `[audio ${mediaType}, ${bytes} bytes]` };
+    }
+    case "file": {
+      const file = field("file");
+      const filename = stringOf(file.filename);
+      const data = stringOf(file.file_data);
+      const described = data !== undefined ? fromUrl("file", data) : fromUrl("file", stringOf(file.file_id) ?? "");
+      return filename === undefined ? described : { ...described, filename };
+    }
+    default:
+      return { kind: "unknown", mediaType: null, bytes: null, description: `[${part.type}]` };
+  }
+}
+
+function fromUrl(kind: ReceivedAttachment["kind"], url: string): ReceivedAttachment {
+  const data = parseDataUrl(url);
+  if (data) {
+    return { kind, ...data, description: `[${kind} ${data.mediaType}, ${data.bytes} bytes]` };
+  }
+  return { kind, mediaType: null, bytes: null, url, description: `[${kind} ${url}]` };
+}
+
+/** Media type and decoded size of a data: URL; null for any other URL. */
+function parseDataUrl(url: string): { mediaType: string; bytes: number } | null {
+  const match = /^data:([^,]*),(.*)$/s.exec(url);
+  if (!match) return null;
+  const [mediaType = "", ...parameters] = (match[1] ?? "").split(";").map((piece) => piece.trim());
+  const payload = match[2] ?? "";
+  const isBase64 = parameters.some((parameter) => parameter.toLowerCase() === "base64");
+  let bytes: number;
+  if (isBase64) {
+    bytes = Buffer.from(payload, "base64").length;
+  } else {
+    try {
+      bytes = Buffer.byteLength(decodeURIComponent(payload));
+    } catch {
+      bytes = Buffer.byteLength(payload);
+    }
+  }
+  return { mediaType: mediaType || "text/plain", bytes };
+}
+
+const DEFAULT_EMBEDDING_DIMENSIONS = 64;
+
+/**
+ * The server's deterministic embedding: lower-cased words (runs of letters and
+ * digits) counted into `dimensions` buckets by their FNV-1a hash, then scaled
+ * to length 1. Texts sharing words get a higher cosine similarity than
+ * unrelated ones; a text without words gives the zero vector.
+ */
+export function embedText(text: string, dimensions = DEFAULT_EMBEDDING_DIMENSIONS): number[] {
+  const vector = new Array<number>(dimensions).fill(0);
+  for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (!word) continue;
+    const bucket = fnv1a(word) % dimensions;
+    vector[bucket] = (vector[bucket] ?? 0) + 1;
+  }
+  const length = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  return length === 0 ? vector : vector.map((value) => value / length);
+}
+
+/** 32-bit FNV-1a over the UTF-8 bytes. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(text, "utf8")) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defaultDimensions: number): void {
+  const { input, dimensions = defaultDimensions, encoding_format: encoding = "float" } = request;
+  const inputs = typeof input === "string" ? [input] : input;
+  if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((item) => typeof item === "string")) {
+    return sendJson(res, 400, {
+      error: { message: "input must be a string or a non-empty array of strings", type: "invalid_request_error" },
+    });
+  }
+  if (!isPositiveInteger(dimensions)) {
+    return sendJson(res, 400, { error: { message: "dimensions must be a positive integer", type: "invalid_request_error" } });
+  }
+  if (encoding !== "float" && encoding !== "base64") {
+    return sendJson(res, 400, { error: { message: "encoding_format must be float or base64", type: "invalid_request_error" } });
+  }
+  const texts = inputs as string[];
+  const promptTokens = texts.reduce((sum, text) => sum + countWords(text), 0);
+  sendJson(res, 200, {
+    object: "list",
+    data: texts.map((text, index) => {
+      const vector = embedText(text, dimensions);
+      // Like OpenAI: base64 is the little-endian float32 array.
+      const embedding = encoding === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
+      return { object: "embedding", index, embedding };
+    }),
+    model: request.model ?? "scripted",
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+  });
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value > 0;
 }
 
 function countWords(text: string): number {
@@ -552,6 +834,7 @@ async function runStandalone(args: string[]): Promise<void> {
   const server = await startModelServer({
     port: readFlag(args, "--port"),
     echoChunkDelayMs: readFlag(args, "--chunk-delay-ms"),
+    embeddingDimensions: readFlag(args, "--embedding-dimensions"),
   });
   console.log(server.url);
   const stop = () => void server.close().then(() => process.exit(0));

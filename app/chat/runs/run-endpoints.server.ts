@@ -1,9 +1,8 @@
 import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
-import { getSessionUser, sessionHeaders, type SignedIn } from "~/auth/session.server";
-import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
+import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { BODY_LIMITS, bodyTooLarge, readCapped } from "~/http/body-limit.server";
 import { getRun } from "./run-store.server";
 import { readRun, stopRun } from "./runs.server";
@@ -67,21 +66,8 @@ export async function stopRunResponse(request: Request): Promise<Response> {
   return json({ stopped: true }, { headers: PRIVATE });
 }
 
-async function signedIn(request: Request): Promise<SignedIn | Response> {
-  const session = await getSessionUser(request);
-  if (session.status === "signed-in" && !session.degraded) return session;
-  if (session.degraded) return json({ error: "Sign-in can't be checked right now. Please try again shortly." }, { status: 503 });
-  return json({ error: "Please sign in." }, { status: 401, headers: sessionHeaders(session) });
-}
-
-async function database(): Promise<Db | Response> {
-  try {
-    return await getDb();
-  } catch (error) {
-    logBackendFault("postgres", "opening the database for a reply run", error);
-    return unavailable();
-  }
-}
+const signedIn = apiSignedIn;
+const database = () => apiDatabase("a reply run", unavailable);
 
 const notFound = () => json({ error: "There is no such reply of yours." }, { status: 404, headers: PRIVATE });
 const unavailable = () => json({ error: "Conversations can't be reached right now. Please try again shortly." }, { status: 503 });

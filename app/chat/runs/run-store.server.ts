@@ -17,7 +17,7 @@ import { RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
 export type RunStatus = "running" | "completed" | "stopped" | "failed" | "interrupted";
 
 /** The exchange a run stores when it ends, as kept in its row (dates as ISO strings). */
-export type PendingExchange = Omit<Exchange, "reply" | "refund" | "user"> & { user: { id: string; text: string; sentAt: string } };
+export type PendingExchange = Omit<Exchange, "reply" | "refund" | "user"> & { user: Omit<Exchange["user"], "sentAt"> & { sentAt: string } };
 
 export interface RunRow extends RunIdentity {
   status: RunStatus;

@@ -6,6 +6,8 @@ import { CopyButton } from "./copy-button";
 import { FeedbackButtons, type FeedbackState } from "./feedback-buttons";
 import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
+import { MessageAttachments, Sources } from "./attachment-chips";
+import type { AttachmentRef } from "~/attachments/attachment-types";
 
 export interface MessageActions {
   /** Offered on every reply when idle: a new version beside it. */
@@ -68,7 +70,10 @@ export function ChatMessageView({
       ) : (
         <div className="message-body">
           {isUser ? (
-            <p className="user-text">{text}</p>
+            <>
+              <p className="user-text">{text}</p>
+              <MessageAttachments files={message.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data as AttachmentRef] : []))} />
+            </>
           ) : (
             message.parts.map((part, index) => {
               if (part.type === "text") return <Markdown key={index}>{part.text}</Markdown>;
@@ -76,6 +81,7 @@ export function ChatMessageView({
               return null;
             })
           )}
+          {!isUser ? <Sources passages={message.parts.find((part) => part.type === "data-sources")?.data.passages ?? []} /> : null}
           {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
           {status === "interrupted" && !streaming ? (
             <p className="interrupted-note">The server writing this reply went away before it finished{text ? "; what it wrote is kept" : ""}.</p>

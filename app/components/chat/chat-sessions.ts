@@ -1,3 +1,4 @@
+import type { AttachmentRef } from "~/attachments/attachment-types";
 import type { ChatRequest } from "~/chat/chat-request";
 import type { ChatDataParts, ChatMessage, SavedExchange } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
@@ -50,6 +51,7 @@ export function chatRequestBody(
     // A new chat opened from a prompt tool (/nuvara?tool=<id>): the server starts it with the tool's instructions.
     toolId: settings.create ? (newChatTool() ?? undefined) : undefined,
     message: { id: last.id, role: "user", parts: [{ type: "text", text: messageText(last) }] },
+    ...attachmentIds(last),
     model: settings.model,
     timeZone,
   };
@@ -166,4 +168,10 @@ export function forgetChat(id: string) {
   if (!session) return;
   sessions.delete(id);
   void session.chat.stop();
+}
+
+/** The files sent with a message, by id (none: no field, as before attachments existed). */
+function attachmentIds(message: ChatMessage): { attachments?: string[] } {
+  const ids = message.parts.flatMap((part) => (part.type === "data-attachment" ? [(part.data as AttachmentRef).id] : []));
+  return ids.length > 0 ? { attachments: ids } : {};
 }

@@ -22,6 +22,8 @@ import { SidebarToggle } from "./sidebar-toggle";
 import { StarterSuggestions } from "./starter-suggestions";
 import { useReplyAnnouncement } from "./use-reply-announcement";
 import { useHydrated } from "./use-hydrated";
+import { readyFiles, useAttachmentUploads } from "./attachment-uploads";
+import { useAssistantData } from "./assistant-data";
 
 // Loaded when a reply is first reported: not part of the page's first load (ADR 051).
 const ReportDialog = lazy(() =>
@@ -32,6 +34,8 @@ export interface ModelChoice {
   id: string;
   label: string;
   demo: boolean;
+  /** Takes images (LLM_VISION_MODELS). */
+  vision?: boolean;
 }
 
 export interface QuotaView {
@@ -102,6 +106,15 @@ export function ChatView(props: ChatViewProps) {
   const draftKey = isNew ? "new" : chatId;
   const [draft, setDraft] = useDraft(draftKey);
   const [model, setModel] = useState(session.settings.model);
+  const uploads = useAttachmentUploads(useAssistantData().attachmentLimits);
+  const [dragging, setDragging] = useState(false);
+  const chosenModel = models.find((option) => option.id === model);
+  const fileProblem =
+    chosenModel && !chosenModel.vision && uploads.files.some((file) => file.status !== "failed" && file.stored?.kind === "image")
+      ? `${chosenModel.label} can't see images. ${
+          models.some((option) => option.vision) ? "Choose a model that can, or remove the image." : "Remove the image to send your message."
+        }`
+      : null;
   const [reporting, setReporting] = useState<string | null>(null);
   const reportLoaded = useOpenedOnce(reporting !== null);
   const [restoredNotice, setRestoredNotice] = useState(false);
@@ -235,7 +248,9 @@ export function ChatView(props: ChatViewProps) {
     setRestoredNotice(false);
     unsent.remember(draftKey, text);
     setDraft("");
-    void sendMessage({ text });
+    const attachments = readyFiles(uploads.files);
+    uploads.clear();
+    void sendMessage({ text, attachments });
     // One's own message is followed by its reply: back to the latest, and the cursor stays in the box.
     follow.jump();
     focusComposer();
@@ -334,7 +349,31 @@ export function ChatView(props: ChatViewProps) {
   }
 
   return (
-    <section className="chat" aria-labelledby="chat-title">
+    <section
+      className={`chat${dragging ? " dropping" : ""}`}
+      aria-labelledby="chat-title"
+      // Files dropped anywhere on the chat are attached to the next message.
+      onDragOver={(event) => {
+        if (!event.dataTransfer.types.includes("Files")) return;
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as HTMLElement | null)) setDragging(false);
+      }}
+      onDrop={(event) => {
+        if (event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        setDragging(false);
+        uploads.add(Array.from(event.dataTransfer.files));
+        focusComposer();
+      }}
+    >
+      {dragging ? (
+        <div className="drop-overlay" aria-hidden="true">
+          Drop files to attach them
+        </div>
+      ) : null}
       <header className="chat-header">
         <SidebarToggle />
         <h2 id="chat-title" className="chat-title">
@@ -492,6 +531,10 @@ export function ChatView(props: ChatViewProps) {
       </div>
 
       <Composer
+        files={uploads.files}
+        onAttach={uploads.add}
+        onRemoveFile={uploads.remove}
+        fileProblem={fileProblem}
         value={draft}
         onChange={setDraft}
         onSend={send}

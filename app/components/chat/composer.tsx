@@ -1,4 +1,6 @@
-import { useEffect, useLayoutEffect, useRef, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { useEffect, useLayoutEffect, useRef, type ClipboardEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { PendingChips } from "./attachment-chips";
+import type { PendingFile } from "./attachment-uploads";
 import { messageTooLongText } from "~/chat/chat-limits";
 import { useAssistantData } from "./assistant-data";
 import { useHydrated } from "./use-hydrated";
@@ -17,6 +19,10 @@ export function focusComposer() {
   document.getElementById(MESSAGE_BOX_ID)?.focus();
 }
 
+/** What the file picker offers (the server reads the type from the content, whatever the name says). */
+const ACCEPTED =
+  "image/png,image/jpeg,image/webp,image/gif,application/pdf,.pdf,.docx,text/*,.txt,.md,.markdown,.csv,.json,.xml,.yaml,.yml,.toml,.ts,.tsx,.js,.jsx,.py,.go,.rs,.java,.c,.h,.cpp,.cs,.rb,.php,.sh,.sql,.html,.css";
+
 /**
  * The message box: Enter sends, Shift+Enter starts a new line (and Enter
  * while an input method is composing does neither); it grows with its text.
@@ -31,6 +37,10 @@ export function Composer({
   blockedReason,
   footer,
   onEscape,
+  files = [],
+  onAttach,
+  onRemoveFile,
+  fileProblem,
 }: {
   value: string;
   onChange: (text: string) => void;
@@ -42,7 +52,14 @@ export function Composer({
   footer: ReactNode;
   /** Escape in the box (the chat uses it to stop a reply). */
   onEscape?: () => void;
+  /** Files attached to the next message (app/components/chat/attachment-uploads.ts). */
+  files?: readonly PendingFile[];
+  onAttach?: (files: File[]) => void;
+  onRemoveFile?: (key: string) => void;
+  /** Why the attached files can't go with the message (e.g. an image for a model that can't see). */
+  fileProblem?: string | null;
 }) {
+  const picker = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
   const hydrated = useHydrated();
 
@@ -64,7 +81,8 @@ export function Composer({
   const { messageMaxChars } = useAssistantData();
   const tooLong = value.length > messageMaxChars;
   // Before hydration a click would submit the form natively (a page reload): Send waits.
-  const canSend = hydrated && !busy && !blockedReason && value.trim() !== "" && !tooLong;
+  const uploading = files.some((file) => file.status === "uploading");
+  const canSend = hydrated && !busy && !blockedReason && value.trim() !== "" && !tooLong && !uploading && !fileProblem;
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
@@ -80,9 +98,55 @@ export function Composer({
     }
   };
 
+  // A pasted screenshot or file is attached; pasted text goes in the box as usual.
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const pasted = Array.from(event.clipboardData.files);
+    if (pasted.length === 0 || !onAttach) return;
+    event.preventDefault();
+    onAttach(pasted);
+  };
+
   return (
     <form className="composer" onSubmit={submit}>
+      {onRemoveFile ? <PendingChips files={files} onRemove={onRemoveFile} /> : null}
       <div className="composer-row">
+        {onAttach ? (
+          <>
+            <button
+              type="button"
+              className="button attach-button"
+              aria-label="Attach files"
+              title="Attach files (or drop them here, or paste)"
+              disabled={!hydrated}
+              onClick={() => picker.current?.click()}
+            >
+              <svg aria-hidden="true" viewBox="0 0 24 24" width="20" height="20">
+                <path
+                  fill="none"
+                  stroke="currentColor"
+                  strokeWidth="1.8"
+                  strokeLinecap="round"
+                  d="M20 11.5l-8.1 8.1a5 5 0 01-7.1-7.1l8.5-8.5a3.3 3.3 0 014.7 4.7l-8.5 8.5a1.7 1.7 0 01-2.4-2.4l7.8-7.8"
+                />
+              </svg>
+            </button>
+            <input
+              ref={picker}
+              type="file"
+              multiple
+              hidden
+              accept={ACCEPTED}
+              data-testid="attach-input"
+              onChange={(event) => {
+                const chosen = Array.from(event.target.files ?? []);
+                // Cleared, so that choosing the same file again is a change too.
+                event.target.value = "";
+                if (chosen.length > 0) onAttach(chosen);
+                focusComposer();
+              }}
+            />
+          </>
+        ) : null}
         <textarea
           ref={box}
           id={MESSAGE_BOX_ID}
@@ -92,6 +156,7 @@ export function Composer({
           value={value}
           onChange={(event) => onChange(event.target.value)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
           aria-describedby="composer-hint"
           aria-invalid={tooLong || undefined}
         />
@@ -109,6 +174,7 @@ export function Composer({
         {tooLong ? (
           <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span>
         ) : null}
+        {fileProblem ? <span className="form-error">{fileProblem}</span> : null}
         {footer}
       </div>
     </form>

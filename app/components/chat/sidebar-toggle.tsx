@@ -1,5 +1,6 @@
 import { Link } from "@remix-run/react";
 import { useSidebar } from "./sidebar-state";
+import { useHydrated } from "./use-hydrated";
 
 /**
  * The chat header's start: the Conversations button (hides or shows the
@@ -8,6 +9,7 @@ import { useSidebar } from "./sidebar-state";
  */
 export function SidebarToggle() {
   const sidebar = useSidebar();
+  const hydrated = useHydrated();
   if (!sidebar) return null;
   const expanded = sidebar.phone ? sidebar.drawerOpen : !sidebar.collapsed;
   return (
@@ -19,6 +21,8 @@ export function SidebarToggle() {
         title={sidebar.phone ? "Conversations" : expanded ? "Hide conversations" : "Show conversations"}
         aria-expanded={expanded}
         aria-controls="conversation-list"
+        // Before the page is live a press would do nothing: it waits, like Send.
+        disabled={!hydrated}
         onClick={(event) => sidebar.toggle(event.currentTarget)}
       >
         <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">

@@ -1,3 +1,5 @@
+import type { AttachmentRef } from "~/attachments/attachment-types";
+import { userParts } from "~/chat/history";
 import { useSyncExternalStore } from "react";
 import type { ChatMessage } from "~/chat/message-types";
 import { showsContent } from "~/chat/reply-parts";
@@ -100,14 +102,14 @@ export class StreamChat {
   };
 
   /** A new message, or (with `messageId`) a user message edited: what followed it goes. */
-  sendMessage = async ({ text, messageId }: { text: string; messageId?: string }) => {
+  sendMessage = async ({ text, messageId, attachments }: { text: string; messageId?: string; attachments?: AttachmentRef[] }) => {
     const messages = this.snapshot.messages;
     if (messageId !== undefined) {
       const index = messages.findIndex((message) => message.id === messageId);
       if (index === -1 || messages[index].role !== "user") throw new Error(`There is no message ${messageId} to edit.`);
-      this.update({ messages: [...messages.slice(0, index), { id: messageId, role: "user", parts: [{ type: "text", text }] }] });
+      this.update({ messages: [...messages.slice(0, index), { id: messageId, role: "user", parts: userParts(text, attachments) }] });
     } else {
-      this.update({ messages: [...messages, { id: this.options.generateId(), role: "user", parts: [{ type: "text", text }] }] });
+      this.update({ messages: [...messages, { id: this.options.generateId(), role: "user", parts: userParts(text, attachments) }] });
     }
     await this.request();
   };

@@ -1,3 +1,4 @@
+import { formatBytes } from "~/attachments/attachment-types";
 import { LocalTime } from "~/components/time/local-time";
 import { formatDuration, formatNumber, plural } from "./format";
 import type { DayUsage } from "./usage-chart";
@@ -95,5 +96,26 @@ export function UsageTotals({ days }: { days: DayUsage[] }) {
         <dd>{formatNumber(active)}</dd>
       </div>
     </dl>
+  );
+}
+
+/** Files attached to messages: storage used against the plan's, and the plan's other file limits. */
+export function FileStorage({ usedBytes, storageBytes, maxFileBytes, perMessage }: { usedBytes: number; storageBytes: number; maxFileBytes: number; perMessage: number }) {
+  return (
+    <div className="quota file-storage">
+      <p className="quota-figure">
+        <strong>{formatBytes(usedBytes)}</strong> of {formatBytes(storageBytes)} of file storage used
+      </p>
+      {storageBytes > 0 ? (
+        <meter min={0} max={storageBytes} low={storageBytes * 0.75} high={storageBytes * 0.9} optimum={0} value={Math.min(usedBytes, storageBytes)} aria-label="File storage used">
+          {formatBytes(usedBytes)} of {formatBytes(storageBytes)}
+        </meter>
+      ) : null}
+      <p>
+        {perMessage === 0
+          ? "Your plan doesn't include sending files."
+          : `Up to ${perMessage} file${perMessage === 1 ? "" : "s"} a message, each at most ${formatBytes(maxFileBytes)}. Deleting a conversation deletes its files.`}
+      </p>
+    </div>
   );
 }

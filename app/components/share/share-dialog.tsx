@@ -9,6 +9,8 @@ interface Link {
   id: string;
   path: string;
   displayName: string | null;
+  /** The conversation's attached files can be opened through the link. */
+  includeFiles?: boolean;
 }
 
 type State =
@@ -44,6 +46,7 @@ export function ShareDialog({
 }) {
   const [state, setState] = useState<State>({ kind: "loading" });
   const [displayName, setDisplayName] = useState("");
+  const [includeFiles, setIncludeFiles] = useState(false);
   const endpoint = `/api/conversations/${conversationId}/share`;
 
   useEffect(() => {
@@ -79,7 +82,7 @@ export function ShareDialog({
     event.preventDefault();
     setState({ kind: "busy", link: null });
     try {
-      const response = await post(endpoint, { intent: "create", displayName });
+      const response = await post(endpoint, { intent: "create", displayName, ...(includeFiles ? { includeFiles: "on" } : {}) });
       if (response.status !== 201) {
         // The name stays in the field: only the message is new.
         setState({
@@ -147,6 +150,7 @@ export function ShareDialog({
             {link.displayName ? (
               <>, shown as shared by {link.displayName}</>
             ) : null}
+            {link.includeFiles ? ", with the files attached in it" : ""}
             . Revoke it to stop that at once.
           </p>
           <label>
@@ -157,6 +161,15 @@ export function ShareDialog({
               value={url}
               onFocus={(event) => event.currentTarget.select()}
             />
+          </label>
+          <label className="share-files">
+            <input
+              type="checkbox"
+              checked={includeFiles}
+              onChange={(event) => setIncludeFiles(event.target.checked)}
+            />
+            Include attached files (anyone with the link can open them, and
+            the passages replies quoted from them)
           </label>
           {state.kind === "failed" ? (
             <p className="form-error" role="alert">

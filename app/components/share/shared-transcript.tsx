@@ -1,6 +1,8 @@
 import type { ChatMessage } from "~/chat/message-types";
 import { Markdown } from "~/components/chat/markdown";
 import { isToolPart, ToolStep } from "~/components/chat/tool-step";
+import { MessageAttachments, Sources } from "~/components/chat/attachment-chips";
+import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
 
 /** A message of a shared snapshot, as the loader sends it. */
 export interface SharedMessage {
@@ -15,7 +17,15 @@ const NO_TOOL_NAMES: Record<string, string> = {};
  * The snapshot, read-only: the user's messages as plain text, replies as the
  * same safe Markdown the chat uses (raw HTML never renders), and no actions.
  */
-export function SharedTranscript({ messages }: { messages: SharedMessage[] }) {
+export function SharedTranscript({ messages, shareId }: { messages: SharedMessage[]; shareId?: string }) {
+  // In a share, files are there only when the owner chose to include them (app/data/shares.server.ts);
+  // elsewhere (an admin reading a reported conversation) only their names are shown.
+  const fileUrl = (id: string) => `/s/${shareId}/files/${id}`;
+  const files = (message: SharedMessage) => {
+    const attached = partsOf<AttachmentRef>(message, "data-attachment");
+    if (shareId) return <MessageAttachments files={attached} urlOf={fileUrl} />;
+    return attached.length > 0 ? <p className="reported-files">Files sent with it: {attached.map((file) => file.name).join(", ")}</p> : null;
+  };
   return (
     <div className="shared-transcript" role="log" aria-label="Shared conversation">
       {messages.map((message, index) => {
@@ -27,7 +37,10 @@ export function SharedTranscript({ messages }: { messages: SharedMessage[] }) {
             </header>
             <div className="message-body">
               {isUser ? (
-                <p className="user-text">{message.content}</p>
+                <>
+                  <p className="user-text">{message.content}</p>
+                  {files(message)}
+                </>
               ) : (
                 (message.parts as ChatMessage["parts"]).map((part, partIndex) => {
                   if (part?.type === "text") return <Markdown key={partIndex}>{part.text}</Markdown>;
@@ -35,10 +48,19 @@ export function SharedTranscript({ messages }: { messages: SharedMessage[] }) {
                   return null;
                 })
               )}
+              {!isUser ? <Sources passages={partsOf<{ passages: SourcePassage[] }>(message, "data-sources")[0]?.passages ?? []} /> : null}
             </div>
           </article>
         );
       })}
     </div>
   );
+}
+
+/** The data of a snapshot message's parts of one type (the snapshot is stored JSON: read defensively). */
+function partsOf<T>(message: SharedMessage, type: string): T[] {
+  return message.parts.flatMap((part) => {
+    const found = part as { type?: unknown; data?: unknown } | null;
+    return found?.type === type && found.data && typeof found.data === "object" ? [found.data as T] : [];
+  });
 }

@@ -158,6 +158,8 @@ export const sharedConversations = pgTable(
     displayName: text("display_name"),
     /** The messages as shared: [{ role, parts, content }]. */
     snapshot: jsonb("snapshot").$type<unknown[]>().notNull(),
+    /** The owner chose to share the files attached in it (served at /s/<id>/files/<attachment id>; docs/decisions/071). */
+    includeFiles: boolean("include_files").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },

@@ -22,6 +22,8 @@ export interface ReportedExchange {
   messageId: string;
   userText: string;
   assistantText: string;
+  /** Names of the files the user's message was sent with (their content is not copied). */
+  attachmentNames?: string[];
 }
 
 export const inboxMessages = pgTable(

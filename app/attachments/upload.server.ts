@@ -1,0 +1,211 @@
+import { json } from "@remix-run/node";
+import { isAccountDeleted } from "~/data/account-lock.server";
+import { deleteUnsentAttachment, getAttachmentFile, storeAttachment, type NewChunk } from "~/data/attachments.server";
+import { logBackendFault } from "~/deadline.server";
+import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
+import { readCapped } from "~/http/body-limit.server";
+import { isUuid } from "~/chat/uuid";
+import { isStorableText } from "~/text/storable-text";
+import { formatBytes, type AttachmentRef } from "./attachment-types";
+import { chunkDocument } from "./chunks";
+import { AttachmentError, extractText } from "./extract.server";
+import { attachmentLimitsFor } from "./limits.server";
+import { embedPassages } from "./embeddings.server";
+import { sniffFile } from "./sniff.server";
+
+/**
+ * POST /api/attachments?name=<file name>: the file's bytes as the body (so
+ * the browser can show the upload's progress); GET /api/attachments/<id>: the
+ * file, to its owner only; DELETE /api/attachments/<id>: one not sent yet.
+ *
+ *   201 stored · 400 unreadable or unsupported (nothing stored) · 401 not signed in
+ *   404 no such file of yours · 413 larger than the role allows, or storage full
+ *   503 a store is unreachable
+ *
+ * The body is counted while it streams in and cut off at the role's file size
+ * limit, whatever Content-Length says. The kind is read from the content; a
+ * document is turned into text and passages before anything is stored, within
+ * a deadline, and stored with them in one transaction: nothing half-stored.
+ */
+
+const PRIVATE = { "Cache-Control": "private, no-store" };
+
+/** Longest the server spends turning one document into text. */
+export const EXTRACT_DEADLINE_MS = 20_000;
+
+/** Longest wait for a document's passages' vectors; past it the document is stored without them. */
+const EMBED_DEADLINE_MS = 30_000;
+
+/** The longest file name kept (the rest is cut; the extension is kept). */
+const NAME_MAX = 200;
+
+export async function uploadAttachment(request: Request): Promise<Response> {
+  const who = await signedIn(request);
+  if (who instanceof Response) return who;
+  const limits = attachmentLimitsFor(who);
+  const name = fileName(new URL(request.url).searchParams.get("name"));
+
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readCapped(request, limits.maxFileBytes);
+  } catch {
+    return json({ error: "The upload was interrupted. Please try again." }, { status: 400 });
+  }
+  if (!bytes) {
+    return json({ error: `"${name}" is too large: files can be at most ${formatBytes(limits.maxFileBytes)} on your plan.` }, { status: 413, headers: PRIVATE });
+  }
+
+  const sniffed = sniffFile(bytes, name);
+  if (!sniffed.ok) return json({ error: sniffed.error }, { status: 400, headers: PRIVATE });
+
+  let text: string | undefined;
+  let pages: number | undefined;
+  let chunks: NewChunk[] = [];
+  if (sniffed.kind !== "image") {
+    try {
+      const kind = sniffed.kind;
+      const extracted = await oneOfFew(() => extractText(bytes, kind, { deadlineMs: EXTRACT_DEADLINE_MS }));
+      text = extracted.text;
+      pages = extracted.pages;
+      chunks = chunkDocument(extracted);
+      // By meaning too, when the provider has an embeddings model; without it (or if it fails) by words alone.
+      const vectors = await embedPassages(
+        chunks.map((chunk) => chunk.text),
+        EMBED_DEADLINE_MS,
+      );
+      if (vectors) chunks = chunks.map((chunk, index) => ({ ...chunk, embedding: vectors[index] }));
+    } catch (error) {
+      if (error instanceof AttachmentError) return json({ error: `"${name}": ${error.message}` }, { status: 400, headers: PRIVATE });
+      throw error;
+    }
+  }
+
+  const db = await database();
+  if (db instanceof Response) return db;
+  const id = crypto.randomUUID();
+  try {
+    const stored = await storeAttachment(
+      db,
+      { id, uid: who.user.uid, name, kind: sniffed.kind, mediaType: sniffed.mediaType, bytes, pages, text, chunks },
+      limits.storageBytes,
+    );
+    if (!stored.ok) {
+      return json(
+        {
+          error: `Your file storage is full (${formatBytes(stored.usedBytes)} of ${formatBytes(limits.storageBytes)}). Delete conversations with files you no longer need, then try again.`,
+        },
+        { status: 413, headers: PRIVATE },
+      );
+    }
+  } catch (error) {
+    if (isAccountDeleted(error)) return json({ error: "This account has been deleted." }, { status: 401 });
+    logBackendFault("postgres", "storing an attachment", error);
+    return unavailable();
+  }
+  const attachment: AttachmentRef = { id, name, kind: sniffed.kind, mediaType: sniffed.mediaType, size: bytes.byteLength, pages: pages ?? null };
+  return json({ attachment }, { status: 201, headers: PRIVATE });
+}
+
+/** GET /api/attachments/<id>: the file, to its owner (fileResponse). */
+export async function downloadAttachment(request: Request, id: string | undefined): Promise<Response> {
+  const who = await signedIn(request);
+  if (who instanceof Response) return who;
+  if (!isUuid(id)) return notFound();
+  const db = await database();
+  if (db instanceof Response) return db;
+  let file;
+  try {
+    file = await getAttachmentFile(db, who.user.uid, id);
+  } catch (error) {
+    logBackendFault("postgres", "reading an attachment", error);
+    return unavailable();
+  }
+  if (!file) return notFound();
+  return fileResponse(file);
+}
+
+/**
+ * A stored file as a download (the owner's route, and a share link's): never
+ * rendered by the browser as a page, not sniffed into another type, running
+ * and loading nothing even when opened directly. Images still show in an <img>.
+ */
+export function fileResponse(file: { name: string; mediaType: string; kind: string; bytes: Buffer }, headers: HeadersInit = {}): Response {
+  const type = file.kind === "text" ? "text/plain; charset=utf-8" : file.mediaType;
+  return new Response(new Uint8Array(file.bytes), {
+    headers: {
+      ...headers,
+      "Content-Type": type,
+      "Content-Length": String(file.bytes.byteLength),
+      "Content-Disposition": contentDisposition(file.name),
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; sandbox",
+      "Cross-Origin-Resource-Policy": "same-origin",
+    },
+  });
+}
+
+export async function removeUnsentAttachment(request: Request, id: string | undefined): Promise<Response> {
+  const who = await signedIn(request);
+  if (who instanceof Response) return who;
+  if (!isUuid(id)) return notFound();
+  const db = await database();
+  if (db instanceof Response) return db;
+  try {
+    if (!(await deleteUnsentAttachment(db, who.user.uid, id))) {
+      return json({ error: "There is no such file waiting to be sent (a sent file goes with its message)." }, { status: 404, headers: PRIVATE });
+    }
+  } catch (error) {
+    logBackendFault("postgres", "removing an attachment", error);
+    return unavailable();
+  }
+  return json({ deleted: true }, { headers: PRIVATE });
+}
+
+/**
+ * Documents read at once by this process: each is parsed in a worker thread
+ * (app/attachments/extract.server.ts) that may use a core and hundreds of MB;
+ * a burst of uploads waits its turn instead of starving the chat.
+ */
+const PARALLEL_EXTRACTIONS = 2;
+let extracting = 0;
+const waiting: Array<() => void> = [];
+
+async function oneOfFew<T>(work: () => Promise<T>): Promise<T> {
+  if (extracting >= PARALLEL_EXTRACTIONS) await new Promise<void>((resolve) => waiting.push(resolve));
+  extracting += 1;
+  try {
+    return await work();
+  } finally {
+    extracting -= 1;
+    waiting.shift()?.();
+  }
+}
+
+/** The name as given, without a path, control characters or unstorable text; the extension survives shortening. */
+export function fileName(raw: string | null): string {
+  let name = (raw ?? "")
+    .split(/[/\\]/)
+    .pop()!
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim();
+  if (!isStorableText(name)) name = "";
+  if (name.length > NAME_MAX) {
+    const dot = name.lastIndexOf(".");
+    const extension = dot > 0 && name.length - dot <= 10 ? name.slice(dot) : "";
+    name = name.slice(0, NAME_MAX - extension.length) + extension;
+  }
+  return name || "file";
+}
+
+/** RFC 6266: an ASCII fallback and the UTF-8 name. */
+function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+const signedIn = apiSignedIn;
+const database = () => apiDatabase("attachments", unavailable);
+
+const notFound = () => json({ error: "There is no such file of yours." }, { status: 404, headers: PRIVATE });
+const unavailable = () => json({ error: "Files can't be reached right now. Please try again shortly." }, { status: 503 });

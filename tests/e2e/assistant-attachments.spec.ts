@@ -1,0 +1,114 @@
+import type { Page } from "@playwright/test";
+import { expectNoAxeViolations } from "./a11y";
+import { expect, signIn, test } from "./fixtures";
+import { composer, expectConversationUrl, lastModelRequest, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+
+test.beforeEach(async () => {
+  await scriptedModel.reset();
+});
+
+/** A long log with one line that answers the question (it is retrieved, not sent whole). */
+const LOG = [
+  ...Array.from({ length: 500 }, (_, i) => `Entry ${i}: the harbour was calm and the boats came in on time.`),
+  "Entry 500: the secret launch code is PELICAN-42, kept by the harbour master.",
+  ...Array.from({ length: 500 }, (_, i) => `Record ${i}: nothing unusual was noted by the watch.`),
+].join("\n");
+
+const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+/** Drops files on the chat as a person dragging them from their desktop would. */
+async function dropFiles(page: Page, files: Array<{ name: string; type: string; text: string }>) {
+  const transfer = await page.evaluateHandle((list) => {
+    const data = new DataTransfer();
+    for (const file of list) data.items.add(new File([file.text], file.name, { type: file.type }));
+    return data;
+  }, files);
+  const chat = page.locator("section.chat");
+  await chat.dispatchEvent("dragenter", { dataTransfer: transfer });
+  await chat.dispatchEvent("dragover", { dataTransfer: transfer });
+  await expect(page.getByText("Drop files to attach them")).toBeVisible();
+  await chat.dispatchEvent("drop", { dataTransfer: transfer });
+}
+
+const pending = (page: Page) => page.getByRole("list", { name: "Attached files" });
+
+test.describe("files in the chat", () => {
+  test("a dropped document uploads with its progress, goes with the message, and the reply shows the passage it used", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await dropFiles(page, [{ name: "harbour-log.txt", type: "text/plain", text: LOG }]);
+    const chip = pending(page).getByRole("listitem");
+    await expect(chip).toContainText("harbour-log.txt");
+    await expect(chip).toContainText(/\d+ KB/);
+    await expect(chip.getByRole("progressbar")).toHaveCount(0);
+    await expectNoAxeViolations(page, "a file waiting in the composer");
+
+    await scriptedModel.enqueue({ type: "text", text: "The code is PELICAN-42 [1]." });
+    await sendMessage(page, "What is the secret launch code?");
+    await expect(replies(page).last()).toContainText("The code is PELICAN-42 [1].");
+    await expect(pending(page)).toHaveCount(0);
+
+    // The model was given the passage, not the whole log.
+    const sent = JSON.stringify(await lastModelRequest());
+    expect(sent).toContain("PELICAN-42");
+    expect(sent).not.toContain("Entry 100:");
+
+    // The message shows its file (a download); the reply its Sources, each opening to its passage.
+    await expect(userMessages(page).last().getByRole("link", { name: /harbour-log\.txt/ })).toHaveAttribute("download", "harbour-log.txt");
+    const reply = replies(page).last();
+    // Once the new chat has its address (its page is the conversation's from then on) and the reply is stored.
+    await expectConversationUrl(page);
+    await expect(reply.getByRole("button", { name: "Copy reply" })).toBeVisible();
+    await reply.locator("summary", { hasText: "Sources" }).click();
+    await reply.getByText(/harbour-log\.txt, lines \d+–\d+/).first().click();
+    await expect(reply.locator(".source-text").first()).toContainText("the secret launch code is PELICAN-42");
+    await expectNoAxeViolations(page, "a reply with its sources open");
+
+    // After a reload, from the stored conversation.
+    await page.reload();
+    await expect(userMessages(page).last().getByRole("link", { name: /harbour-log\.txt/ })).toBeVisible();
+    await expect(replies(page).last().getByText("Sources")).toBeVisible();
+  });
+
+  test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await page.getByTestId("attach-input").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: Buffer.from(PNG_BASE64, "base64") });
+    const chip = pending(page).getByRole("listitem").filter({ hasText: "dot.png" });
+    await expect(chip.locator("img.attachment-thumb")).toBeVisible();
+
+    // A pasted file is attached too (the text box keeps its text).
+    const { box, send } = composer(page);
+    await box.fill("What colour is it?");
+    await box.evaluate((element) => {
+      const data = new DataTransfer();
+      data.items.add(new File(["pasted words"], "clip.txt", { type: "text/plain" }));
+      element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    await expect(pending(page).getByRole("listitem")).toHaveCount(2);
+    await expect(box).toHaveValue("What colour is it?");
+
+    await page.getByRole("combobox", { name: "Model" }).selectOption({ label: "Test Model B" });
+    await expect(page.getByText("Test Model B can't see images. Choose a model that can, or remove the image.")).toBeVisible();
+    await expect(send).toBeDisabled();
+    await page.getByRole("combobox", { name: "Model" }).selectOption({ label: "test-model" });
+    await expect(send).toBeEnabled();
+
+    await chip.getByRole("button", { name: "Remove dot.png" }).click();
+    await expect(pending(page).getByRole("listitem")).toHaveCount(1);
+    await box.press("Enter");
+    // The scripted model echoes what it got: the pasted file's text arrived as a document.
+    await expect(replies(page).last()).toContainText("pasted words");
+    await expect(userMessages(page).last().getByRole("link", { name: /clip\.txt/ })).toBeVisible();
+  });
+
+  test("a file the assistant can't read is refused on its chip, with the reason, and the message can still be sent", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await page.getByTestId("attach-input").setInputFiles({ name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from([0x4d, 0x5a, 0, 0, 0xff, 0xfe, 0, 1]) });
+    const chip = pending(page).getByRole("listitem");
+    await expect(chip).toContainText(`"tool.exe" isn't a kind of file the assistant can read.`);
+    await sendMessage(page, "Hello anyway");
+    await expect(replies(page).last()).toContainText("Hello anyway");
+  });
+});
