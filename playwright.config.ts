@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { freePort } from "./scripts/local/ports";
+import { E2E_STRIPE_WEBHOOK_SECRET } from "./tests/support/stripe-server";
 
 /**
  * Browser tests against the built app in local mode, started exactly as a
@@ -18,6 +19,8 @@ process.env.E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-e2e-"
 // The scripted model server the app talks to, and its control endpoint (tests/e2e/global-setup.ts).
 process.env.E2E_MODEL_PORT ??= String(await freePort());
 process.env.E2E_MODEL_CONTROL_PORT ??= String(await freePort());
+// The scripted Stripe server (tests/support/stripe-server.ts), for the plans journey (tests/e2e/pricing.spec.ts).
+process.env.E2E_STRIPE_PORT ??= String(await freePort());
 
 const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 const systemChromium = "/usr/bin/chromium";
@@ -84,6 +87,13 @@ export default defineConfig({
       CONTACT_RATE_LIMIT_OVERALL: "2000",
       // An OIDC provider next to the defaults, for the login page's SSO buttons (tests/e2e/login-sso.spec.ts).
       AUTH_PROVIDERS: "password,google,oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO",
+      // Plans sold through the scripted Stripe server; a small token budget for "budgeted" (tests/e2e/pricing.spec.ts).
+      PLANS: JSON.stringify([{ name: "Pro", role: "pro", price: "$20 a month", description: "For daily use", stripePrice: "price_e2epro" }]),
+      STRIPE_SECRET_KEY: "sk_test_e2e",
+      STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
+      STRIPE_API_URL: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT}`,
+      BUDGET_DAILY_TOKENS: "budgeted=400",
+      LLM_MAX_OUTPUT_TOKENS: "100",
     },
   },
 });

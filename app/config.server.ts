@@ -1,6 +1,15 @@
 import { parseModelNames } from "~/llm/model-names";
 import { z } from "zod";
 import {
+  parseFallbackModels,
+  parseModelPrices,
+  parseMoneyBudgets,
+  parseTokenBudgets,
+  type BudgetLimit,
+  type ModelPrice,
+} from "~/budgets/budget-settings";
+import { parsePlans, type Plan } from "~/billing/plan-settings";
+import {
   ATTACHMENT_MAX_MB_CEILING,
   DEFAULT_ATTACHMENT_MAX_MB,
   DEFAULT_ATTACHMENT_STORAGE_MB,
@@ -120,6 +129,24 @@ const envSchema = z.object({
   ATTACHMENT_MAX_MB: optionalString,
   ATTACHMENTS_PER_MESSAGE: optionalString,
   ATTACHMENT_STORAGE_MB: optionalString,
+  // Budgets per role, per UTC day and calendar month (docs/decisions/072): tokens, and US dollars at LLM_MODEL_PRICES.
+  BUDGET_DAILY_TOKENS: optionalString,
+  BUDGET_MONTHLY_TOKENS: optionalString,
+  BUDGET_DAILY_USD: optionalString,
+  BUDGET_MONTHLY_USD: optionalString,
+  // The model a role's replies use once a budget is spent (instead of refusing).
+  BUDGET_FALLBACK_MODEL: optionalString,
+  // US dollars per million input/output tokens, per model: model=input/output;...
+  LLM_MODEL_PRICES: optionalString,
+  // The longest reply a budgeted role's reply may be, in tokens (lower when less budget is left).
+  // Plans on /pricing (docs/decisions/073): a JSON list of {name, role, price, description?, stripePrice?}.
+  PLANS: optionalString,
+  // Stripe (docs/decisions/073): with a secret key, /pricing sells the plans through Checkout.
+  STRIPE_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().trim().regex(/^(sk|rk)_(test|live)_\S+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional()),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().trim().regex(/^whsec_\S+$/, "must be the webhook's signing secret (whsec_…)").optional()),
+  // Where the Stripe API is; only for a local stand-in (tests). Default: Stripe itself.
+  STRIPE_API_URL: z.preprocess(emptyToUndefined, z.url().optional()),
+  LLM_MAX_OUTPUT_TOKENS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(1_000_000).default(4096)),
   // Sign-in methods on /login (app/auth/auth-providers.ts): each parsed here, checked together below.
   AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
   AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
@@ -200,6 +227,20 @@ export interface Config {
   visionModels: readonly string[] | "*";
   /** Attachment limits per role: MB per file, files per message, MB stored per user. */
   attachments: { maxMb: RoleMap<number>; perMessage: RoleMap<number>; storageMb: RoleMap<number> };
+  /** Token and money budgets per role (null: none), the fallback model once spent, and model prices. */
+  budgets: {
+    dailyTokens: RoleMap<BudgetLimit>;
+    monthlyTokens: RoleMap<BudgetLimit>;
+    dailyMicroUsd: RoleMap<BudgetLimit>;
+    monthlyMicroUsd: RoleMap<BudgetLimit>;
+    fallbackModels: RoleMap<string>;
+    maxOutputTokens: number;
+  };
+  modelPrices: ReadonlyMap<string, ModelPrice>;
+  /** The plans /pricing offers; empty: none (an admin sets roles). */
+  plans: Plan[];
+  /** Stripe, when configured: Checkout, the customer portal and the webhook. */
+  stripe?: { secretKey: string; webhookSecret: string; apiUrl?: URL };
   /** The bearer token GET /metrics requires; unset: /metrics is a 404. */
   metricsToken?: string;
   /** The logger's level and line format (app/log/logger.server.ts). */
@@ -281,6 +322,14 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   if (e.LLM_EMBEDDING_MODEL && !e.LLM_BASE_URL) {
     throw new ConfigError("LLM_EMBEDDING_MODEL needs LLM_BASE_URL: the embeddings model is asked at {LLM_BASE_URL}/embeddings.");
   }
+  if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError("STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY: without it no subscription could ever set a role.");
+  }
+  const plans = roleSetting("PLANS", () => parsePlans(e.PLANS));
+  const unpriced = plans.filter((plan) => !plan.stripePrice).map((plan) => plan.name);
+  if (e.STRIPE_SECRET_KEY && unpriced.length > 0) {
+    throw new ConfigError(`PLANS: with Stripe configured every plan needs its stripePrice (missing for ${unpriced.join(", ")}).`);
+  }
   if (mode === "real" && !e.FIREBASE_API_KEY) {
     throw new ConfigError("FIREBASE_API_KEY (the web app's config) is required with a real project.");
   }
@@ -326,6 +375,20 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         parseRoleCount(e.ATTACHMENT_STORAGE_MB, DEFAULT_ATTACHMENT_STORAGE_MB, 0, 1_000_000, "storage in MB"),
       ),
     },
+    budgets: {
+      dailyTokens: roleSetting("BUDGET_DAILY_TOKENS", () => parseTokenBudgets(e.BUDGET_DAILY_TOKENS)),
+      monthlyTokens: roleSetting("BUDGET_MONTHLY_TOKENS", () => parseTokenBudgets(e.BUDGET_MONTHLY_TOKENS)),
+      dailyMicroUsd: roleSetting("BUDGET_DAILY_USD", () => parseMoneyBudgets(e.BUDGET_DAILY_USD)),
+      monthlyMicroUsd: roleSetting("BUDGET_MONTHLY_USD", () => parseMoneyBudgets(e.BUDGET_MONTHLY_USD)),
+      fallbackModels: roleSetting("BUDGET_FALLBACK_MODEL", () => parseFallbackModels(e.BUDGET_FALLBACK_MODEL)),
+      maxOutputTokens: e.LLM_MAX_OUTPUT_TOKENS,
+    },
+    modelPrices: roleSetting("LLM_MODEL_PRICES", () => parseModelPrices(e.LLM_MODEL_PRICES)),
+    plans,
+    stripe:
+      e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
+        ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL) : undefined }
+        : undefined,
     authProviders: providerSetting(() => nameProviders(e.AUTH_PROVIDERS, e.AUTH_PROVIDER_NAMES ?? new Map())),
     inboxLimits: {
       contactPerEmail: e.CONTACT_RATE_LIMIT_PER_EMAIL,

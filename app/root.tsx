@@ -14,6 +14,7 @@ import { getSessionUser, sessionHeaders } from "~/auth/session.server";
 import { AuthPendingProvider } from "~/components/auth-pending";
 import { AppErrorBoundary, errorTitle } from "~/components/error-boundary";
 import { SiteNav } from "~/components/nav";
+import { planOfRole } from "~/billing/plans.server";
 import { useNonce } from "~/components/nonce";
 import { newMessageCountForNav } from "~/data/inbox.server";
 import { prefetchTheme, themeOfSession } from "~/data/theme.server";
@@ -42,8 +43,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const theme = state.status === "signed-in" ? await themeOfSession(state.user.uid, themeRead) : "system";
   const data =
     state.status === "signed-in"
-      ? { user: state.user, role: state.role, isAdmin: state.isAdmin, degraded: state.degraded, newMessages, theme }
-      : { user: null, role: "", isAdmin: false, degraded: state.degraded, newMessages, theme };
+      ? { user: state.user, role: state.role, plan: planOfRole(state.role), isAdmin: state.isAdmin, degraded: state.degraded, newMessages, theme }
+      : { user: null, role: "", plan: null, isAdmin: false, degraded: state.degraded, newMessages, theme };
   return json(data, { headers: sessionHeaders(state) });
 }
 
@@ -77,7 +78,7 @@ export function Layout({ children }: { children: ReactNode }) {
           </a>
         ) : null}
         <AuthPendingProvider>
-          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} newMessages={data?.newMessages ?? null} />
+          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} newMessages={data?.newMessages ?? null} plan={data?.plan ?? null} />
           {data?.degraded ? (
             <p className="banner" role="status">
               Some services are not answering right now; a few features may be unavailable.

@@ -15,6 +15,7 @@ import {
 import { benchInstances } from "./perf/instances";
 import { benchRuns } from "./perf/runs";
 import { benchAttachments } from "./perf/attachments";
+import { benchBudgets } from "./perf/budgets";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -37,6 +38,8 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *   npm run bench -- --attachments [--uploads 5] [--upload-mb 15] [--pdf-runs 3] [--messages 30]
  *                                      (files in the chat: upload MB/s, indexing a 200-page PDF, retrieval's
  *                                      first-token overhead; see scripts/perf/attachments.ts)
+ *   npm run bench -- --budgets [--messages 150]
+ *                                      (the budget check's overhead on a reply's first token; see scripts/perf/budgets.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -49,6 +52,12 @@ if (process.argv.includes("--instances")) {
 if (process.argv.includes("--runs")) {
   const passed = await benchRuns();
   process.exit(passed ? 0 : 1);
+}
+
+// `--budgets`: the budget check's cost on the first token (scripts/perf/budgets.ts).
+if (process.argv.includes("--budgets")) {
+  await benchBudgets();
+  process.exit(0);
 }
 
 // `--attachments`: files in the chat (scripts/perf/attachments.ts).

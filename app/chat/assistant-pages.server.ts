@@ -13,11 +13,14 @@ import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
 import { getConversationWithMessages, showBranch, shownBranch, toChatMessage } from "~/data/messages.server";
 import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
 import { getQuotaStatus, messageMaxCharsFor } from "~/data/quotas.server";
+import { fallbackModelFor, getBudgetStatus } from "~/data/budgets.server";
+import { toBudgetView } from "./budget-text";
+import { upgradeUrl } from "~/billing/plans.server";
 import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
-import { getModelRegistry, modelsForRole } from "~/llm/models.server";
+import { getModelRegistry, modelsForRole, type ModelRegistry } from "~/llm/models.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
@@ -54,9 +57,10 @@ export async function loadAssistant(request: Request) {
   if (!isStorableText(search)) throw json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
   const db = await database();
   const uid = session.user.uid;
-  const [conversations, quota, customInstructions, registry, running] = await Promise.all([
+  const [conversations, quota, budget, customInstructions, registry, running] = await Promise.all([
     listConversations(db, uid, { search }),
     getQuotaStatus(db, uid, session),
+    getBudgetStatus(db, uid, session),
     getCustomInstructions(db, uid),
     getModelRegistry(),
     runningFor(db, uid),
@@ -82,7 +86,13 @@ export async function loadAssistant(request: Request) {
         ...(writing.has(item.id) ? { writing: true } : {}),
       })),
     ],
-    quota: { limit: quota.limit, remaining: quota.remaining, resetsAt: quota.resetsAt.toISOString() },
+    quota: {
+      limit: quota.limit,
+      remaining: quota.remaining,
+      resetsAt: quota.resetsAt.toISOString(),
+      budget: budget && toBudgetView(budget, fallbackLabel(registry, session)),
+      upgradeUrl: upgradeUrl(),
+    },
     /** The longest message this user may send (MESSAGE_MAX_CHARS for their role), for the composer. */
     messageMaxChars: messageMaxCharsFor(session),
     /** What the composer checks before uploading (the server checks again): ATTACHMENT_MAX_MB, ATTACHMENTS_PER_MESSAGE. */
@@ -242,4 +252,10 @@ export async function exportConversation(request: Request, conversationId: strin
       "Cache-Control": "private, no-store",
     },
   });
+}
+
+/** The fallback model's name, if the role has one on offer (shown once a budget is spent). */
+function fallbackLabel(registry: ModelRegistry, who: { role: string; isAdmin: boolean }): string | undefined {
+  const id = fallbackModelFor(who);
+  return id ? registry.models.find((model) => model.id === id)?.label : undefined;
 }

@@ -21,6 +21,10 @@ import { isDraining } from "./runs/runs.server";
 import { checkAttachments } from "~/attachments/message-attachments.server";
 import type { AttachmentRef } from "~/attachments/attachment-types";
 import { findAttachments } from "~/data/attachments.server";
+import { budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
+import { applyBudget, type BudgetRefusal } from "./reply-budget.server";
+import { recordRefusal } from "~/data/refusals.server";
+import { roleKey } from "./role-settings";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -85,7 +89,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const cached = peek.cached;
   let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
   let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
-  let limits = rateLimit && reservation ? quiet(checkLimits(rateLimit, reservation)) : undefined;
+  let limits = rateLimit && reservation ? quiet(checkLimits(db, rateLimit, reservation)) : undefined;
   const length = input.message.parts[0].text.length;
   // Not started early for a message over the cached role's cap (refused below once the role is confirmed).
   const early = cached && length <= messageMaxCharsFor(cached) ? pickModel(registry, cached, input.model) : undefined;
@@ -94,7 +98,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   if (early && limits && !attached) {
     started = quiet(
       limits.then(async (counted) =>
-        counted.ok && cached ? begin(db, uid, await context, input, early, registry, request, usable(await tool, cached)) : undefined,
+        counted.ok && cached ? begin(db, cached, await context, input, early, registry, request, usable(await tool, cached)) : undefined,
       ),
     );
   }
@@ -109,8 +113,9 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const session = await sessionCheck;
   const refusal = sessionRefusal(session);
   if (refusal || session.status !== "signed-in") return withdraw(refusal ?? refuse(401, "Please sign in to chat."));
-  if (cached && cached.isAdmin !== session.isAdmin) {
-    // Started early for an admin who no longer is: a switched-off tool must not slip through.
+  if (cached && (cached.isAdmin !== session.isAdmin || budgetRuleOf(cached) !== budgetRuleOf(session))) {
+    // Started early for an admin who no longer is (a switched-off tool must not slip through),
+    // or under another role's budgets: planned again for the confirmed role.
     cancel(started);
     started = undefined;
   }
@@ -146,7 +151,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   }
   rateLimit ??= quiet(checkChatRateLimit(db, session, request));
   reservation ??= quiet(reserveMessage(db, uid, dailyLimitFor(session), { messageId }));
-  limits ??= quiet(checkLimits(rateLimit, reservation));
+  limits ??= quiet(checkLimits(db, rateLimit, reservation));
   const counted = await limits;
   if (!counted.ok) return withdraw(counted.refusal);
 
@@ -156,11 +161,11 @@ export async function handleChatRequest(request: Request): Promise<Response> {
     const loaded = await context;
     plan = started ? await started : undefined;
     if (!plan) {
-      const now = begin(db, uid, loaded, input, model, registry, request, usable(await tool, session), files);
+      const now = await begin(db, session, loaded, input, model, registry, request, usable(await tool, session), files);
       started = Promise.resolve(now);
       plan = now;
     }
-    if ("refusal" in plan) return withdraw(refuse(plan.refusal.status, plan.refusal.error));
+    if ("refusal" in plan) return withdraw(refusalResponse(plan.refusal));
   } catch (error) {
     if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
     logBackendFault("postgres", "loading a conversation for a chat", error);
@@ -204,12 +209,15 @@ function pickModel(registry: ModelRegistry, session: SignedIn, id: string): Mode
   return modelsForRole(registry, session).find((option) => option.id === id);
 }
 
-type Started = { pending: PendingReply } | { refusal: Refusal };
+type Started = { pending: PendingReply } | { refusal: Refusal | BudgetRefusal };
 
-/** Plans the reply and starts the model request (nothing is shown until the caller streams it). */
-function begin(
+/**
+ * Plans the reply, holds its budget (docs/decisions/072) and starts the model
+ * request (nothing is shown until the caller streams it).
+ */
+async function begin(
   db: Db,
-  uid: string,
+  who: SignedIn,
   context: ChatContext,
   input: ChatRequest,
   model: ModelOption,
@@ -217,12 +225,36 @@ function begin(
   request: Request,
   tool: ChatTool | NoTool | undefined,
   files: AttachmentRef[] = [],
-): Started {
+): Promise<Started> {
   // Only a new chat takes a tool; an existing conversation keeps its own instructions.
   if (tool === NO_TOOL && !context.conversation) return { refusal: { status: 400, error: TOOL_UNAVAILABLE } };
-  const plan = planReply(uid, context, input, model, registry, tool === NO_TOOL ? undefined : tool, files);
+  const chatTool = tool === NO_TOOL ? undefined : tool;
+  // The role is stored with the usage: the admin usage page reads spend per plan.
+  const role = roleKey(who);
+  const plan = planReply(who.user.uid, context, input, model, registry, chatTool, files);
   if ("error" in plan) return { refusal: plan };
-  return { pending: startReply(db, plan, request.signal) };
+  const budgeted = await applyBudget(db, { ...plan, role }, who, registry, (fallback) => {
+    const replanned = planReply(who.user.uid, context, input, fallback, registry, chatTool, files);
+    return "error" in replanned ? replanned : { ...replanned, role };
+  });
+  if ("refusal" in budgeted) {
+    countRefusal("budget");
+    recordRefusal(db, who.user.uid, "budget");
+    return budgeted;
+  }
+  return { pending: startReply(db, budgeted.plan, request.signal) };
+}
+
+/** A refusal's answer; a spent budget's says when it resets and what the composer should show. */
+function refusalResponse(refusal: Refusal | BudgetRefusal): Response {
+  if (refusal.status !== 429) return refuse(refusal.status, refusal.error);
+  const retryAfter = Math.max(1, Math.ceil((Date.parse(refusal.resetsAt) - Date.now()) / 1000));
+  return json(refusal, { status: 429, headers: { "Retry-After": String(retryAfter) } });
+}
+
+/** Which budgets and fallback a role has: a plan made under another's must be made again. */
+function budgetRuleOf(who: SignedIn): string {
+  return JSON.stringify([budgetLimitsFor(who), fallbackModelFor(who)]);
 }
 
 const NO_TOOL = "no-tool";
@@ -256,6 +288,7 @@ function cancel(started: Promise<Started | undefined> | undefined) {
 
 /** The rate limit's and the quota's answers; a refusal says why in plain words. */
 async function checkLimits(
+  db: Db,
   rateLimit: ReturnType<typeof checkChatRateLimit>,
   reservation: Promise<Reservation>,
 ): Promise<{ ok: true; quota: Reservation } | { ok: false; refusal: Response }> {
@@ -278,6 +311,7 @@ async function checkLimits(
   }
   if (!quota.allowed) {
     countRefusal("daily_quota");
+    recordRefusal(db, quota.uid, "quota");
     const retryAfter = Math.max(1, Math.ceil((quota.resetsAt.getTime() - Date.now()) / 1000));
     return {
       ok: false,

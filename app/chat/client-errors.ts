@@ -1,3 +1,4 @@
+import { budgetSpentMessage, type BudgetView } from "./budget-text";
 import { quotaExhaustedMessage } from "./quota-text";
 
 /**
@@ -18,11 +19,13 @@ interface HttpFailure {
   responseBody?: string;
 }
 
-function parseBody(body: string | undefined): { error?: string; resetsAt?: string; limit?: number } {
+type RefusalBody = { error?: string; resetsAt?: string; limit?: number; kind?: string; budget?: BudgetView | null };
+
+function parseBody(body: string | undefined): RefusalBody {
   if (!body) return {};
   try {
     const value: unknown = JSON.parse(body);
-    return value && typeof value === "object" ? (value as { error?: string; resetsAt?: string; limit?: number }) : {};
+    return value && typeof value === "object" ? (value as RefusalBody) : {};
   } catch {
     return {};
   }
@@ -39,6 +42,11 @@ export function describeChatError(error: Error, timeZone?: string): ShownError {
   if (typeof statusCode === "number") {
     const body = parseBody(responseBody);
     if (statusCode === 401) return shown("You've been signed out. Please sign in again to keep chatting.", { signedOut: true });
+    if (statusCode === 429 && body.kind === "budget") {
+      // A budget is spent, or too little is left for this message (docs/decisions/072): Retry won't help.
+      const message = body.budget ? budgetSpentMessage(body.budget, timeZone) : (body.error ?? "Your budget is used up.");
+      return shown(message, { quotaExhausted: true });
+    }
     if (statusCode === 429 && body.resetsAt) {
       return shown(quotaExhaustedMessage(body.limit ?? 0, new Date(body.resetsAt), timeZone), { quotaExhausted: true });
     }

@@ -1,5 +1,6 @@
 import type { UIMessage } from "ai";
 import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
+import type { BudgetView } from "./budget-text";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI
@@ -13,6 +14,8 @@ export interface MessageMetadata {
   model?: string;
   /** The model is the built-in demo, not an AI. */
   demo?: boolean;
+  /** A budget was spent: the role's fallback model wrote this reply (docs/decisions/072). */
+  fallback?: boolean;
   status?: ReplyStatus;
   /** ISO time the message was stored. */
   createdAt?: string;
@@ -29,6 +32,8 @@ export interface SavedExchange {
   title: string | null;
   /** Messages left today; null when unlimited. */
   remaining: number | null;
+  /** The tightest budget after this reply; null: the role has none; absent: unchanged. */
+  budget?: BudgetView | null;
 }
 
 export type ChatDataParts = {

@@ -17,6 +17,10 @@ import {
   type Reservation,
 } from "~/data/quotas.server";
 import { saveExchange, type Exchange } from "~/data/messages.server";
+import { costMicroUsd } from "~/budgets/budget-settings";
+import { estimateTextTokens } from "~/budgets/prompt-estimate";
+import { getBudgetStatus, MIN_REPLY_TOKENS, priceOf } from "~/data/budgets.server";
+import { toBudgetView, type BudgetView } from "./budget-text";
 import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
 import { attachmentContext } from "~/attachments/model-context.server";
 import type { Db } from "~/db/client.server";
@@ -74,6 +78,16 @@ export interface ReplyPlan {
   title: string;
   /** A new chat: the conversation is created with the first exchange stored (saveExchange). */
   create?: Exchange["create"];
+  /** Budgeted replies (docs/decisions/072): the prompt's estimate, the cap on the reply, the budget after the hold. */
+  promptTokens?: number;
+  maxOutputTokens?: number;
+  budget?: BudgetView | null;
+  /** A budget is spent: this reply comes from the role's fallback model. */
+  fallback?: boolean;
+  /** Whose budgets (the confirmed role). */
+  who?: { role: string; isAdmin: boolean };
+  /** The role's key ("none", "pro", "admin"), stored with the day's usage. */
+  role?: string;
 }
 
 export interface PendingReply {
@@ -108,6 +122,13 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   armWatchdog();
 
   const usage = { inputTokens: 0, outputTokens: 0 };
+  /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */
+  const outOfHold = () => {
+    if (plan.promptTokens === undefined || plan.maxOutputTokens === undefined) return false;
+    const held = plan.promptTokens + plan.maxOutputTokens;
+    const nextPrompt = usage.inputTokens + usage.outputTokens;
+    return usage.inputTokens + usage.outputTokens + nextPrompt + MIN_REPLY_TOKENS > held;
+  };
   let modelError: unknown;
   const replyId = crypto.randomUUID();
   // Running from the model request until finish (below); first shown part and tokens on /metrics.
@@ -128,7 +149,8 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
       system: plan.system,
       messages,
       tools: plan.tools,
-      stopWhen: stepCountIs(MAX_STEPS),
+      maxOutputTokens: plan.maxOutputTokens,
+      stopWhen: plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), outOfHold],
       // The person chatting decides about retrying (the Retry button); automatic
       // retries would multiply the wait and the provider's bill.
       maxRetries: 0,
@@ -147,7 +169,9 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
       // Held back until the exchange is stored (see finish below).
       sendFinish: false,
       messageMetadata: ({ part }) =>
-        part.type === "start" ? { model: plan.model.id, demo: plan.model.demo || undefined } : undefined,
+        part.type === "start"
+          ? { model: plan.model.id, demo: plan.model.demo || undefined, fallback: plan.fallback || undefined }
+          : undefined,
       onError: (error) => {
         modelError ??= error;
         return describeModelError(error);
@@ -221,7 +245,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
           ended = "failed";
           // Settled before the readers hear the end (so a reload shows the right count), but they
           // never wait long for a store that may be stalled: the error is what they need.
-          const settled = shown ? keepCounted(db, reservation) : giveBack(db, reservation);
+          const settled = shown ? keepCounted(db, reservation, spentBy(plan, usage, [])) : giveBack(db, reservation);
           await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
           void run.end("failed");
           await settled;
@@ -283,6 +307,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
         const parts = settleParts(reply?.parts ?? []);
         // Ended before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
         const refund = status !== "completed" && !shown;
+        const spent = spentBy(plan, usage, parts);
         try {
           const saved = await saveExchange(db, {
             uid: plan.uid,
@@ -296,10 +321,12 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
               content: messageText({ parts }),
               status,
               model: plan.model.id,
-              inputTokens: usage.inputTokens,
-              outputTokens: usage.outputTokens,
+              inputTokens: spent.inputTokens,
+              outputTokens: spent.outputTokens,
+              costMicroUsd: spent.costMicroUsd,
             },
             usageDay: reservation.day,
+            role: plan.role,
             title: plan.title,
             create: plan.create,
             refund,
@@ -317,6 +344,7 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
             status,
             title: saved.title,
             remaining: refund && reservation.remaining !== null ? reservation.remaining + 1 : reservation.remaining,
+            budget: plan.budget === undefined ? undefined : await budgetAfter(db, plan),
           };
           send({ type: "data-saved", data: confirmation, transient: true });
           send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
@@ -351,13 +379,39 @@ export async function giveBack(db: Db, reservation: Reservation) {
   }
 }
 
-/** A reply that was shown but not stored: it stays counted, and the message may be sent again. */
-async function keepCounted(db: Db, reservation: Reservation) {
+/** A reply that was shown but not stored: it stays counted (with what it used), and the message may be sent again. */
+async function keepCounted(db: Db, reservation: Reservation, spent: Spent) {
   try {
-    await settleMessage(db, reservation);
+    await settleMessage(db, reservation, spent);
   } catch (error) {
     // The store is failing: a Retry of this message on this instance may go ahead (and counts anew).
     markUnsettled(reservation, { shown: true });
     logBackendFault("postgres", "settling a quota reservation", error);
+  }
+}
+
+type Spent = { inputTokens: number; outputTokens: number; costMicroUsd: number };
+
+/**
+ * What a reply used, at its model's price. A provider that reports no usage
+ * (the demo, some local servers) is charged at the estimate when the reply
+ * is budgeted: a budget that never moved could not be kept.
+ */
+function spentBy(plan: ReplyPlan, usage: { inputTokens: number; outputTokens: number }, parts: ChatMessage["parts"]): Spent {
+  let { inputTokens, outputTokens } = usage;
+  if (inputTokens + outputTokens === 0 && plan.promptTokens !== undefined) {
+    inputTokens = plan.promptTokens;
+    outputTokens = estimateTextTokens(messageText({ parts }));
+  }
+  return { inputTokens, outputTokens, costMicroUsd: costMicroUsd(priceOf(plan.model.id), inputTokens, outputTokens) };
+}
+
+/** The budget once this reply is settled, for the composer (a role without budgets reads nothing). */
+async function budgetAfter(db: Db, plan: ReplyPlan): Promise<BudgetView | null> {
+  try {
+    const status = plan.who ? await getBudgetStatus(db, plan.uid, plan.who) : null;
+    return status ? toBudgetView(status, plan.budget?.fallback) : null;
+  } catch {
+    return plan.budget ?? null;
   }
 }

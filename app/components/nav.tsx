@@ -8,10 +8,12 @@ export interface NavProps {
   isAdmin: boolean;
   /** New messages in the admin inbox (admins only; null when unknown). */
   newMessages?: number | null;
+  /** The plan the user's role comes from (PLANS), shown beside the brand; not a link. */
+  plan?: string | null;
 }
 
 /** The site navigation (seed §2; names in DESIGN.md §1), rendered on the server from the root loader. */
-export function SiteNav({ signedIn, isAdmin, newMessages }: NavProps) {
+export function SiteNav({ signedIn, isAdmin, newMessages, plan }: NavProps) {
   const pending = useAuthPending();
   const [open, setOpen] = useState(false);
   const location = useLocation();
@@ -24,6 +26,12 @@ export function SiteNav({ signedIn, isAdmin, newMessages }: NavProps) {
         <Link to="/" className="brand" prefetch="none">
           Nuvara<sup>2</sup>
         </Link>
+        {signedIn && plan && !pending ? (
+          <span className="nav-plan">
+            <span className="visually-hidden">Your plan: </span>
+            {plan}
+          </span>
+        ) : null}
         <button
           type="button"
           className="menu-button"

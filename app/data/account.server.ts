@@ -10,6 +10,9 @@ import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import {
   attachmentData,
+  billingCustomers,
+  billingSubscriptions,
+  limitRefusals,
   attachments,
   conversations,
   inboxMessages,
@@ -183,6 +186,10 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: attachments, owner: attachments.uid },
   // What the user wrote to the admins (contact messages and reports): their words.
   { table: inboxMessages, owner: inboxMessages.senderUid },
+  // Which Stripe customer and subscriptions were theirs, and their sends refused at a limit.
+  { table: billingCustomers, owner: billingCustomers.uid },
+  { table: billingSubscriptions, owner: billingSubscriptions.uid },
+  { table: limitRefusals, owner: limitRefusals.uid },
 ];
 
 /** Tables that mention a user but are kept when the account goes, and why. */
@@ -195,6 +202,8 @@ export const RETAINED_TABLES: Readonly<Record<string, string>> = {
     "Admins' replies to inbox messages; its uid is the replying admin's. A reply goes with its message (on delete cascade), so a deleted sender's thread goes with their messages.",
   admin_audit:
     "The admins' record of opening users' reported conversations (who, whose, when; docs/decisions/063): kept for accountability, like role_audit; it holds uids and ids, no content.",
+  stripe_events:
+    "The billing record: every event Stripe sent (payments, subscriptions), kept as the shop's accounts are; the customer's own data is at Stripe, where deleting the customer is the operator's step (README \"Budgets and plans\").",
   deleted_accounts:
     "The tombstone of a deleted account (its uid and when): what makes a chat request still in flight write nothing after the deletion (docs/decisions/045).",
 };

@@ -73,9 +73,13 @@ export interface Exchange {
     model: string;
     inputTokens: number;
     outputTokens: number;
+    /** At LLM_MODEL_PRICES (docs/decisions/072); 0 when unpriced. */
+    costMicroUsd?: number;
   };
   /** The UTC day the message counted against (token usage goes there too). */
   usageDay: string;
+  /** The sender's role key, kept with the day's usage (the admin usage page's per-plan figures). */
+  role?: string;
   /** Title for a conversation that has none yet. */
   title: string;
   /**
@@ -150,13 +154,13 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
     inserted as (
       -- One INSERT in this order, so the user's message gets the lower seq (the parent key is checked at the statement's end).
       insert into ${messages}
-        (id, conversation_id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
-      select row.id, c.id, row.parent_id, row.role, row.parts, row.content, row.status, row.model, row.input_tokens, row.output_tokens, row.created_at, row.completed_at
+        (id, conversation_id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, cost_micro_usd, created_at, completed_at)
+      select row.id, c.id, row.parent_id, row.role, row.parts, row.content, row.status, row.model, row.input_tokens, row.output_tokens, row.cost_micro_usd, row.created_at, row.completed_at
       from conversation c
       cross join (values
-        (1, ${user.id}::uuid, (select id from placed), 'user', ${storedUserParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
-        (2, ${reply.id}::uuid, ${user.id}::uuid, 'assistant', ${JSON.stringify(reply.parts)}::jsonb, ${reply.content}, ${reply.status}, ${reply.model}, ${reply.inputTokens}::int, ${reply.outputTokens}::int, now(), now())
-      ) as row(ord, id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, created_at, completed_at)
+        (1, ${user.id}::uuid, (select id from placed), 'user', ${storedUserParts}::jsonb, ${user.text}, null::text, null::text, null::int, null::int, 0::bigint, ${user.sentAt.toISOString()}::timestamptz, null::timestamptz),
+        (2, ${reply.id}::uuid, ${user.id}::uuid, 'assistant', ${JSON.stringify(reply.parts)}::jsonb, ${reply.content}, ${reply.status}, ${reply.model}, ${reply.inputTokens}::int, ${reply.outputTokens}::int, ${reply.costMicroUsd ?? 0}::bigint, now(), now())
+      ) as row(ord, id, parent_id, role, parts, content, status, model, input_tokens, output_tokens, cost_micro_usd, created_at, completed_at)
       where exists (select 1 from placed) or exists (select 1 from anchor) and row.ord = 2
       order by row.ord
       returning role
@@ -184,14 +188,16 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       returning 1
     ),
     usage as (
-      insert into ${usageDaily} (uid, day, messages, input_tokens, output_tokens)
-      select ${exchange.uid}, ${exchange.usageDay}::date, 0, ${reply.inputTokens}::bigint, ${reply.outputTokens}::bigint
+      insert into ${usageDaily} (uid, day, messages, input_tokens, output_tokens, cost_micro_usd, role)
+      select ${exchange.uid}, ${exchange.usageDay}::date, 0, ${reply.inputTokens}::bigint, ${reply.outputTokens}::bigint, ${reply.costMicroUsd ?? 0}::bigint, ${exchange.role ?? ""}
       where exists (select 1 from inserted where role = 'assistant')
       on conflict (uid, day) do update set
         -- A refund takes back the unit only if this message still held its claim (no double refund).
         messages = greatest(${usageDaily.messages} - case when exists (select 1 from settled) then ${refund}::int else 0 end, 0),
         input_tokens = ${usageDaily.inputTokens} + excluded.input_tokens,
-        output_tokens = ${usageDaily.outputTokens} + excluded.output_tokens
+        output_tokens = ${usageDaily.outputTokens} + excluded.output_tokens,
+        cost_micro_usd = ${usageDaily.costMicroUsd} + excluded.cost_micro_usd,
+        role = case when excluded.role = '' then ${usageDaily.role} else excluded.role end
       returning 1
     )
     select (select count(*) from inserted where role = 'assistant')::int as stored, (select title from touched) as title

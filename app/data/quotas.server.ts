@@ -207,10 +207,23 @@ export async function touchReservation(db: Db, reservation: Pick<Reservation, "u
  * Ends the claim of a reply that was shown but could not be stored: the
  * message stays counted (docs/decisions/044), and the message may be sent again.
  */
-export async function settleMessage(db: Db, reservation: Pick<Reservation, "uid" | "messageId">): Promise<void> {
+export async function settleMessage(
+  db: Db,
+  reservation: Pick<Reservation, "uid" | "messageId">,
+  spent: { inputTokens: number; outputTokens: number; costMicroUsd: number } = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 },
+): Promise<void> {
+  // What the reply used is spent, stored or not (docs/decisions/072); only if this call ended the claim.
   await db.execute(sql`
-    delete from ${quotaReservations}
-    where uid = ${reservation.uid} and message_id = ${reservation.messageId}::uuid
+    with settled as (
+      delete from ${quotaReservations}
+      where uid = ${reservation.uid} and message_id = ${reservation.messageId}::uuid
+      returning day
+    )
+    update ${usageDaily} set
+      input_tokens = ${usageDaily.inputTokens} + ${spent.inputTokens}::bigint,
+      output_tokens = ${usageDaily.outputTokens} + ${spent.outputTokens}::bigint,
+      cost_micro_usd = ${usageDaily.costMicroUsd} + ${spent.costMicroUsd}::bigint
+    where uid = ${reservation.uid} and day in (select day from settled)
   `);
   unsettled.delete(unsettledKey(reservation.uid, reservation.messageId));
 }

@@ -11,6 +11,7 @@ export interface DailyUsage {
   messages: number;
   inputTokens: number;
   outputTokens: number;
+  costMicroUsd: number;
 }
 
 /** The last `days` UTC days up to today, oldest first, with zeros for days without use. */
@@ -28,6 +29,7 @@ export async function getUsageByDay(db: Db, uid: string, days: number, now = new
       messages: row?.messages ?? 0,
       inputTokens: Number(row?.inputTokens ?? 0),
       outputTokens: Number(row?.outputTokens ?? 0),
+      costMicroUsd: Number(row?.costMicroUsd ?? 0),
     };
   });
 }

@@ -9,3 +9,4 @@ export * from "./schema/tools";
 export * from "./schema/chat";
 export * from "./schema/runs";
 export * from "./schema/attachments";
+export * from "./schema/billing";

@@ -47,12 +47,23 @@ export function guardAction(action: Action): Action {
   };
 }
 
+/**
+ * A route whose requests come from another server, not a browser, and are
+ * authenticated by a signature over the body (the Stripe webhook): it says
+ * so with `handle.crossOrigin = "signed"` and checks the signature itself.
+ * No cookie is read there, so there is no session for a forged request to ride on.
+ */
+export function signedInstead(module: RouteModule): boolean {
+  const handle = (module as { handle?: { crossOrigin?: unknown } }).handle;
+  return handle?.crossOrigin === "signed";
+}
+
 /** The build's routes with every action behind the origin check; routes without one are unchanged. */
 export function withOriginGuard(routes: ServerBuild["routes"]): ServerBuild["routes"] {
   return Object.fromEntries(
     Object.entries(routes).map(([id, route]) => {
       const action = route.module.action;
-      if (!action) return [id, route];
+      if (!action || signedInstead(route.module)) return [id, route];
       return [id, { ...route, module: { ...route.module, action: guardAction(action) } }];
     }),
   );

@@ -19,6 +19,7 @@ export default function AdminLayout() {
         <NavLink to="/admin/messages">Messages</NavLink>
         <NavLink to="/admin/users">Users</NavLink>
         <NavLink to="/admin/feedback">Feedback</NavLink>
+        <NavLink to="/admin/usage">Usage</NavLink>
       </nav>
       <Outlet />
       {root?.user ? <SignedInAs user={root.user} role={root.role} /> : null}

@@ -19,7 +19,9 @@ import { RecentConversations } from "~/components/dashboard/recent-conversations
 import { SharedLinks } from "~/components/dashboard/shared-links";
 import { ThemeSwitch } from "~/components/dashboard/theme-switch";
 import { UsageChart } from "~/components/dashboard/usage-chart";
-import { FileStorage, QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { BudgetSummary, FileStorage, QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
+import { budgetLimitsFor, fallbackModelFor, getBudgetStatus, type BudgetStatus } from "~/data/budgets.server";
+import { upgradeUrl } from "~/billing/plans.server";
 import { storageUsed } from "~/data/attachments.server";
 import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { sharesForDashboard } from "~/chat/share-pages.server";
@@ -67,17 +69,36 @@ async function usageFigures(uid: string, quotaRole: { role: string; isAdmin: boo
     const quota = quotaRole ? await settled(getQuotaStatus(db, uid, quotaRole, now), "reading the quota") : null;
     const recent = await settled(listConversations(db, uid, { limit: 5 }), "listing conversations");
     const storage = quotaRole ? await settled(storageUsed(db, uid), "reading file storage") : null;
-    return { usage, quota, recent, files: storage === null || !quotaRole ? null : { usedBytes: storage, ...attachmentLimitsFor(quotaRole) } };
+    const budget = quotaRole ? await settled(getBudgetStatus(db, uid, quotaRole, now), "reading the budgets") : null;
+    return {
+      usage,
+      quota,
+      recent,
+      files: storage === null || !quotaRole ? null : { usedBytes: storage, ...attachmentLimitsFor(quotaRole) },
+      budget: budget && quotaRole ? budgetFigures(budget, quotaRole) : null,
+    };
   };
   const read = await settled(withDeadline("postgres", getConfig().backendTimeoutMs, figures()), "reading usage figures");
-  return read ?? { usage: null, quota: null, recent: null, files: null };
+  return read ?? { usage: null, quota: null, recent: null, files: null, budget: null };
+}
+
+/** The budgets for the page: each line, the daily ones for the charts, the fallback's name and the way to more. */
+function budgetFigures(status: BudgetStatus, who: { role: string; isAdmin: boolean }) {
+  const limits = budgetLimitsFor(who);
+  const fallback = fallbackModelFor(who);
+  return {
+    lines: status.lines,
+    daily: { dailyTokens: limits.dailyTokens, dailyMicroUsd: limits.dailyMicroUsd, spend: limits.dailyMicroUsd !== null || limits.monthlyMicroUsd !== null },
+    fallback: fallback ? (getConfig().llm.modelNames.get(fallback) ?? fallback) : undefined,
+    upgradeUrl: upgradeUrl(),
+  };
 }
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files }] = await Promise.all([
+  const [details, { usage, quota, recent, files, budget }] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
   ]);
@@ -99,6 +120,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       usage,
       quota,
       files,
+      budget,
       recent,
       shares,
       firebase: config.publicFirebase,
@@ -132,7 +154,7 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function DashboardPage() {
-  const { now, profile, plan, adminPending, account, usage, quota, files, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
+  const { now, profile, plan, adminPending, account, usage, quota, files, budget, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
@@ -147,11 +169,12 @@ export default function DashboardPage() {
         ) : (
           <p className="form-error">Today's usage cannot be loaded right now. Please try again shortly.</p>
         )}
+        {budget ? <BudgetSummary lines={budget.lines} fallback={budget.fallback} upgradeUrl={budget.upgradeUrl} /> : null}
         {files ? <FileStorage {...files} /> : null}
         {usage ? (
           <>
             <UsageTotals days={usage} />
-            <UsageChart days={usage} />
+            <UsageChart days={usage} budgets={budget?.daily} />
           </>
         ) : null}
       </section>

@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
-import { readChunks } from "~/components/chat/ui-message-stream";
 import { freshDatabase, machineLine, option, percentile, startAppUnderTest, writeBenchmarks } from "./app-under-test";
+import { firstTextMs } from "./first-token";
 
 /**
  * `npm run bench -- --attachments`: files in the chat (issue 12, docs/decisions/071), one
@@ -97,28 +97,16 @@ export async function benchAttachments(): Promise<void> {
 
     // 3. First-token overhead of retrieval.
     const fifty = await upload("report.pdf", await pdfOf(50));
-    const firstToken = async (body: Record<string, unknown>) => {
-      const started = performance.now();
-      const response = await fetch(`${app.baseUrl}/api/chat`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Origin: app.baseUrl, cookie },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok || !response.body) throw new Error(`chat: ${response.status} ${await response.text()}`);
-      let at = NaN;
-      for await (const chunk of readChunks(response.body)) if (Number.isNaN(at) && chunk.type === "text-delta") at = performance.now() - started;
-      return at;
-    };
     const message = (text: string) => ({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
     const withDocument = randomUUID();
     const without = randomUUID();
-    await firstToken({ conversationId: withDocument, create: true, message: message("Here is the report."), model: MODEL, attachments: [fifty.id] });
-    await firstToken({ conversationId: without, create: true, message: message("Hello."), model: MODEL });
+    await firstTextMs(app.baseUrl, cookie, { conversationId: withDocument, create: true, message: message("Here is the report."), model: MODEL, attachments: [fifty.id] });
+    await firstTextMs(app.baseUrl, cookie, { conversationId: without, create: true, message: message("Hello."), model: MODEL });
     const timed = { with: [] as number[], without: [] as number[] };
     for (let i = 0; i < messageCount; i += 1) {
       const text = `What does the report say about ${TOPICS[i % TOPICS.length]} and measurement ${i * 7}?`;
-      timed.with.push(await firstToken({ conversationId: withDocument, message: message(text), model: MODEL }));
-      timed.without.push(await firstToken({ conversationId: without, message: message(text), model: MODEL }));
+      timed.with.push(await firstTextMs(app.baseUrl, cookie, { conversationId: withDocument, message: message(text), model: MODEL }));
+      timed.without.push(await firstTextMs(app.baseUrl, cookie, { conversationId: without, message: message(text), model: MODEL }));
     }
     const overhead = median(timed.with) - median(timed.without);
 

@@ -72,14 +72,14 @@ for (const size of SIZES) {
         const state = `${scheme}, ${size.name}`;
 
         const visitor = await pageAs(browser, size.viewport, scheme);
-        for (const path of ["/", "/login", "/tools", "/tools/summarize", sharePath, "/no-such-page"]) {
+        for (const path of ["/", "/login", "/tools", "/tools/summarize", "/pricing", sharePath, "/no-such-page"]) {
           await visit(visitor.page, path, `signed out, ${state}`);
         }
         await visitor.close();
 
         const user = await pageAs(browser, size.viewport, scheme);
         await signIn(user.page, account);
-        for (const path of ["/", "/dashboard", "/tools", "/tools/summarize", "/nuvara", conversationPath]) {
+        for (const path of ["/", "/dashboard", "/tools", "/tools/summarize", "/pricing", "/nuvara", conversationPath]) {
           await visit(user.page, path, `user, ${state}`);
         }
         const { page } = user;
@@ -150,7 +150,7 @@ for (const size of SIZES) {
       for (const scheme of SCHEMES) {
         const { page, close } = await pageAs(browser, size.viewport, scheme);
         await signIn(page, admin);
-        for (const path of ["/admin/messages", firstMessage!, "/admin/users", "/admin/feedback", "/tools/new", "/tools/summarize/edit"]) {
+        for (const path of ["/admin/messages", firstMessage!, "/admin/users", "/admin/feedback", "/admin/usage", "/tools/new", "/tools/summarize/edit"]) {
           await visit(page, path, `admin, ${scheme}, ${size.name}`);
         }
         await close();

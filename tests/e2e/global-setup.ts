@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { FullConfig } from "@playwright/test";
+import { E2E_STRIPE_WEBHOOK_SECRET, startStripeServer } from "../support/stripe-server";
 import { startModelServer, type FailureMode, type ModelServer, type RequestOutcome, type ScriptedReply } from "../support/model-server";
 
 /**
@@ -25,8 +26,14 @@ export default async function globalSetup(_config: FullConfig) {
     });
   });
   await new Promise<void>((resolve) => control.listen(Number(process.env.E2E_MODEL_CONTROL_PORT), "127.0.0.1", resolve));
+  const stripe = await startStripeServer({
+    port: Number(process.env.E2E_STRIPE_PORT),
+    webhookUrl: `http://localhost:${process.env.E2E_PORT}/api/stripe/webhook`,
+    webhookSecret: E2E_STRIPE_WEBHOOK_SECRET,
+  });
 
   return async () => {
+    await stripe.close();
     await new Promise((resolve) => control.close(resolve));
     await model.close();
   };

@@ -10,6 +10,7 @@ import { getDb } from "~/db/client.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler, importRoute, routeManifest } from "../support/remix-app";
+import { signedInstead } from "~/http/origin-guard.server";
 
 /**
  * M-2 (security review 2026-11): every route that has an action refuses a
@@ -25,6 +26,8 @@ const firebase = admin();
 afterAll(() => firebase.close());
 
 const REFUSAL = "Cross-origin requests are refused.";
+/** Routes authenticated by a signature, not a session (app/http/origin-guard.server.ts signedInstead). */
+const SIGNED = ["routes/api.stripe.webhook"];
 
 let handle: (request: Request) => Promise<Response>;
 let adminCookie: string;
@@ -120,6 +123,7 @@ const CASES: Record<string, Case> = {
       expect((await listShares(await getDb(), adminUid)).map((share) => share.id)).toContain(shareId);
     },
   },
+  "routes/pricing": { path: () => "/pricing", form: () => ({ intent: "subscribe", plan: "pro" }) },
   "routes/s.$shareId": { path: () => `/s/${shareId}`, form: () => ({ intent: "continue" }) },
   "routes/dashboard": {
     path: () => "/dashboard",
@@ -208,7 +212,18 @@ beforeAll(async () => {
 
 describe("M-2: one origin check for every non-GET request", () => {
   it("the table names every route that has an action", async () => {
-    expect(Object.keys(CASES).sort()).toEqual(await actionRouteIds());
+    expect(Object.keys(CASES).sort()).toEqual((await actionRouteIds()).filter((id) => !SIGNED.includes(id)));
+  });
+
+  it("only the Stripe webhook takes requests from other origins: it reads no cookie and checks Stripe's signature instead", async () => {
+    const signed: string[] = [];
+    for (const route of Object.values(routeManifest())) {
+      if (signedInstead((await importRoute(route)) as never)) signed.push(route.id);
+    }
+    expect(signed).toEqual(SIGNED);
+    // Unsigned, from anywhere: refused before anything changes (tests/integration/stripe-webhook.test.ts covers the rest).
+    const response = await handle(appRequest("/api/stripe/webhook", { method: "POST", cookie: adminCookie, headers: { Origin: "http://evil.example" }, body: "{}" }));
+    expect(response.status).toBe(400);
   });
 
   const ATTACKS = [

@@ -136,6 +136,8 @@ export interface ChatCompletionRequest {
   model?: string;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
+  /** The longest reply wanted; the text is cut to this many words (one word, one token) with finish_reason "length". */
+  max_tokens?: number;
   messages?: ChatMessage[];
   tools?: ChatTool[];
   [field: string]: unknown;
@@ -433,9 +435,12 @@ async function answer(reply: ScriptedReply, context: ReplyContext): Promise<void
 }
 
 async function answerText(reply: TextReply, context: ReplyContext): Promise<void> {
-  const chunks = toChunks(reply.text);
+  const cap = context.request.max_tokens;
+  const all = toChunks(reply.text);
+  const capped = typeof cap === "number" && countWords(all.join("")) > cap;
+  const chunks = capped ? cutToWords(all, cap) : all;
   const text = chunks.join("");
-  const finishReason = reply.finishReason ?? "stop";
+  const finishReason = capped ? "length" : (reply.finishReason ?? "stop");
   const usage = usageFor(context.request, text);
 
   if (!context.stream) {
@@ -595,6 +600,23 @@ interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+}
+
+/** The first `words` words of the chunks (whole chunks, the last one cut). */
+function cutToWords(chunks: string[], words: number): string[] {
+  const kept: string[] = [];
+  let left = words;
+  for (const chunk of chunks) {
+    const inChunk = countWords(chunk);
+    if (inChunk <= left) {
+      kept.push(chunk);
+      left -= inChunk;
+    } else {
+      if (left > 0) kept.push(chunk.split(/(?<=\s)(?=\S)/).slice(0, left).join(""));
+      break;
+    }
+  }
+  return kept;
 }
 
 /** Deterministic stand-in for token counts: one token per word. */

@@ -1,5 +1,5 @@
 import { useFetcher, useNavigate, useRevalidator } from "@remix-run/react";
-import { lazy, Suspense, useEffect, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from "react";
 import { describeChatError } from "~/chat/client-errors";
 import type { ChatMessage } from "~/chat/message-types";
 import { messageText } from "~/chat/message-types";
@@ -8,6 +8,7 @@ import {
   quotaExhaustedMessage,
   remainingText,
 } from "~/chat/quota-text";
+import { budgetLeftText, budgetSpentMessage, fallbackText, type BudgetView } from "~/chat/budget-text";
 import { branchPath, latestLeaf, versionsOf } from "~/chat/branches";
 import { ChatMessageView, type MessageActions } from "./chat-message";
 import { chatSession } from "./chat-sessions";
@@ -42,6 +43,10 @@ export interface QuotaView {
   limit: number | null;
   remaining: number | null;
   resetsAt: string;
+  /** The tightest budget (docs/decisions/072); null: the role has none. */
+  budget?: BudgetView | null;
+  /** Where a user who hit a limit can get more (the pricing page), when plans are on offer. */
+  upgradeUrl?: string | null;
 }
 
 export interface ChatViewProps {
@@ -227,8 +232,10 @@ export function ChatView(props: ChatViewProps) {
   }, [session, isNew, chatId, navigate, revalidator, setMessages]);
 
   const exhausted = props.quota.remaining === 0;
+  const budget = props.quota.budget;
+  const budgetSpent = budget?.spent === true && !budget.fallback;
   const blockedReason =
-    models.length === 0 ? "No model is available." : exhausted ? "quota" : null;
+    models.length === 0 ? "No model is available." : exhausted ? "quota" : budgetSpent ? "budget" : null;
   const demoIds = useMemo(
     () =>
       new Set(
@@ -494,7 +501,14 @@ export function ChatView(props: ChatViewProps) {
                   >
                     Sign in again
                   </a>
-                ) : shownError.quotaExhausted ? null : (
+                ) : shownError.quotaExhausted ? (
+                  // A limit Retry can't get past: the way to more, when plans are on offer.
+                  props.quota.upgradeUrl ? (
+                    <a className="button" href={props.quota.upgradeUrl}>
+                      See plans
+                    </a>
+                  ) : null
+                ) : (
                   <button
                     type="button"
                     className="button primary"
@@ -636,19 +650,48 @@ function QuotaLine({
   quota: QuotaView;
   timeZone: string | undefined;
 }) {
-  if (quota.remaining === null || quota.limit === null) return null;
+  const upgrade = quota.upgradeUrl ? (
+    <>
+      {" "}
+      <a href={quota.upgradeUrl}>See plans</a>
+    </>
+  ) : null;
+  const budget = quota.budget ? <BudgetLine budget={quota.budget} timeZone={timeZone} upgrade={upgrade} /> : null;
+  if (quota.remaining === null || quota.limit === null) return budget;
   const resetsAt = new Date(quota.resetsAt);
   if (quota.remaining === 0) {
     return (
       <span className="quota exhausted" role="status">
         {quotaExhaustedMessage(quota.limit, resetsAt, timeZone)}
+        {upgrade}
       </span>
     );
   }
   return (
-    <span className="quota">
-      {remainingText(quota.remaining)} · resets at{" "}
-      {formatResetTime(resetsAt, timeZone)}
+    <>
+      <span className="quota">
+        {remainingText(quota.remaining)} · resets at{" "}
+        {formatResetTime(resetsAt, timeZone)}
+      </span>
+      {budget}
+    </>
+  );
+}
+
+/** What is left of the tightest budget; once spent, what happens instead (docs/decisions/072). */
+function BudgetLine({ budget, timeZone, upgrade }: { budget: BudgetView; timeZone: string | undefined; upgrade: ReactNode }) {
+  if (budget.spent) {
+    return (
+      <span className={`quota budget ${budget.fallback ? "nearly" : "exhausted"}`} role="status">
+        {budget.fallback ? fallbackText(budget, timeZone) : budgetSpentMessage(budget, timeZone)}
+        {upgrade}
+      </span>
+    );
+  }
+  return (
+    <span className={`quota budget${budget.nearlySpent ? " nearly" : ""}`}>
+      {budgetLeftText(budget)}
+      {budget.nearlySpent ? upgrade : null}
     </span>
   );
 }

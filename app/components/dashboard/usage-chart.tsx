@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { formatMicroUsd } from "~/chat/budget-text";
 import { formatDay, formatNumber, plural } from "./format";
 
 export interface DayUsage {
@@ -7,7 +8,18 @@ export interface DayUsage {
   messages: number;
   inputTokens: number;
   outputTokens: number;
+  /** Spend at the model prices, in micro-dollars (docs/decisions/072). */
+  costMicroUsd: number;
 }
+
+/** How a chart says its values: "12 messages", "$0.42". */
+interface Measure {
+  say: (value: number) => string;
+  tick: (value: number) => string;
+}
+
+const count = (unit: string): Measure => ({ say: (value) => plural(value, unit), tick: compact });
+const MONEY: Measure = { say: (micro) => formatMicroUsd(micro), tick: (micro) => formatMicroUsd(micro).replace(/\.00$/, "") };
 
 // The plot's own coordinates; it stretches to the figure's width. Its labels
 // are HTML beside it, so they keep their size on a phone (an SVG's text
@@ -36,10 +48,23 @@ function compact(value: number): string {
  * description for screen readers; the exact figures are in the table under
  * both charts. Colours come from the page's variables (light and dark).
  */
-function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: number[]; title: string; unit: string }) {
+function BarChart({
+  days,
+  values,
+  title,
+  measure,
+  limit,
+}: {
+  days: DayUsage[];
+  values: number[];
+  title: string;
+  measure: Measure;
+  /** A daily budget, drawn as a line the bars are measured against. */
+  limit?: { value: number; label: string } | null;
+}) {
   const id = useId();
   const max = Math.max(0, ...values);
-  const top = niceCeiling(max);
+  const top = niceCeiling(Math.max(max, limit?.value ?? 0));
   const plotHeight = HEIGHT - TOP;
   const slot = WIDTH / Math.max(1, days.length);
   const barWidth = Math.max(2, slot * 0.65);
@@ -51,8 +76,9 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
   const description =
     days.length === 0
       ? "No data."
-      : `${plural(total, unit)} from ${formatDay(days[0].day)} to ${formatDay(days[days.length - 1].day)}` +
-        (busiest ? `; the busiest day was ${formatDay(busiest.day)} with ${plural(max, unit)}.` : "; none on any day.");
+      : `${measure.say(total)} from ${formatDay(days[0].day)} to ${formatDay(days[days.length - 1].day)}` +
+        (busiest ? `; the busiest day was ${formatDay(busiest.day)} with ${measure.say(max)}.` : "; none on any day.") +
+        (limit ? ` The ${limit.label} is ${measure.say(limit.value)}.` : "");
 
   return (
     <figure className="usage-chart">
@@ -62,7 +88,7 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
         <div className="chart-ticks" aria-hidden="true">
           {[0, top / 2, top].map((tick) => (
             <span key={tick} style={{ top: percent(y(tick), HEIGHT) }}>
-              {compact(tick)}
+              {measure.tick(tick)}
             </span>
           ))}
         </div>
@@ -81,10 +107,13 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
                 width={barWidth}
                 height={Math.max(1, y(0) - y(values[index]))}
               >
-                <title>{`${formatDay(day.day)}: ${plural(values[index], unit)}`}</title>
+                <title>{`${formatDay(day.day)}: ${measure.say(values[index])}`}</title>
               </rect>
             ) : null,
           )}
+          {limit ? (
+            <line className="chart-limit" x1={0} x2={WIDTH} y1={y(limit.value)} y2={y(limit.value)} vectorEffect="non-scaling-stroke" />
+          ) : null}
         </svg>
         <div className="chart-days" aria-hidden="true">
           {labelled.map((index, position) => {
@@ -102,27 +131,46 @@ function BarChart({ days, values, title, unit }: { days: DayUsage[]; values: num
   );
 }
 
-/** Messages and tokens per day (bars), with every figure in a table behind them. */
-export function UsageChart({ days }: { days: DayUsage[] }) {
+/** Messages, tokens and (when priced) spend per day (bars), against the daily budgets, with every figure in a table behind them. */
+export function UsageChart({
+  days,
+  budgets = {},
+}: {
+  days: DayUsage[];
+  /** Daily budgets to draw; `spend` also shows the spend chart when nothing was spent yet. */
+  budgets?: { dailyTokens?: number | null; dailyMicroUsd?: number | null; spend?: boolean };
+}) {
+  const spend = budgets.spend === true || days.some((day) => day.costMicroUsd > 0);
   return (
     <div className="usage-charts">
-      <BarChart days={days} values={days.map((day) => day.messages)} title="Messages per day, last 30 days" unit="message" />
+      <BarChart days={days} values={days.map((day) => day.messages)} title="Messages per day, last 30 days" measure={count("message")} />
       <BarChart
         days={days}
         values={days.map((day) => day.inputTokens + day.outputTokens)}
         title="Tokens per day, last 30 days"
-        unit="token"
+        measure={count("token")}
+        limit={budgets.dailyTokens ? { value: budgets.dailyTokens, label: "daily token budget" } : null}
       />
+      {spend ? (
+        <BarChart
+          days={days}
+          values={days.map((day) => day.costMicroUsd)}
+          title="Spend per day, last 30 days"
+          measure={MONEY}
+          limit={budgets.dailyMicroUsd ? { value: budgets.dailyMicroUsd, label: "daily budget" } : null}
+        />
+      ) : null}
       <details className="usage-table">
         <summary>Show the numbers</summary>
         <table>
-          <caption>Messages and tokens per day, last 30 days (UTC)</caption>
+          <caption>{spend ? "Messages, tokens and spend" : "Messages and tokens"} per day, last 30 days (UTC)</caption>
           <thead>
             <tr>
               <th scope="col">Day</th>
               <th scope="col">Messages</th>
               <th scope="col">Input tokens</th>
               <th scope="col">Output tokens</th>
+              {spend ? <th scope="col">Spend</th> : null}
             </tr>
           </thead>
           <tbody>
@@ -134,6 +182,7 @@ export function UsageChart({ days }: { days: DayUsage[] }) {
                 <td>{formatNumber(day.messages)}</td>
                 <td>{formatNumber(day.inputTokens)}</td>
                 <td>{formatNumber(day.outputTokens)}</td>
+                {spend ? <td>{formatMicroUsd(day.costMicroUsd)}</td> : null}
               </tr>
             ))}
           </tbody>

@@ -1,4 +1,5 @@
 import { formatBytes } from "~/attachments/attachment-types";
+import { formatAmount, type BudgetKind } from "~/chat/budget-text";
 import { LocalTime } from "~/components/time/local-time";
 import { formatDuration, formatNumber, plural } from "./format";
 import type { DayUsage } from "./usage-chart";
@@ -115,6 +116,68 @@ export function FileStorage({ usedBytes, storageBytes, maxFileBytes, perMessage 
         {perMessage === 0
           ? "Your plan doesn't include sending files."
           : `Up to ${perMessage} file${perMessage === 1 ? "" : "s"} a message, each at most ${formatBytes(maxFileBytes)}. Deleting a conversation deletes its files.`}
+      </p>
+    </div>
+  );
+}
+
+export interface BudgetLineFigures {
+  kind: BudgetKind;
+  limit: number;
+  spent: number;
+  left: number;
+  resetsAt: string;
+}
+
+const BUDGET_NAMES: Record<BudgetKind, string> = {
+  dailyTokens: "Tokens today",
+  monthlyTokens: "Tokens this month",
+  dailyMicroUsd: "Spend today",
+  monthlyMicroUsd: "Spend this month",
+};
+
+/** Spend against each of the plan's budgets (docs/decisions/072), and what happens once one is spent. */
+export function BudgetSummary({
+  lines,
+  fallback,
+  upgradeUrl,
+}: {
+  lines: BudgetLineFigures[];
+  fallback?: string;
+  upgradeUrl?: string | null;
+}) {
+  const spent = lines.some((line) => line.left <= 0);
+  return (
+    <div className="budgets">
+      <h3>Budgets</h3>
+      <ul className="budget-lines">
+        {lines.map((line) => (
+          <li key={line.kind}>
+            <p>
+              <strong>{BUDGET_NAMES[line.kind]}:</strong> {formatAmount(line.kind, line.spent)} of {formatAmount(line.kind, line.limit)}{" "}
+              · resets <LocalTime value={line.resetsAt} />
+            </p>
+            <meter
+              min={0}
+              max={line.limit}
+              low={line.limit * 0.8}
+              high={line.limit * 0.95}
+              optimum={0}
+              value={Math.min(line.spent, line.limit)}
+              aria-label={`${BUDGET_NAMES[line.kind]}: ${formatAmount(line.kind, line.spent)} of ${formatAmount(line.kind, line.limit)}`}
+            />
+          </li>
+        ))}
+      </ul>
+      <p className={spent && !fallback ? "form-error" : undefined}>
+        {spent
+          ? fallback
+            ? `A budget is spent: your replies come from ${fallback} until it resets.`
+            : "A budget is spent: new messages wait until it resets."
+          : fallback
+            ? `Once a budget is spent, replies come from ${fallback} until it resets.`
+            : "Once a budget is spent, new messages wait until it resets."}{" "}
+        {upgradeUrl ? <a href={upgradeUrl}>See plans</a> : null}
       </p>
     </div>
   );

@@ -69,6 +69,8 @@ export const messages = pgTable(
     model: text("model"),
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),
+    /** What the reply cost at LLM_MODEL_PRICES, in micro-dollars (0: unpriced). */
+    costMicroUsd: bigint("cost_micro_usd", { mode: "number" }).notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp("completed_at", { withTimezone: true }),
   },
@@ -93,6 +95,10 @@ export const usageDaily = pgTable(
     messages: integer("messages").notNull().default(0),
     inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
     outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    /** Spend at LLM_MODEL_PRICES, in micro-dollars (docs/decisions/072). */
+    costMicroUsd: bigint("cost_micro_usd", { mode: "number" }).notNull().default(0),
+    /** The role (plan) of the day's latest stored reply ("none": no role), for usage per plan. */
+    role: text("role").notNull().default(""),
   },
   (t) => [primaryKey({ columns: [t.uid, t.day] }), check("usage_daily_messages_nonnegative", sql`${t.messages} >= 0`)],
 );
@@ -112,6 +118,9 @@ export const quotaReservations = pgTable(
     messageId: uuid("message_id").notNull(),
     day: date("day", { mode: "string" }).notNull(),
     reservedAt: timestamp("reserved_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The budget this reply holds until it settles (docs/decisions/072): its prompt plus its largest reply. */
+    heldTokens: bigint("held_tokens", { mode: "number" }).notNull().default(0),
+    heldMicroUsd: bigint("held_micro_usd", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.uid, t.messageId] })],
 );
@@ -176,4 +185,19 @@ export const userToolSettings = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.uid, t.toolId] })],
+);
+
+/**
+ * Sends refused at a limit, per user, UTC day and limit ("quota": the daily
+ * message quota, "budget": a spent budget), for the admin usage page.
+ */
+export const limitRefusals = pgTable(
+  "limit_refusals",
+  {
+    uid: text("uid").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    limit: text("limit").notNull(),
+    count: integer("count").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.day, t.limit] })],
 );

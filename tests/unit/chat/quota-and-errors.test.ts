@@ -52,6 +52,15 @@ describe("errors in plain words", () => {
       quotaExhausted: true,
       signedOut: false,
     });
+    // A spent budget, in the reader's time zone; too little left for this message, in the server's words.
+    const line = { kind: "dailyTokens", limit: 20_000, left: 0, resetsAt: "2025-06-02T00:00:00.000Z", spent: true, nearlySpent: true };
+    expect(describeChatError(http(429, { kind: "budget", error: "x", resetsAt: line.resetsAt, budget: line }), "Europe/Paris")).toEqual({
+      message: "You've used today's budget of 20,000 tokens. It resets at 02:00 CEST.",
+      quotaExhausted: true,
+      signedOut: false,
+    });
+    const tooBig = "What's left of today's budget (50 tokens) isn't enough for this message and its reply.";
+    expect(describeChatError(http(429, { kind: "budget", error: tooBig, resetsAt: line.resetsAt, budget: null }))).toMatchObject({ message: tooBig, quotaExhausted: true });
     // Sending too fast is not the daily quota: Retry stays on offer.
     const tooFast = describeChatError(http(429, { error: tooFastMessage(42) }));
     expect(tooFast).toEqual({

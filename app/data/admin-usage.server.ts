@@ -1,0 +1,163 @@
+import { sql } from "drizzle-orm";
+import { lastUtcDays } from "~/chat/day";
+import { getConfig } from "~/config.server";
+import type { Db } from "~/db/client.server";
+import { withDeadline } from "~/deadline.server";
+import { adminAuth } from "~/firebase.server";
+import { conversations, limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
+
+/**
+ * The admin usage page's figures over the last 30 UTC days (docs/decisions/073):
+ * per day, per model, per plan, the top users, the refusals at the limits and
+ * revenue per plan from the stored Stripe events. Plans are roles: usage is
+ * kept with the role of the day's latest reply ("none": no role).
+ */
+
+export const USAGE_DAYS = 30;
+
+export interface DayRow {
+  day: string;
+  users: number;
+  messages: number;
+  tokens: number;
+  costMicroUsd: number;
+  refusals: number;
+}
+
+export interface ModelRow {
+  model: string;
+  replies: number;
+  inputTokens: number;
+  outputTokens: number;
+  costMicroUsd: number;
+}
+
+export interface PlanRow {
+  role: string;
+  users: number;
+  messages: number;
+  tokens: number;
+  costMicroUsd: number;
+  /** Paid invoices for the plan's price, by currency (smallest unit). */
+  revenue: Array<{ currency: string; amount: number }>;
+}
+
+export interface TopUser {
+  uid: string;
+  messages: number;
+  tokens: number;
+  costMicroUsd: number;
+}
+
+export interface RefusalRow {
+  limit: string;
+  count: number;
+  users: number;
+}
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  days: DayRow[];
+  models: ModelRow[];
+  plans: PlanRow[];
+  top: TopUser[];
+  refusals: RefusalRow[];
+}
+
+const n = (value: unknown) => Number(value ?? 0);
+
+export async function usageReport(db: Db, now = new Date()): Promise<UsageReport> {
+  const days = lastUtcDays(now, USAGE_DAYS);
+  const from = days[0];
+  const to = days[days.length - 1];
+  // One after another: local mode's embedded PostgreSQL takes one query at a time.
+  const daily = await db.execute<{ day: string; users: string; messages: string; tokens: string; cost: string }>(sql`
+    select day::text as day, count(distinct uid) filter (where messages > 0) as users, sum(messages) as messages,
+      sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
+    from ${usageDaily} where day >= ${from}::date group by day
+  `);
+  const refusedByDay = await db.execute<{ day: string; count: string }>(sql`
+    select day::text as day, sum(count) as count from ${limitRefusals} where day >= ${from}::date group by day
+  `);
+  const models = await db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(sql`
+    select m.model, count(*) as replies, coalesce(sum(m.input_tokens), 0) as input, coalesce(sum(m.output_tokens), 0) as output,
+      coalesce(sum(m.cost_micro_usd), 0) as cost
+    from ${messages} m join ${conversations} c on c.id = m.conversation_id
+    where m.role = 'assistant' and m.model is not null and m.created_at >= ${from}::date
+    group by m.model order by cost desc, replies desc
+  `);
+  const plans = await db.execute<{ role: string; users: string; messages: string; tokens: string; cost: string }>(sql`
+    select case when role = '' then 'none' else role end as role, count(distinct uid) as users, sum(messages) as messages,
+      sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
+    from ${usageDaily} where day >= ${from}::date group by 1 order by cost desc, messages desc
+  `);
+  const revenue = await db.execute<{ role: string; currency: string; amount: string }>(sql`
+    select coalesce(nullif(role, ''), 'none') as role, coalesce(currency, 'usd') as currency, sum(amount) as amount
+    from ${stripeEvents} where type = 'invoice.paid' and created_at >= ${from}::date group by 1, 2
+  `);
+  const top = await db.execute<{ uid: string; messages: string; tokens: string; cost: string }>(sql`
+    select uid, sum(messages) as messages, sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
+    from ${usageDaily} where day >= ${from}::date group by uid order by cost desc, tokens desc, messages desc limit 10
+  `);
+  const refusals = await db.execute<{ limit: string; count: string; users: string }>(sql`
+    select "limit", sum(count) as count, count(distinct uid) as users from ${limitRefusals}
+    where day >= ${from}::date group by "limit" order by 2 desc
+  `);
+
+  const byDay = new Map(daily.rows.map((row) => [row.day, row]));
+  const refusedOn = new Map(refusedByDay.rows.map((row) => [row.day, n(row.count)]));
+  const planRows = new Map<string, PlanRow>(
+    plans.rows.map((row) => [row.role, { role: row.role, users: n(row.users), messages: n(row.messages), tokens: n(row.tokens), costMicroUsd: n(row.cost), revenue: [] }]),
+  );
+  for (const row of revenue.rows) {
+    const plan = planRows.get(row.role) ?? { role: row.role, users: 0, messages: 0, tokens: 0, costMicroUsd: 0, revenue: [] };
+    plan.revenue.push({ currency: row.currency, amount: n(row.amount) });
+    planRows.set(row.role, plan);
+  }
+  return {
+    from,
+    to,
+    days: days.map((day) => {
+      const row = byDay.get(day);
+      return { day, users: n(row?.users), messages: n(row?.messages), tokens: n(row?.tokens), costMicroUsd: n(row?.cost), refusals: refusedOn.get(day) ?? 0 };
+    }),
+    models: models.rows.map((row) => ({ model: row.model, replies: n(row.replies), inputTokens: n(row.input), outputTokens: n(row.output), costMicroUsd: n(row.cost) })),
+    plans: [...planRows.values()],
+    top: top.rows.map((row) => ({ uid: row.uid, messages: n(row.messages), tokens: n(row.tokens), costMicroUsd: n(row.cost) })),
+    refusals: refusals.rows.map((row) => ({ limit: row.limit, count: n(row.count), users: n(row.users) })),
+  };
+}
+
+/** The report as CSV: one section per table, each with its header row. */
+export function usageCsv(report: UsageReport, emails: ReadonlyMap<string, string>): string {
+  const usd = (micro: number) => (micro / 1_000_000).toFixed(6);
+  const sections: string[][][] = [
+    [["day", "active_users", "messages", "tokens", "cost_usd", "refusals"], ...report.days.map((d) => [d.day, d.users, d.messages, d.tokens, usd(d.costMicroUsd), d.refusals].map(String))],
+    [["model", "replies", "input_tokens", "output_tokens", "cost_usd"], ...report.models.map((m) => [m.model, m.replies, m.inputTokens, m.outputTokens, usd(m.costMicroUsd)].map(String))],
+    [
+      ["plan_role", "users", "messages", "tokens", "cost_usd", "revenue"],
+      ...report.plans.map((p) => [p.role, p.users, p.messages, p.tokens, usd(p.costMicroUsd), p.revenue.map((r) => `${(r.amount / 100).toFixed(2)} ${r.currency}`).join(" + ")].map(String)),
+    ],
+    [["top_user", "email", "messages", "tokens", "cost_usd"], ...report.top.map((t) => [t.uid, emails.get(t.uid) ?? "", t.messages, t.tokens, usd(t.costMicroUsd)].map(String))],
+    [["refused_at", "refusals", "users"], ...report.refusals.map((r) => [r.limit, r.count, r.users].map(String))],
+  ];
+  return sections.map((rows) => rows.map((row) => row.map(csvField).join(",")).join("\r\n")).join("\r\n\r\n") + "\r\n";
+}
+
+/** Quoted when needed; a leading =, +, - or @ is neutralised so a spreadsheet never runs it as a formula. */
+export function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The top users' emails; without the identity service the page shows their ids. */
+export async function emailsOf(uids: string[]): Promise<Map<string, string>> {
+  if (uids.length === 0) return new Map();
+  try {
+    const { users } = await withDeadline("identity", getConfig().backendTimeoutMs, adminAuth().getUsers(uids.map((uid) => ({ uid }))));
+    return new Map(users.flatMap((user) => (user.email ? [[user.uid, user.email] as const] : [])));
+  } catch {
+    return new Map();
+  }
+}

@@ -1,0 +1,18 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { requireAdmin } from "~/auth/session.server";
+import { emailsOf, usageCsv, usageReport } from "~/data/admin-usage.server";
+import { withDatabase } from "~/data/inbox.server";
+
+/** GET /admin/usage.csv: the usage page's tables as one CSV download (admins only, read fresh). */
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireAdmin(request);
+  const report = await withDatabase("reading usage", (db) => usageReport(db));
+  const emails = await emailsOf(report.top.map((user) => user.uid));
+  return new Response(usageCsv(report, emails), {
+    headers: {
+      "Cache-Control": "no-store",
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="nuvara-usage-${report.from}-to-${report.to}.csv"`,
+    },
+  });
+}

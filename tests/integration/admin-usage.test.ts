@@ -1,0 +1,106 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { csvField } from "~/data/admin-usage.server";
+import { getDb } from "~/db/client.server";
+import { limitRefusals, stripeEvents, usageDaily } from "~/db/schema";
+import { loader as usageLoader } from "~/routes/admin.usage";
+import { loader as csvLoader } from "~/routes/admin.usage[.]csv";
+import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
+import { respond, get } from "./admin-support";
+import { firstMessage, postChat, readChunks } from "./chat-support";
+import { startModelServer, type ModelServer } from "../support/model-server";
+
+/**
+ * /admin/usage (docs/decisions/073): spend per plan, model and user from real
+ * replies, refusals, and revenue from stored Stripe events; the CSV; admins only.
+ * Each test run uses its own plan role, so figures are not mixed with other tests'.
+ */
+const firebase = admin();
+let model: ModelServer;
+let restoreEnv: () => void;
+const plan = `plan${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  model = await startModelServer();
+  restoreEnv = setAppEnv({
+    LLM_BASE_URL: model.url,
+    LLM_MODELS: "test-model",
+    LLM_MODEL_PRICES: "test-model=1/2",
+    PLANS: JSON.stringify([{ name: "Usage Plan", role: plan, price: "$9 a month" }]),
+  });
+});
+
+afterAll(async () => {
+  restoreEnv();
+  await model.close();
+  await firebase.close();
+});
+
+describe("/admin/usage", () => {
+  it("shows spend per plan, model and user against the plan's revenue, and refusals; the CSV has the same", async () => {
+    const user = await createAccount(firebase, { role: plan });
+    const cookie = await sessionCookieFor(user);
+    const sent = await postChat(firstMessage("Count my words please"), { cookie });
+    expect(sent.status).toBe(200);
+    await readChunks(sent);
+
+    const db = await getDb();
+    const today = new Date().toISOString().slice(0, 10);
+    await db.insert(limitRefusals).values({ uid: user.uid, day: today, limit: "budget", count: 2 });
+    await db.insert(stripeEvents).values({
+      id: `evt_${randomUUID()}`,
+      type: "invoice.paid",
+      createdAt: new Date(),
+      role: plan,
+      amount: 900,
+      currency: "usd",
+      payload: {},
+    });
+    const [usage] = await db.select().from(usageDaily).where(eq(usageDaily.uid, user.uid));
+    expect(usage.role).toBe(plan);
+    expect(usage.costMicroUsd).toBe(usage.inputTokens + 2 * usage.outputTokens);
+
+    const boss = await createAccount(firebase, { role: "admin", prefix: "admin" });
+    const adminCookie = await sessionCookieFor(boss);
+    const response = await respond(usageLoader, get("/admin/usage", adminCookie));
+    expect(response.status).toBe(200);
+    const data = (await response.json()) as {
+      plans: Array<{ role: string; users: number; messages: number; costMicroUsd: number; revenue: Array<{ amount: number; currency: string }> }>;
+      planNames: Record<string, string>;
+      top: Array<{ uid: string; email: string | null }>;
+      refusals: Array<{ limit: string; count: number }>;
+      models: Array<{ model: string; replies: number }>;
+    };
+    expect(data.plans.find((row) => row.role === plan)).toMatchObject({
+      users: 1,
+      messages: 1,
+      costMicroUsd: usage.costMicroUsd,
+      revenue: [{ amount: 900, currency: "usd" }],
+    });
+    expect(data.planNames[plan]).toBe("Usage Plan");
+    expect(data.models.find((row) => row.model === "test-model")?.replies).toBeGreaterThanOrEqual(1);
+    expect(data.refusals.find((row) => row.limit === "budget")?.count).toBeGreaterThanOrEqual(2);
+
+    const csv = await respond(csvLoader, get("/admin/usage.csv", adminCookie));
+    expect(csv.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
+    expect(csv.headers.get("Content-Disposition")).toMatch(/^attachment; filename="nuvara-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const text = await csv.text();
+    expect(text).toContain(`${plan},1,1,${usage.inputTokens + usage.outputTokens},${(usage.costMicroUsd / 1e6).toFixed(6)},9.00 usd`);
+    expect(text.split("\r\n")[0]).toBe("day,active_users,messages,tokens,cost_usd,refusals");
+  });
+
+  it("is for admins only, read fresh", async () => {
+    const user = await createAccount(firebase, {});
+    const cookie = await sessionCookieFor(user);
+    expect((await respond(usageLoader, get("/admin/usage", cookie))).status).toBe(403);
+    expect((await respond(csvLoader, get("/admin/usage.csv", cookie))).status).toBe(403);
+  });
+
+  it("CSV fields are quoted, and never run as a spreadsheet formula", () => {
+    expect(csvField("plain")).toBe("plain");
+    expect(csvField('say "hi", then go')).toBe('"say ""hi"", then go"');
+    expect(csvField("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
+    expect(csvField("-12")).toBe("-12");
+  });
+});
