@@ -33,14 +33,20 @@ import { verifiedEvent, type Stripe } from "./stripe.server";
  */
 
 /** Stripe's events are small; a body past this is not one. */
-const MAX_BODY_BYTES = 512 * 1024;
+export const STRIPE_EVENT_MAX_BYTES = 512 * 1024;
 
 export async function handleStripeWebhook(request: Request): Promise<Response> {
+  let bytes: Uint8Array | undefined;
+  try {
+    // Counted while read: whatever the headers say, no more than an event's worth is taken in.
+    bytes = await readCapped(request, STRIPE_EVENT_MAX_BYTES);
+  } catch {
+    return refuse("The body could not be read.");
+  }
+  if (!bytes) return json({ error: "The request is too large to be a Stripe event." }, { status: 413 });
   if (!getConfig().stripe) return refuse("Stripe is not configured on this server.");
   const signature = request.headers.get("stripe-signature");
   if (!signature) return refuse("The Stripe-Signature header is missing.");
-  const bytes = await readCapped(request, MAX_BODY_BYTES).catch(() => undefined);
-  if (!bytes) return refuse("The body could not be read.");
   const payload = new TextDecoder().decode(bytes);
   let event: Stripe.Event;
   try {

@@ -9,6 +9,7 @@ import { getDb } from "~/db/client.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { chatBodyBytes, DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
 import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
+import { STRIPE_EVENT_MAX_BYTES } from "~/billing/webhook.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler, routeManifest } from "../support/remix-app";
@@ -141,6 +142,10 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/conversations/:conversation/share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/api/shares/:share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/s/:share", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  // Without Stripe configured (as here) a plan can't be bought: 400 with why.
+  { route: "/pricing", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  // Stripe's events: anything unsigned is a 400; the body is read (capped) first.
+  { route: "/api/stripe/webhook", who: "anon", cap: STRIPE_EVENT_MAX_BYTES, malformed: [400] },
 ];
 
 function resolve(route: string): string {
@@ -237,6 +242,11 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/admin/messages/:message/conversation", signedOut: 302 },
   { route: "/admin/users", signedOut: 302 },
   { route: "/admin/feedback", signedOut: 302 },
+  { route: "/admin/usage", signedOut: 302 },
+  { route: "/admin/usage.csv", signedOut: 302 },
+  // The plans are public.
+  { route: "/pricing", signedOut: 200 },
+  { route: "/api/stripe/webhook", signedOut: 405 },
   { route: "/api/conversations/:conversation/markdown", signedOut: 302 },
   { route: "/api/conversations/:conversation/share", signedOut: 302 },
   { route: "/api/shares/:share", signedOut: 405 },
