@@ -38,6 +38,8 @@ test("a reload mid-reply: the page comes back at the conversation, with the repl
 });
 
 test("another tab follows the reply, and its Stop stops it in both", async ({ page, context, newAccount }) => {
+  // Two tabs and a Stop that travels through PostgreSQL: generous on a busy machine late in the run.
+  test.setTimeout(60_000);
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
   await scriptedModel.enqueue({ type: "text", text: WORDS, chunkDelayMs: 100 });
@@ -50,7 +52,7 @@ test("another tab follows the reply, and its Stop stops it in both", async ({ pa
   await expect(replies(other).first()).toContainText("word4");
   await composer(other).stop.click();
 
-  for (const tab of [other, page]) await expect(replies(tab).first().getByText("Stopped")).toBeVisible();
+  for (const tab of [other, page]) await expect(replies(tab).first().getByText("Stopped")).toBeVisible({ timeout: 20_000 });
   await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
   const text = (await replies(page).first().textContent()) ?? "";
   expect(text).not.toContain("word40");
