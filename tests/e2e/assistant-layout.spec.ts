@@ -93,6 +93,8 @@ test.describe("the chat's layout", () => {
 
     // Following: once the reply is taller than the view, its newest words stay in sight.
     await expect(replies(page).getByText("Paragraph 20 of the answer")).toBeVisible();
+    // The new chat takes its address once its reply shows (late on a busy machine): scroll after that.
+    await expectConversationUrl(page);
     await expectAtLatest(log);
     await expect(replies(page).getByText("Paragraph 25 of the answer")).toBeInViewport();
     await expectAtLatest(log);
