@@ -44,7 +44,8 @@ async function visit(page: Page, path: string, state: string) {
 for (const size of SIZES) {
   test.describe(`accessibility at ${size.name}`, () => {
     test("signed out, and a user's pages, dialogs and chat states, in both themes", async ({ browser, newAccount }) => {
-      test.setTimeout(180_000);
+      // Every page in both themes, with axe, contrast and focus checks: minutes on a busy 2-core machine.
+      test.setTimeout(360_000);
       const account = await newAccount({ displayName: "Ada Reader" });
 
       // A conversation with a code block and a table, shared, for the pages that show one.
@@ -135,7 +136,7 @@ for (const size of SIZES) {
     });
 
     test("an admin's pages, in both themes", async ({ browser, newAccount }) => {
-      test.setTimeout(120_000);
+      test.setTimeout(240_000);
       const admin = await newAccount({ role: "admin" });
       const setup = await pageAs(browser, size.viewport, "light");
       await signIn(setup.page, admin);
