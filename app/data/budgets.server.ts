@@ -1,12 +1,12 @@
 import { sql } from "drizzle-orm";
 import { nextUtcMidnight, utcDay } from "~/chat/day";
-import { lookupRole, roleKey } from "~/chat/role-settings";
+import { lookupRole } from "~/chat/role-settings";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { quotaReservations, usageDaily } from "~/db/schema";
 import { costMicroUsd, FREE, hasBudget, NO_BUDGETS, type BudgetLimits, type ModelPrice } from "~/budgets/budget-settings";
 import { AccountDeletedError, type Tx } from "./account-lock.server";
-import { RESERVATION_LEASE, type RoleInput } from "./quotas.server";
+import { RESERVATION_LEASE, roleKeyOf, type RoleInput } from "./quotas.server";
 
 /**
  * Token and money budgets (docs/decisions/072), exact across instances.
@@ -36,7 +36,7 @@ export type { BudgetKind };
 export const BUDGET_KINDS: readonly BudgetKind[] = ["dailyTokens", "monthlyTokens", "dailyMicroUsd", "monthlyMicroUsd"];
 
 export function budgetLimitsFor(role: RoleInput): BudgetLimits {
-  const key = typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+  const key = roleKeyOf(role);
   const budgets = getConfig().budgets;
   const limits = { ...NO_BUDGETS };
   for (const kind of BUDGET_KINDS) limits[kind] = lookupRole(budgets[kind], key) ?? null;
@@ -44,7 +44,7 @@ export function budgetLimitsFor(role: RoleInput): BudgetLimits {
 }
 
 export function fallbackModelFor(role: RoleInput): string | undefined {
-  const key = typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+  const key = roleKeyOf(role);
   return lookupRole(getConfig().budgets.fallbackModels, key);
 }
 

@@ -44,8 +44,13 @@ export const IN_FLIGHT_WINDOW = "20 seconds";
 /** A role as a string, or a signed-in session (so an unverified "admin" is not treated as one). */
 export type RoleInput = string | { role: string; isAdmin: boolean };
 
+/** The key a role's per-role settings are looked up by (a bare "admin" string counts as a verified admin). */
+export function roleKeyOf(role: RoleInput): string {
+  return typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+}
+
 export function dailyLimitFor(role: RoleInput): DailyLimit {
-  const key = typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+  const key = roleKeyOf(role);
   const limit = lookupRole(getConfig().dailyLimits, key);
   return limit === undefined ? null : limit;
 }
@@ -230,7 +235,7 @@ export async function settleMessage(
 
 /** The longest message the role may send, in characters (MESSAGE_MAX_CHARS). */
 export function messageMaxCharsFor(role: RoleInput): number {
-  const key = typeof role === "string" ? roleKey({ role, isAdmin: role === "admin" }) : roleKey(role);
+  const key = roleKeyOf(role);
   return lookupRole(getConfig().messageMaxChars, key) ?? DEFAULT_MESSAGE_MAX_CHARS;
 }
 
