@@ -39,6 +39,7 @@ export default function NewChat() {
       key={chatId}
       chatId={chatId}
       isNew
+      draftKey="new"
       title={null}
       initialMessages={[]}
       models={data.models}

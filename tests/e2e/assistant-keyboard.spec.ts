@@ -61,6 +61,26 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(box).toBeFocused();
   });
 
+  test("typing on while a new chat takes its own address loses nothing, and Enter sends it", async ({ page, newAccount }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    const { box } = composer(page);
+    await sendMessage(page, "First question");
+    // The next question is typed at once, key by key, while the reply comes and the chat moves to /nuvara/<id>:
+    // the conversation's page takes over the box mid-word (its render waits while keys keep coming).
+    const next = "and a second question typed straight after the first one, without waiting";
+    await page.keyboard.type(next, { delay: 25 });
+    await expectConversationUrl(page);
+    await expect(box).toHaveValue(next);
+    await expect(box).toBeFocused();
+    await page.keyboard.type(" at all");
+    await expect(box).toHaveValue(`${next} at all`);
+    await box.press("Enter");
+    await expect(userMessages(page)).toHaveCount(2);
+    await expect(userMessages(page).nth(1)).toContainText(`${next} at all`);
+    await expect(box).toHaveValue("");
+  });
+
   test("after Regenerate and after Retry the message box has the focus (their buttons go with the old reply)", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");

@@ -14,12 +14,23 @@ function transcript(page: Page) {
 }
 
 /** How far (px) the transcript's view is above its end, measured after the next frame is laid out. */
+/**
+ * Measured in a ResizeObserver made now: the browser calls it in the next
+ * frame right after the app's own (observers are called in the order they
+ * were made), so the app has answered the latest layout — on a slow machine
+ * a new chunk may land between any other two points, and a following view
+ * would look behind.
+ */
 function distanceFromBottom(log: Locator) {
   return log.evaluate(
     (element) =>
-      new Promise<number>((resolve) =>
-        requestAnimationFrame(() => setTimeout(() => resolve(element.scrollHeight - element.scrollTop - element.clientHeight))),
-      ),
+      new Promise<number>((resolve) => {
+        const observer = new ResizeObserver(() => {
+          observer.disconnect();
+          resolve(element.scrollHeight - element.scrollTop - element.clientHeight);
+        });
+        observer.observe(element.firstElementChild ?? element);
+      }),
   );
 }
 
@@ -81,13 +92,39 @@ test.describe("the chat's layout", () => {
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
   });
 
+  test.describe("on a slow device", () => {
+    test.use({ cpuSlowdown: 6 });
+
+    test("a reply arriving faster than the screen redraws is followed to its end, never showing Jump to latest", async ({ page, newAccount }) => {
+      test.setTimeout(60_000);
+      await signIn(page, await newAccount());
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.goto("/nuvara");
+      // Counts every time the button appears: it must not, as nobody scrolled.
+      await page.evaluate(() => {
+        const seen = { jumps: 0 };
+        Object.assign(window, { followProbe: seen });
+        new MutationObserver(() => {
+          if (document.querySelector(".jump-to-latest")) seen.jumps += 1;
+        }).observe(document.body, { childList: true, subtree: true });
+      });
+      await scriptedModel.enqueue({ type: "text", text: paragraphs(60), chunkDelayMs: 40 });
+      await sendMessage(page, "Stream fast");
+      const log = transcript(page);
+      await expect(replies(page).getByText("Paragraph 60 of the answer")).toBeInViewport({ timeout: 30_000 });
+      await expect(composer(page).send).toBeVisible({ timeout: 15_000 });
+      await expect.poll(() => distanceFromBottom(log)).toBeLessThanOrEqual(2);
+      expect(await page.evaluate(() => (window as unknown as { followProbe: { jumps: number } }).followProbe.jumps)).toBe(0);
+    });
+  });
+
   test("a streaming reply is followed unless the user scrolls up; Jump to latest goes back and follows again", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto("/nuvara");
     // Long enough to be still streaming after the scrolling below on a busy machine (axe takes seconds).
     test.setTimeout(60_000);
-    await scriptedModel.enqueue({ type: "text", text: paragraphs(110), chunkDelayMs: 120 });
+    await scriptedModel.enqueue({ type: "text", text: paragraphs(160), chunkDelayMs: 120 });
     await sendMessage(page, "Stream a long answer");
     const log = transcript(page);
 
@@ -118,7 +155,7 @@ test.describe("the chat's layout", () => {
     await expectMoreParagraphs(page, 3);
     await expect(composer(page).stop).toBeVisible();
     await expectAtLatest(log);
-    await expect(replies(page).getByText("Paragraph 110 of the answer")).toBeInViewport({ timeout: 30_000 });
+    await expect(replies(page).getByText("Paragraph 160 of the answer")).toBeInViewport({ timeout: 30_000 });
     await expect(composer(page).send).toBeVisible();
     await expect.poll(() => distanceFromBottom(log)).toBeLessThanOrEqual(2);
   });

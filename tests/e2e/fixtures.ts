@@ -23,7 +23,7 @@ export async function signIn(page: Page, account: Pick<TestAccount, "email" | "p
 }
 
 export const test = base.extend<
-  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount> },
+  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount>; cpuSlowdown: number },
   { firebase: EmulatorAdmin }
 >({
   firebase: [
@@ -34,6 +34,16 @@ export const test = base.extend<
     },
     { scope: "worker" },
   ],
+  // A slow device (`test.use({ cpuSlowdown: 6 })`): races a fast machine never shows come up every time.
+  // E2E_CPU_SLOWDOWN runs every browser test that way, to shake out timing assumptions.
+  cpuSlowdown: [Number(process.env.E2E_CPU_SLOWDOWN ?? 1), { option: true }],
+  page: async ({ page, cpuSlowdown }, use) => {
+    if (cpuSlowdown > 1) {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuSlowdown });
+    }
+    await use(page);
+  },
   newAccount: async ({ firebase }, use) => {
     await use((options) => createAccount(firebase, options));
   },

@@ -15,7 +15,8 @@ import { chatSession } from "./chat-sessions";
 import { useNonce } from "~/components/nonce";
 import { Composer, focusComposer } from "./composer";
 import { scrollToLatestScript, useFollowLatest } from "./follow-latest";
-import { moveDraft, unsent, useDraft } from "./drafts";
+import { unsent, useDraft } from "./drafts";
+import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 import { useOpenedOnce } from "./opened-once";
 import { useStreamChat } from "./stream-chat";
 import { ShareButton } from "~/components/share/share-button";
@@ -71,6 +72,8 @@ export interface ChatViewProps {
   feedback?: Record<string, 1 | -1>;
   /** A reply being written for this conversation, possibly by another tab or device (docs/decisions/070). */
   running?: RunningReply | null;
+  /** Where the composer's text is kept (app/components/chat/drafts.ts): "new" on /nuvara, otherwise the conversation's id. */
+  draftKey?: string;
 }
 
 export interface RunningReply {
@@ -108,8 +111,8 @@ export function ChatView(props: ChatViewProps) {
   const branchFetcher = useFetcher();
   const hydrated = useHydrated();
   const timeZone = hydrated ? undefined : "UTC";
-  const draftKey = isNew ? "new" : chatId;
-  const [draft, setDraft] = useDraft(draftKey);
+  const unsentKey = isNew ? "new" : chatId;
+  const [draft, setDraft, moveDraftTo] = useDraft(props.draftKey ?? chatId);
   const [model, setModel] = useState(session.settings.model);
   const uploads = useAttachmentUploads(useAssistantData().attachmentLimits);
   const [dragging, setDragging] = useState(false);
@@ -129,8 +132,9 @@ export function ChatView(props: ChatViewProps) {
   // The message box has the cursor when a chat opens (also after the first
   // send, which moves the chat to its own URL) — unless the user is typing
   // somewhere else, e.g. searching, or is on a touch screen, where focus
-  // would throw the keyboard over the page.
-  useEffect(() => {
+  // would throw the keyboard over the page. Before the browser handles the
+  // next key (a layout effect): this box may replace one the user is typing in.
+  useBrowserLayoutEffect(() => {
     const active = document.activeElement;
     if (
       active &&
@@ -167,7 +171,7 @@ export function ChatView(props: ChatViewProps) {
 
   // A message whose reply was never confirmed comes back into the composer after a reload.
   useEffect(() => {
-    const text = unsent.read(draftKey);
+    const text = unsent.read(unsentKey);
     if (!text) return;
     const chat = session.chat;
     const shown = chat.messages.some(
@@ -175,14 +179,14 @@ export function ChatView(props: ChatViewProps) {
     );
     if (shown) {
       // Loaded from the server: it was saved. Otherwise this tab still holds it (in flight, or with Retry).
-      if (chat.status === "ready") unsent.clear(draftKey);
+      if (chat.status === "ready") unsent.clear(unsentKey);
       return;
     }
-    unsent.clear(draftKey);
+    unsent.clear(unsentKey);
     if (!draft) setDraft(text);
     setRestoredNotice(true);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once per conversation shown
-  }, [draftKey]);
+  }, [unsentKey]);
 
   useEffect(() => {
     session.events = {
@@ -190,7 +194,7 @@ export function ChatView(props: ChatViewProps) {
         if (!isNew) return;
         // The conversation exists now: give it its own URL (same chat, no reload).
         unsent.move("new", id);
-        moveDraft("new", id);
+        moveDraftTo(id);
         navigate(`/nuvara/${id}`, { replace: true, preventScrollReset: true });
       },
       onSaved(saved) {
@@ -229,7 +233,7 @@ export function ChatView(props: ChatViewProps) {
     return () => {
       session.events = {};
     };
-  }, [session, isNew, chatId, navigate, revalidator, setMessages]);
+  }, [session, isNew, chatId, navigate, revalidator, setMessages, moveDraftTo]);
 
   const exhausted = props.quota.remaining === 0;
   const budget = props.quota.budget;
@@ -253,7 +257,7 @@ export function ChatView(props: ChatViewProps) {
 
   function send(text: string) {
     setRestoredNotice(false);
-    unsent.remember(draftKey, text);
+    unsent.remember(unsentKey, text);
     setDraft("");
     const attachments = readyFiles(uploads.files);
     uploads.clear();

@@ -1,12 +1,10 @@
-import { useEffect, useLayoutEffect, useRef, type ClipboardEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
+import { useEffect, useRef, type ClipboardEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { PendingChips } from "./attachment-chips";
 import type { PendingFile } from "./attachment-uploads";
 import { messageTooLongText } from "~/chat/chat-limits";
 import { useAssistantData } from "./assistant-data";
 import { useHydrated } from "./use-hydrated";
-
-// useLayoutEffect warns during the server render; nothing needs measuring there.
-const useBrowserLayoutEffect = typeof document === "undefined" ? useEffect : useLayoutEffect;
+import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 
 /** Tallest the composer grows before it scrolls. */
 const MAX_HEIGHT_PX = 240;
@@ -16,7 +14,13 @@ export const MESSAGE_BOX_ID = "message-box";
 
 /** Puts the cursor in the message box (there is one per page). */
 export function focusComposer() {
-  document.getElementById(MESSAGE_BOX_ID)?.focus();
+  const box = document.getElementById(MESSAGE_BOX_ID);
+  if (!(box instanceof HTMLTextAreaElement) || document.activeElement === box) return;
+  box.focus();
+  // A box that has just appeared with a draft in it (another chat opened, or
+  // this one reaching its own address) has its caret at the start: typing
+  // goes on from the end.
+  if (box.selectionStart === 0 && box.selectionEnd === 0) box.setSelectionRange(box.value.length, box.value.length);
 }
 
 /** What the file picker offers (the server reads the type from the content, whatever the name says). */

@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { useHydrated } from "./use-hydrated";
 
 /**
  * What the user typed, kept in sessionStorage (this tab only, gone when it
@@ -25,29 +26,38 @@ function write(key: string, value: string) {
   }
 }
 
-/** The composer's text for one conversation (`new` for a chat not yet created). */
-export function useDraft(key: string): [string, (text: string) => void] {
-  const [text, setText] = useState("");
-  // Read after hydration: the server renders an empty composer.
+/**
+ * The composer's text for one conversation (`new` for a chat not yet created),
+ * and `moveTo(id)` for when a new chat gets its conversation id.
+ */
+export function useDraft(key: string): [string, (text: string) => void, (id: string) => void] {
+  // The server renders an empty composer, so hydration must too; a composer
+  // mounted later (e.g. the conversation's page taking over from /nuvara)
+  // starts with the stored text at once, so no keystroke lands in an empty box.
+  const hydrated = useHydrated();
+  const [text, setText] = useState(() => (hydrated ? read(DRAFT + key) : ""));
+  const storageKey = useRef(key);
   useEffect(() => {
+    storageKey.current = key;
     const stored = read(DRAFT + key);
     if (stored) setText(stored);
   }, [key]);
-  const update = useCallback(
-    (next: string) => {
-      setText(next);
-      write(DRAFT + key, next);
-    },
-    [key],
-  );
-  return [text, update];
-}
-
-/** A new chat got its conversation id: its draft goes with it. */
-export function moveDraft(from: string, to: string) {
-  const text = read(DRAFT + from);
-  write(DRAFT + from, "");
-  if (text) write(DRAFT + to, text);
+  const update = useCallback((next: string) => {
+    setText(next);
+    write(DRAFT + storageKey.current, next);
+  }, []);
+  // The page shows the conversation's own composer only after its loader has
+  // run and React has rendered it (deferred while the user types): until then
+  // this composer stays, and what is typed in it is kept under the new id.
+  const moveTo = useCallback((id: string) => {
+    const from = storageKey.current;
+    if (from === id) return;
+    const stored = read(DRAFT + from);
+    write(DRAFT + from, "");
+    if (stored) write(DRAFT + id, stored);
+    storageKey.current = id;
+  }, []);
+  return [text, update, moveTo];
 }
 
 export const unsent = {

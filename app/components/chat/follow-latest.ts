@@ -36,10 +36,18 @@ export function useFollowLatest() {
     const inner = content.current;
     if (!element || !inner) return;
     element.scrollTop = element.scrollHeight;
+    let lastTop = element.scrollTop;
 
-    // A scroll the code made lands at the bottom, so this only stops following when the user moved up.
+    // Only a move up stops following. The scroll event of a scroll the code
+    // made arrives a frame later, when the reply may have grown again (a busy
+    // or slow device renders several chunks per frame): it is then short of
+    // the bottom but not above where it was, and the next resize catches up.
     const onScroll = () => {
-      following.current = distanceFromBottom() <= AT_BOTTOM_PX;
+      const top = element.scrollTop;
+      const movedUp = top < lastTop - 1;
+      lastTop = top;
+      if (distanceFromBottom() <= AT_BOTTOM_PX) following.current = true;
+      else if (movedUp) following.current = false;
       setAway(!following.current);
     };
     const onResize = () => {

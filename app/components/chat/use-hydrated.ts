@@ -1,8 +1,17 @@
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
 
-/** False during the server render and hydration, true after: for values only the browser knows (its time zone). */
+const neverChanges = () => () => {};
+
+/**
+ * False during the server render and hydration, true after — and true at once
+ * in anything mounted later (a composer shown by a client-side navigation can
+ * send at its first keystroke): for what only the browser knows (its time
+ * zone, this tab's storage).
+ */
 export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
+  return useSyncExternalStore(
+    neverChanges,
+    () => true,
+    () => false,
+  );
 }
