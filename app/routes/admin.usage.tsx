@@ -1,5 +1,6 @@
 import { json, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { requireAdmin } from "~/auth/session.server";
 import { formatMicroUsd } from "~/chat/budget-text";
 import { planName } from "~/components/dashboard/plan";
@@ -54,103 +55,51 @@ export default function AdminUsagePage() {
         </a>
       </p>
 
-      <h2>Per plan</h2>
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="Usage per plan">
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th scope="col">Plan</th>
-              <th scope="col">Users</th>
-              <th scope="col">Messages</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Model spend</th>
-              <th scope="col">Revenue</th>
-            </tr>
-          </thead>
-          <tbody>
-            {plans.length === 0 ? (
-              <tr>
-                <td colSpan={6}>No use yet.</td>
-              </tr>
-            ) : (
-              plans.map((row) => (
-                <tr key={row.role}>
-                  <th scope="row">
-                    {planNames[row.role]} <span className="muted">({row.role})</span>
-                  </th>
-                  <td>{number(row.users)}</td>
-                  <td>{number(row.messages)}</td>
-                  <td>{number(row.tokens)}</td>
-                  <td>{formatMicroUsd(row.costMicroUsd)}</td>
-                  <td>{row.revenue.length === 0 ? "—" : row.revenue.map((entry) => money(entry.amount, entry.currency)).join(" + ")}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <UsageTable
+        title="Per plan"
+        label="Usage per plan"
+        columns={["Plan", "Users", "Messages", "Tokens", "Model spend", "Revenue"]}
+        empty="No use yet."
+        rows={plans.map((row) => ({
+          key: row.role,
+          name: (
+            <>
+              {planNames[row.role]} <span className="muted">({row.role})</span>
+            </>
+          ),
+          cells: [
+            number(row.users),
+            number(row.messages),
+            number(row.tokens),
+            formatMicroUsd(row.costMicroUsd),
+            row.revenue.length === 0 ? "—" : row.revenue.map((entry) => money(entry.amount, entry.currency)).join(" + "),
+          ],
+        }))}
+      />
 
-      <h2>Per model</h2>
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="Usage per model">
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th scope="col">Model</th>
-              <th scope="col">Replies</th>
-              <th scope="col">Input tokens</th>
-              <th scope="col">Output tokens</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {models.length === 0 ? (
-              <tr>
-                <td colSpan={5}>No replies yet.</td>
-              </tr>
-            ) : (
-              models.map((row) => (
-                <tr key={row.model}>
-                  <th scope="row">{row.model}</th>
-                  <td>{number(row.replies)}</td>
-                  <td>{number(row.inputTokens)}</td>
-                  <td>{number(row.outputTokens)}</td>
-                  <td>{formatMicroUsd(row.costMicroUsd)}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <UsageTable
+        title="Per model"
+        label="Usage per model"
+        columns={["Model", "Replies", "Input tokens", "Output tokens", "Cost"]}
+        empty="No replies yet."
+        rows={models.map((row) => ({
+          key: row.model,
+          name: row.model,
+          cells: [number(row.replies), number(row.inputTokens), number(row.outputTokens), formatMicroUsd(row.costMicroUsd)],
+        }))}
+      />
 
-      <h2>Top users</h2>
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="Top users">
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Messages</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {top.length === 0 ? (
-              <tr>
-                <td colSpan={4}>No use yet.</td>
-              </tr>
-            ) : (
-              top.map((row) => (
-                <tr key={row.uid}>
-                  <th scope="row">{row.email ?? row.uid}</th>
-                  <td>{number(row.messages)}</td>
-                  <td>{number(row.tokens)}</td>
-                  <td>{formatMicroUsd(row.costMicroUsd)}</td>
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+      <UsageTable
+        title="Top users"
+        label="Top users"
+        columns={["User", "Messages", "Tokens", "Cost"]}
+        empty="No use yet."
+        rows={top.map((row) => ({
+          key: row.uid,
+          name: row.email ?? row.uid,
+          cells: [number(row.messages), number(row.tokens), formatMicroUsd(row.costMicroUsd)],
+        }))}
+      />
 
       <h2>Refused at a limit</h2>
       {refusals.length === 0 ? (
@@ -166,35 +115,61 @@ export default function AdminUsagePage() {
         </ul>
       )}
 
-      <h2>Per day</h2>
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="Usage per day">
+      <UsageTable
+        title="Per day"
+        label="Usage per day"
+        columns={["Day", "Active users", "Messages", "Tokens", "Cost", "Refused"]}
+        rows={[...days].reverse().map((day) => ({
+          key: day.day,
+          name: <time dateTime={day.day}>{day.day}</time>,
+          cells: [number(day.users), number(day.messages), number(day.tokens), formatMicroUsd(day.costMicroUsd), number(day.refusals)],
+        }))}
+      />
+    </section>
+  );
+}
+
+interface UsageRow {
+  key: string;
+  /** The row's header cell: what the figures are about. */
+  name: ReactNode;
+  cells: ReactNode[];
+}
+
+/** One table of the report: its heading, a scrollable region (a phone), a row per entry; `empty` says so when there is none. */
+function UsageTable({ title, label, columns, rows, empty }: { title: string; label: string; columns: string[]; rows: UsageRow[]; empty?: string }) {
+  return (
+    <>
+      <h2>{title}</h2>
+      <div className="table-scroll" tabIndex={0} role="region" aria-label={label}>
         <table className="admin-table">
           <thead>
             <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Active users</th>
-              <th scope="col">Messages</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Refused</th>
+              {columns.map((column) => (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
-            {[...days].reverse().map((day) => (
-              <tr key={day.day}>
-                <th scope="row">
-                  <time dateTime={day.day}>{day.day}</time>
-                </th>
-                <td>{number(day.users)}</td>
-                <td>{number(day.messages)}</td>
-                <td>{number(day.tokens)}</td>
-                <td>{formatMicroUsd(day.costMicroUsd)}</td>
-                <td>{number(day.refusals)}</td>
+            {rows.length === 0 && empty ? (
+              <tr>
+                <td colSpan={columns.length}>{empty}</td>
               </tr>
-            ))}
+            ) : (
+              rows.map((row) => (
+                <tr key={row.key}>
+                  <th scope="row">{row.name}</th>
+                  {row.cells.map((cell, index) => (
+                    <td key={index}>{cell}</td>
+                  ))}
+                </tr>
+              ))
+            )}
           </tbody>
         </table>
       </div>
-    </section>
+    </>
   );
 }

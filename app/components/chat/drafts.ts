@@ -26,6 +26,13 @@ function write(key: string, value: string) {
   }
 }
 
+/** Text kept under one key goes to another (a new chat got its conversation id). */
+function move(from: string, to: string) {
+  const text = read(from);
+  write(from, "");
+  if (text) write(to, text);
+}
+
 /**
  * The composer's text for one conversation (`new` for a chat not yet created),
  * and `moveTo(id)` for when a new chat gets its conversation id.
@@ -50,11 +57,8 @@ export function useDraft(key: string): [string, (text: string) => void, (id: str
   // run and React has rendered it (deferred while the user types): until then
   // this composer stays, and what is typed in it is kept under the new id.
   const moveTo = useCallback((id: string) => {
-    const from = storageKey.current;
-    if (from === id) return;
-    const stored = read(DRAFT + from);
-    write(DRAFT + from, "");
-    if (stored) write(DRAFT + id, stored);
+    if (storageKey.current === id) return;
+    move(DRAFT + storageKey.current, DRAFT + id);
     storageKey.current = id;
   }, []);
   return [text, update, moveTo];
@@ -64,9 +68,5 @@ export const unsent = {
   remember: (key: string, text: string) => write(UNSENT + key, text),
   read: (key: string) => read(UNSENT + key),
   clear: (key: string) => write(UNSENT + key, ""),
-  move(from: string, to: string) {
-    const text = read(UNSENT + from);
-    write(UNSENT + from, "");
-    if (text) write(UNSENT + to, text);
-  },
+  move: (from: string, to: string) => move(UNSENT + from, UNSENT + to),
 };
