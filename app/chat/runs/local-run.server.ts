@@ -1,6 +1,7 @@
 import type { UIMessageChunk } from "ai";
 import type { Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
+import { isAccountDeleted } from "~/data/account-lock.server";
 import { appendBatch, endRun, insertRun, notifyRun, renewLease, type RunIdentity, type RunStatus } from "./run-store.server";
 import { runSettings } from "./run-settings.server";
 
@@ -47,7 +48,8 @@ export class LocalRun {
     this.recorded = insertRun(db, { ...identity, instance }, leaseSeconds).then(
       () => true,
       (error) => {
-        logBackendFault("postgres", "recording a reply run", error);
+        // A deleted account's run is not recorded, and that is no fault.
+        if (!isAccountDeleted(error)) logBackendFault("postgres", "recording a reply run", error);
         return false;
       },
     );
@@ -134,9 +136,14 @@ export class LocalRun {
     if (stopRequested && this.status === "running") this.stop("stop");
   }
 
-  /** Writes happen one after another, in order; a failed one is logged (readers elsewhere fall behind). */
+  /**
+   * Writes happen one after another, in order; a failed one is logged (readers
+   * elsewhere fall behind). A run that was never recorded has no row to write to.
+   */
   private enqueue(write: () => Promise<unknown>): Promise<unknown> {
-    this.chain = this.chain.then(write).catch((error) => logBackendFault("postgres", "writing a reply run", error));
+    this.chain = this.chain
+      .then(async () => ((await this.recorded) ? write() : undefined))
+      .catch((error) => logBackendFault("postgres", "writing a reply run", error));
     return this.chain;
   }
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { UIMessageChunk } from "ai";
+import { writeForAccount } from "~/data/account-lock.server";
 import type { Exchange } from "~/data/messages.server";
 import type { Db } from "~/db/client.server";
 import { replyRunEvents, replyRuns } from "~/db/schema";
@@ -39,11 +40,18 @@ export interface RunIdentity {
   model: string;
 }
 
+/**
+ * Records a run under the account's lock (deletion wins, docs/decisions/045):
+ * a reply that started just before its account was deleted leaves no row behind.
+ * Throws AccountDeletedError, writing nothing, when the account is gone.
+ */
 export async function insertRun(db: Db, run: RunIdentity & { instance: string }, leaseSeconds: number): Promise<void> {
-  await db.insert(replyRuns).values({
-    ...run,
-    leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
-  });
+  await writeForAccount(db, run.uid, (tx) =>
+    tx.insert(replyRuns).values({
+      ...run,
+      leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
+    }),
+  );
 }
 
 /**
