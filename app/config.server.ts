@@ -164,7 +164,7 @@ const envSchema = z.object({
   // Default: pretty in local mode, json with a real project.
   LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["json", "pretty"]).optional()),
 });
-/** Every variable the configuration reads (the README and .env.example document each one). */
+/** Every variable the configuration reads (docs/configuration.md and .env.example document each one). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 

@@ -203,7 +203,7 @@ export const RETAINED_TABLES: Readonly<Record<string, string>> = {
   admin_audit:
     "The admins' record of opening users' reported conversations (who, whose, when; docs/decisions/063): kept for accountability, like role_audit; it holds uids and ids, no content.",
   stripe_events:
-    "The billing record: every event Stripe sent (payments, subscriptions), kept as the shop's accounts are; the customer's own data is at Stripe, where deleting the customer is the operator's step (README \"Budgets and plans\").",
+    "The billing record: every event Stripe sent (payments, subscriptions), kept as the shop's accounts are; the customer's own data is at Stripe, where deleting the customer is the operator's step (docs/features.md, \"Budgets and plans\").",
   deleted_accounts:
     "The tombstone of a deleted account (its uid and when): what makes a chat request still in flight write nothing after the deletion (docs/decisions/045).",
 };

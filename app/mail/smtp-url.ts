@@ -1,5 +1,5 @@
 /**
- * SMTP_URL, the email transport for admins' replies (README "Admin area"):
+ * SMTP_URL, the email transport for admins' replies (docs/features.md, "Admin inbox and roles"):
  * `smtp://user:password@host:587` (STARTTLS when the server offers it) or
  * `smtps://user:password@host:465` (TLS from the start), optionally with
  * `?from=` — the sender address, for relays that accept only one. Checked at

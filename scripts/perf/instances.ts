@@ -4,7 +4,7 @@ import { freshDatabase, machineLine, option, percentile, startAppUnderTest, writ
 /**
  * `npm run bench -- --instances N`: throughput of the app served by 1 and by N
  * remix-serve instances side by side, against one PostgreSQL server (a fresh
- * database on it, dropped after), as the README's production guide runs it.
+ * database on it, dropped after), as docs/operations.md runs it.
  * Each page is driven for `--duration` seconds by `--connections` clients in
  * all, spread evenly over the instances (a proxy's round robin), and the
  * figures are written to docs/benchmarks.md ("Instances"). The load generator
