@@ -145,9 +145,14 @@ export function usageCsv(report: UsageReport, emails: ReadonlyMap<string, string
   return sections.map((rows) => rows.map((row) => row.map(csvField).join(",")).join("\r\n")).join("\r\n\r\n") + "\r\n";
 }
 
-/** Quoted when needed; a leading =, +, - or @ is neutralised so a spreadsheet never runs it as a formula. */
+/**
+ * Quoted when needed; a leading =, +, -, @, tab or return is neutralised so a
+ * spreadsheet never runs it as a formula. Only a whole number ("-12", "-0.5")
+ * keeps its sign: text that merely starts like one ("-2+3+cmd|…", an email an
+ * account chose) is a formula to a spreadsheet.
+ */
 export function csvField(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

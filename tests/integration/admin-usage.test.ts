@@ -90,6 +90,30 @@ describe("/admin/usage", () => {
     expect(text.split("\r\n")[0]).toBe("day,active_users,messages,tokens,cost_usd,refusals");
   });
 
+  it("an email an account chose to look like a number-led formula reaches the CSV neutralised", async () => {
+    // Priced high for this test only, so the account is among the top users whatever else ran today.
+    const restorePrices = setAppEnv({ LLM_MODEL_PRICES: "test-model=100000/100000" });
+    try {
+      const attacker = await createAccount(firebase, { prefix: "-2+3+cmd|'-Ccalc.exe'!A0" });
+      expect(attacker.email).toMatch(/^-2\+3\+cmd\|'-Ccalc\.exe'!A0-/);
+      const cookie = await sessionCookieFor(attacker);
+      for (const text of ["First message to be counted", "Second message to be counted"]) {
+        const sent = await postChat(firstMessage(text), { cookie });
+        expect(sent.status).toBe(200);
+        await readChunks(sent);
+      }
+
+      const adminCookie = await sessionCookieFor(await createAccount(firebase, { role: "admin", prefix: "admin" }));
+      const rows = (await (await respond(csvLoader, get("/admin/usage.csv", adminCookie))).text()).split("\r\n");
+      const row = rows.find((line) => line.startsWith(`${attacker.uid},`));
+      expect(row).toBeDefined();
+      // The identity service keeps addresses in lower case.
+      expect(row!.split(",")[1]).toBe(`'${attacker.email.toLowerCase()}`);
+    } finally {
+      restorePrices();
+    }
+  });
+
   it("is for admins only, read fresh", async () => {
     const user = await createAccount(firebase, {});
     const cookie = await sessionCookieFor(user);
@@ -102,5 +126,7 @@ describe("/admin/usage", () => {
     expect(csvField('say "hi", then go')).toBe('"say ""hi"", then go"');
     expect(csvField("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
     expect(csvField("-12")).toBe("-12");
+    expect(csvField("-0.5")).toBe("-0.5");
+    expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe("'-2+3+cmd|' /C calc'!A0");
   });
 });
