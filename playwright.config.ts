@@ -30,6 +30,8 @@ export default defineConfig({
   globalSetup: "./tests/e2e/global-setup.ts",
   timeout: 30_000,
   expect: { timeout: 7_000 },
+  // A focused test (`.only`) would silently skip the rest: it fails the run instead.
+  forbidOnly: true,
   fullyParallel: false,
   workers: 1,
   retries: 0,

@@ -10,6 +10,8 @@ export default defineConfig({
     // Integration tests share one set of emulators and put them in fault
     // modes in turn: files run one at a time.
     fileParallelism: false,
+    // A focused test (`.only`) would silently skip the rest: it fails the run instead.
+    allowOnly: false,
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

@@ -7,6 +7,10 @@ import path from "node:path";
  * integration on the emulators), the build, and Playwright in Chromium —
  * each run even when an earlier one fails, then one closing line that counts
  * them: "N passed, N failed".
+ *
+ * The gate fails closed: a runner that ends without its report, or that
+ * fails outside any test, counts as a failure; a `.only` fails both runners
+ * (vitest.config.ts `allowOnly: false`, playwright.config.ts `forbidOnly`).
  */
 const REPORTS = path.resolve(".cache/test");
 fs.rmSync(REPORTS, { recursive: true, force: true });
@@ -17,9 +21,14 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 
+const startedAt = Date.now();
+const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
+
 function run(title: string, args: string[], env: Record<string, string> = {}) {
   console.log(`\n▶ ${title}`);
+  const stepStarted = Date.now();
   const result = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, ...env } });
+  console.log(`◀ ${title}: ${result.status === 0 ? "ok" : "failed"} in ${seconds(stepStarted)}`);
   return result.status === 0;
 }
 
@@ -56,7 +65,7 @@ if (vitest) {
   failed += vitest.numFailedTests;
   skipped += vitest.numPendingTests + vitest.numTodoTests;
   if (!vitestOk && vitest.numFailedTests === 0) failed++; // a failure outside any test
-} else if (!vitestOk) failed++;
+} else failed++; // no report: the run did not finish
 
 const built = run("build", [bin("@remix-run/dev", "dist/cli.js"), "build"], { NODE_ENV: "production" });
 if (built) passed++;
@@ -76,5 +85,6 @@ if (playwright) {
   if (!playwrightOk && playwright.stats.unexpected === 0) failed++;
 } else failed++;
 
+console.log(`\nnpm test took ${seconds(startedAt)}`);
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed === 0 ? 0 : 1);
