@@ -65,9 +65,9 @@ export async function attachmentContext(db: Db, uid: string, history: ChatMessag
   } else if (documents.length > 0) {
     const question = latestText;
     const ids = documents.map((ref) => ref.id);
-    let found = await searchPassages(db, ids, question, PASSAGES_PER_QUESTION, await questionVector);
+    let found = await searchPassages(db, uid, ids, question, PASSAGES_PER_QUESTION, await questionVector);
     // A question with no word to search for ("summarise this"): the documents' beginnings.
-    if (found.length === 0) found = await firstPassages(db, ids, PASSAGES_PER_QUESTION);
+    if (found.length === 0) found = await firstPassages(db, uid, ids, PASSAGES_PER_QUESTION);
     sources = found.map((passage) => toSource(passage, names.get(passage.attachmentId) ?? "document"));
     latest = withPassages(history, sources);
   }

@@ -212,16 +212,19 @@ const RRF_K = 60;
  * question's vector (LLM_EMBEDDING_MODEL) they are ranked by meaning too
  * (cosine of unit vectors, computed here over the conversation's passages),
  * and the two rankings are fused by reciprocal rank (1 / (60 + rank), summed).
+ * Only the account's own documents are searched, whatever ids it names.
  */
 export async function searchPassages(
   db: Db,
+  uid: string,
   ids: readonly string[],
   question: string,
   limit: number,
   vector?: readonly number[],
 ): Promise<FoundPassage[]> {
   if (ids.length === 0) return [];
-  const documents = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const named = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const documents = sql`select ${attachments.id} from ${attachments} where ${attachments.uid} = ${uid} and ${attachments.id} in (${named})`;
   const questionVector = vector ? `{${vector.join(",")}}` : null;
   const result = await db.execute<FoundPassage>(sql`
     with q as (
@@ -256,8 +259,8 @@ export async function searchPassages(
   return result.rows.map((row) => ({ ...row, rank: Number(row.rank) }));
 }
 
-/** The first passages of documents, for a question with no searchable word ("summarise this"). */
-export async function firstPassages(db: Db, ids: readonly string[], limit: number): Promise<FoundPassage[]> {
+/** The first passages of the account's documents among `ids`, for a question with no searchable word ("summarise this"). */
+export async function firstPassages(db: Db, uid: string, ids: readonly string[], limit: number): Promise<FoundPassage[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .select({
@@ -270,7 +273,8 @@ export async function firstPassages(db: Db, ids: readonly string[], limit: numbe
       lineTo: attachmentChunks.lineTo,
     })
     .from(attachmentChunks)
-    .where(inArray(attachmentChunks.attachmentId, [...ids]))
+    .innerJoin(attachments, eq(attachments.id, attachmentChunks.attachmentId))
+    .where(and(eq(attachments.uid, uid), inArray(attachmentChunks.attachmentId, [...ids])))
     .orderBy(asc(attachmentChunks.ordinal), asc(attachmentChunks.attachmentId))
     .limit(limit);
   return rows.map((row) => ({ ...row, rank: 0 }));

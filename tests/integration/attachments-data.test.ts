@@ -5,6 +5,7 @@ import { chunkDocument } from "~/attachments/chunks";
 import {
   attachmentContents,
   findAttachments,
+  firstPassages,
   getAttachmentFile,
   searchPassages,
   storageUsed,
@@ -57,14 +58,37 @@ describe.each(testDatabases())("attachments on $name", ({ url }) => {
     file.chunks = file.chunks.map((chunk) => ({ ...chunk, embedding: chunk.text.includes("lighthouse") ? [1, 0] : [0, 1] }));
     await storeAttachment(db, file, 10_000_000);
 
-    const byWords = await searchPassages(db, [file.id], "How many invoices did the keeper count?", 3);
+    const byWords = await searchPassages(db, uid, [file.id], "How many invoices did the keeper count?", 3);
     expect(byWords[0].text).toContain("counted invoices");
     expect(byWords[0]).toMatchObject({ lineFrom: expect.any(Number), lineTo: expect.any(Number) });
 
     // No word in common, but the same meaning: only the vector finds it.
-    expect(await searchPassages(db, [file.id], "zzz qqq", 3)).toEqual([]);
-    const byMeaning = await searchPassages(db, [file.id], "zzz qqq", 3, [1, 0]);
+    expect(await searchPassages(db, uid, [file.id], "zzz qqq", 3)).toEqual([]);
+    const byMeaning = await searchPassages(db, uid, [file.id], "zzz qqq", 3, [1, 0]);
     expect(byMeaning[0].text).toContain("counted invoices");
+  });
+
+  it("one account's search never returns another account's passages, even given their ids", async () => {
+    const owner = `owner-${randomUUID()}`;
+    const intruder = `intruder-${randomUUID()}`;
+    const secret = textFile(owner, "The vault combination is seven four one nine.", "vault.txt");
+    secret.chunks = secret.chunks.map((chunk) => ({ ...chunk, embedding: [1, 0] }));
+    await storeAttachment(db, secret, 10_000_000);
+    const own = textFile(intruder, "My own shopping list: bread, milk.", "list.txt");
+    await storeAttachment(db, own, 10_000_000);
+    const question = "What is the vault combination?";
+    expect((await searchPassages(db, owner, [secret.id], question, 5))[0].text).toContain("vault combination");
+
+    // Named beside the intruder's own file, by words, by meaning, and as a question with nothing to search for.
+    const named = [secret.id, own.id];
+    const found = [
+      ...(await searchPassages(db, intruder, named, question, 5)),
+      ...(await searchPassages(db, intruder, named, "zzz", 5, [1, 0])),
+      ...(await firstPassages(db, intruder, named, 5)),
+    ];
+    expect(found.map((passage) => passage.attachmentId).filter((id) => id !== own.id)).toEqual([]);
+    expect(found.map((passage) => passage.text).join(" ")).not.toContain("vault");
+    expect(await firstPassages(db, owner, named, 5)).toEqual([expect.objectContaining({ attachmentId: secret.id })]);
   });
 
   it("a sent message owns its files, which go with its conversation", async () => {
