@@ -22,7 +22,9 @@ import { verifiedEvent, type Stripe } from "./stripe.server";
  * POST /api/stripe/webhook (docs/decisions/073).
  *
  *   400 Stripe not configured, no signature, or a signature that does not match: nothing changes
- *   200 accepted (also for a replay of an event already handled, and events we do not act on)
+ *   200 accepted (also for a replay of an event already handled, events we do not act on, and
+ *       a signed event with no object to read: it could never be applied, so it is kept as handled
+ *       with a warning instead of failing on every one of Stripe's retries)
  *   500 the event could not be applied (a store failed): nothing is kept, so Stripe sends it again
  *
  * Each event is applied in one transaction with its record in stripe_events:
@@ -76,6 +78,11 @@ function refuse(error: string) {
 async function applyEvent(tx: Tx, event: Stripe.Event, changed: Invalidation[]): Promise<boolean> {
   const at = new Date(event.created * 1000);
   const base = { id: event.id, type: event.type, createdAt: at, payload: event as unknown, amount: null, currency: null, role: null };
+  if (!hasObject(event)) {
+    const fresh = await recordEvent(tx, { ...base, customerId: null, uid: null });
+    if (fresh) log().warn({ event: event.id, type: event.type }, "a signed Stripe event without data.object: kept, nothing applied");
+    return fresh;
+  }
 
   switch (event.type) {
     case "customer.subscription.created":
@@ -131,6 +138,13 @@ async function applyEvent(tx: Tx, event: Stripe.Event, changed: Invalidation[]):
       return recordEvent(tx, { ...base, customerId, uid: null });
     }
   }
+}
+
+/** Whether the event carries the object every case below reads (signed is not the same as well formed). */
+function hasObject(event: Stripe.Event): boolean {
+  const data = (event as { data?: unknown }).data;
+  const object = data && typeof data === "object" ? (data as { object?: unknown }).object : undefined;
+  return typeof object === "object" && object !== null;
 }
 
 function idOf(value: string | { id: string }): string {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRole, writeRole } from "~/data/roles.server";
@@ -5,6 +6,7 @@ import { getDb } from "~/db/client.server";
 import { billingCustomers, stripeEvents } from "~/db/schema";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
+import { captureLogs } from "../support/log-capture";
 import { appHandler } from "../support/remix-app";
 import { startStripeServer, type StripeServer } from "../support/stripe-server";
 
@@ -140,6 +142,39 @@ describe("Stripe plans", () => {
     const late = await stripe.sendEvent("customer.subscription.updated", { ...sub, status: "active" }, { created: now + 15 });
     expect(late.status).toBe(200);
     expect(await readRole(account.email)).toBe("pro");
+  });
+
+  it("a correctly signed event with data null (or no object) is answered 200 with a warning and kept as handled", async () => {
+    const Stripe = (await import("stripe")).default;
+    const deliver = (event: Record<string, unknown>) => {
+      const payload = JSON.stringify(event);
+      const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
+      return handle(appRequest("/api/stripe/webhook", { method: "POST", headers: { "Stripe-Signature": signature, "Content-Type": "application/json" }, body: payload }));
+    };
+    const created = Math.floor(Date.now() / 1000);
+    const events = [
+      { id: `evt_null_${randomUUID()}`, object: "event", type: "customer.subscription.updated", created, data: null },
+      { id: `evt_noobject_${randomUUID()}`, object: "event", type: "invoice.paid", created, data: { object: null } },
+      { id: `evt_nodata_${randomUUID()}`, object: "event", type: "customer.deleted", created },
+    ];
+    const logs = captureLogs();
+    try {
+      for (const event of events) {
+        const first = await deliver(event);
+        expect(first.status, event.id).toBe(200);
+        expect(await first.json()).toEqual({ received: true });
+        // Stripe's retry of it: already handled.
+        const again = await deliver(event);
+        expect(again.status).toBe(200);
+        expect(await again.json()).toEqual({ received: true, duplicate: true });
+      }
+    } finally {
+      logs.restore();
+    }
+    const db = await getDb();
+    for (const event of events) expect(await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id))).toHaveLength(1);
+    const warnings = logs.entries().filter((entry) => entry.level === 40);
+    expect(warnings.map((entry) => entry.event).sort()).toEqual(events.map((event) => event.id).sort());
   });
 
   it("a deleted customer loses the plan's role, and an admin is never demoted by Stripe", async () => {
