@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../app/config.server";
 import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
@@ -41,6 +42,16 @@ const listen = listenPlan(config.mode, { HOST: process.env.HOST }, port);
 
 const serveArgs = [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD];
 
+/**
+ * The server's own exit code; a server killed by a signal (the OOM killer's
+ * SIGKILL, say) exits as a shell reports it, 128 + the signal's number, so a
+ * supervisor sees a failure and restarts it.
+ */
+function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  return 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0);
+}
+
 function serve(env: NodeJS.ProcessEnv) {
   return spawn(process.execPath, serveArgs, {
     stdio: ["ignore", "inherit", "inherit"],
@@ -52,7 +63,7 @@ if (config.mode === "real") {
   for (const line of listen.notice) console.log(line);
   const child = serve(process.env);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code) => process.exit(code ?? 0));
+  child.on("exit", (code, signal) => process.exit(exitCodeOf(code, signal)));
 } else {
   const dataDir = path.resolve(process.env.LOCAL_DATA_DIR ?? `.local/${config.projectId}-${port}`);
   if (fresh) resetDataDir(dataDir);
@@ -81,7 +92,7 @@ if (config.mode === "real") {
   }
   process.on("SIGINT", () => void shutdown(0));
   process.on("SIGTERM", () => void shutdown(0));
-  child.on("exit", (code) => void shutdown(code ?? 0));
+  child.on("exit", (code, signal) => void shutdown(exitCodeOf(code, signal)));
 
   const url = localUrl(listen.host, port);
   console.log(

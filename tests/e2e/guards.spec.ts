@@ -30,9 +30,13 @@ test.describe("protected pages and the admin gate", () => {
     await expect(page.getByRole("heading", { name: "Not allowed" })).toBeVisible();
     await expect(page.getByText("This page is for admins only.")).toBeVisible();
     await expect(page.getByRole("heading", { name: "Admin messages" })).toHaveCount(0);
-    // A direct POST to its action is refused too.
-    const post = await page.request.post("/admin/messages?_data=routes%2Fadmin.messages", { form: { intent: "x" } });
+    // A direct POST to its action, same-origin (so past the cross-site check), is refused by the role check too.
+    const post = await page.request.post("/admin/messages?_data=routes%2Fadmin.messages", {
+      form: { intent: "x" },
+      headers: { Origin: new URL(page.url()).origin },
+    });
     expect(post.status()).toBe(403);
+    expect(await post.json()).toEqual({ error: "This page is for admins only." });
   });
 
   test("/admin/messages: an admin gets the page", async ({ page, newAccount }) => {

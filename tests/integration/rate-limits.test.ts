@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hitRateLimit, hitRateLimits } from "~/data/rate-limits.server";
 import { isSessionRevoked, revokeSession, sessionHash } from "~/data/revoked-sessions.server";
@@ -12,9 +14,24 @@ describe.each(testDatabases())("data layer on $name", ({ url }) => {
   });
   afterAll(() => db.$client.end());
 
-  it("applies migrations idempotently (a second start changes nothing)", async () => {
+  it("applies every migration once, and a second start changes nothing", async () => {
+    const journal = JSON.parse(fs.readFileSync("app/db/migrations/meta/_journal.json", "utf8")) as { entries: unknown[] };
+    const applied = async () => (await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0].n;
+    const columns = async () =>
+      (
+        await db.execute<{ table_name: string; column_name: string; data_type: string }>(sql`
+          select table_name, column_name, data_type from information_schema.columns
+          where table_schema = 'public' order by table_name, column_name`)
+      ).rows;
+    expect(await applied()).toBe(journal.entries.length);
+    const before = await columns();
+    expect(before.map((column) => column.table_name)).toEqual(expect.arrayContaining(["rate_limits", "messages", "attachments"]));
+
     const again = await openDatabase(url);
     await again.$client.end();
+
+    expect(await applied()).toBe(journal.entries.length);
+    expect(await columns()).toEqual(before);
   });
 
   it("rate limit: 50 concurrent hits with a limit of 30 allow exactly 30", async () => {
