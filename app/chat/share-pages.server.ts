@@ -9,9 +9,12 @@ import {
   isShareId,
   listShares,
   getSharedFile,
+  OPEN_SHARES_PER_CONVERSATION,
   revokeShare,
+  TooManySharesError,
   type ShareSummary,
 } from "~/data/shares.server";
+import { hitRateLimit, secondsInWords } from "~/data/rate-limits.server";
 import { getConversation } from "~/data/conversations.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
@@ -93,14 +96,48 @@ export async function shareConversation(request: Request, conversationId: string
     return json({ error: message }, { status: 400, headers: PRIVATE });
   }
   const displayName = parsed.data.displayName || null;
-  const share = await createShare(await database(), {
-    uid: session.user.uid,
-    conversationId: id,
-    displayName,
-    includeFiles: parsed.data.includeFiles === "on",
-  });
+  const db = await database();
+  const limit = await hitRateLimit(db, shareRateKey(session.user.uid), SHARES_PER_HOUR, HOUR);
+  if (!limit.allowed) {
+    const wait = waitInWords(limit.retryAfterSeconds);
+    return json(
+      { error: `You've made a lot of share links in a short time. Please try again in ${wait}.` },
+      { status: 429, headers: { ...PRIVATE, "Retry-After": String(limit.retryAfterSeconds) } },
+    );
+  }
+  let share: ShareSummary | null;
+  try {
+    share = await createShare(db, { uid: session.user.uid, conversationId: id, displayName, includeFiles: parsed.data.includeFiles === "on" });
+  } catch (error) {
+    if (!(error instanceof TooManySharesError)) throw error;
+    return json(
+      {
+        error: `This conversation already has ${OPEN_SHARES_PER_CONVERSATION} open share links. Revoke one (under Shared links on your dashboard) to make another.`,
+      },
+      { status: 409, headers: PRIVATE },
+    );
+  }
   if (!share) throw conversationNotFound();
   return json({ share: shareView(share) }, { status: 201, headers: PRIVATE });
+}
+
+/**
+ * Each link copies the whole conversation (and a revoked one keeps its copy):
+ * an account makes at most this many an hour, counted in PostgreSQL for every
+ * instance (app/data/rate-limits.server.ts).
+ */
+export const SHARES_PER_HOUR = 30;
+const HOUR = 3600;
+
+export function shareRateKey(uid: string): string {
+  return `share:uid:${uid}`;
+}
+
+/** "45 seconds", "12 minutes": the wait a refusal names. */
+function waitInWords(seconds: number): string {
+  if (seconds < 60) return secondsInWords(seconds);
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? "a minute" : `${minutes} minutes`;
 }
 
 /** POST /api/shares/<id>: revokes the user's link at once; anyone else's (or an unknown one) is a 404. */

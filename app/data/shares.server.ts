@@ -1,6 +1,6 @@
 import { getAttachmentFile } from "./attachments.server";
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversations, messages, sharedConversations } from "~/db/schema";
 import { branchPath } from "~/chat/branches";
@@ -51,9 +51,24 @@ export function isShareId(id: string | undefined): id is string {
 const FALLBACK_TITLE = "Shared conversation";
 
 /**
+ * Each link is a full copy of the conversation: open links per conversation
+ * are capped, so one conversation cannot be copied without end (revoking one
+ * makes room). Creating links is also rate limited per account
+ * (app/chat/share-pages.server.ts), which bounds the copies revoked links keep.
+ */
+export const OPEN_SHARES_PER_CONVERSATION = 20;
+
+/** The conversation already has OPEN_SHARES_PER_CONVERSATION open links: nothing was created. */
+export class TooManySharesError extends Error {
+  constructor() {
+    super(`a conversation has at most ${OPEN_SHARES_PER_CONVERSATION} open share links`);
+  }
+}
+
+/**
  * Shares the user's conversation: copies the messages of the branch shown, in order. Null when the
  * user has no such conversation (another user's is indistinguishable) or it
- * holds no message yet.
+ * holds no message yet; TooManySharesError when it has as many open links as it may.
  */
 export async function createShare(
   db: Db,
@@ -64,8 +79,15 @@ export async function createShare(
       .select({ id: conversations.id, title: conversations.title, currentLeafId: conversations.currentLeafId })
       .from(conversations)
       .where(and(eq(conversations.id, input.conversationId), eq(conversations.uid, input.uid)))
-      .limit(1);
+      .limit(1)
+      // Links of one conversation are made one at a time, so concurrent requests cannot pass the cap together.
+      .for("update");
     if (!conversation) return null;
+    const [open] = await tx
+      .select({ count: count() })
+      .from(sharedConversations)
+      .where(and(eq(sharedConversations.conversationId, conversation.id), isNull(sharedConversations.revokedAt)));
+    if (open.count >= OPEN_SHARES_PER_CONVERSATION) throw new TooManySharesError();
     const stored = await tx
       .select({ id: messages.id, parentId: messages.parentId, role: messages.role, parts: messages.parts, content: messages.content })
       .from(messages)

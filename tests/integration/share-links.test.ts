@@ -63,6 +63,12 @@ function post(path: string, fields: Record<string, string>, cookie?: string) {
 
 const get = (path: string, cookie?: string) => handle(appRequest(path, { cookie }));
 
+/** Rate limits count in fixed windows: a test that fills one first waits out the last seconds of a window about to close. */
+async function clearOfWindowEdge(windowSeconds: number) {
+  const secondsLeft = () => windowSeconds - ((Date.now() / 1000) % windowSeconds);
+  while (secondsLeft() < 10) await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
 async function share(conversationId: string, fields: Record<string, string> = {}, cookie = ownerCookie) {
   const response = await post(`/api/conversations/${conversationId}/share`, { intent: "create", ...fields }, cookie);
   expect(response.status).toBe(201);
@@ -205,6 +211,41 @@ describe("sharing a conversation", () => {
     expect(anon.headers.get("Location")).toBe(`/login?redirectTo=${encodeURIComponent(link.path)}`);
     await post(`/api/shares/${link.id}`, { intent: "revoke" }, ownerCookie);
     expect((await post(link.path, { intent: "continue" }, visitorCookie)).status).toBe(404);
+  });
+
+  it("a conversation has at most 20 open links, even asked for 25 at once: the rest are refused saying to revoke one; revoking makes room", async () => {
+    const sharer = await createAccount(firebase, { prefix: "copier" });
+    const cookie = await sessionCookieFor(sharer);
+    const id = await conversationOf(sharer.uid, [["Copy me", "Many times."]]);
+    const responses = await Promise.all(Array.from({ length: 25 }, () => post(`/api/conversations/${id}/share`, { intent: "create" }, cookie)));
+    expect(responses.map((response) => response.status).sort()).toEqual([...Array(20).fill(201), ...Array(5).fill(409)]);
+    const refusal = (await responses.find((response) => response.status === 409)!.json()) as { error: string };
+    expect(refusal.error).toBe("This conversation already has 20 open share links. Revoke one (under Shared links on your dashboard) to make another.");
+    const listed = (await (await get(`/api/conversations/${id}/share`, cookie)).json()) as { shares: Array<{ id: string }> };
+    expect(listed.shares).toHaveLength(20);
+
+    expect((await post(`/api/shares/${listed.shares[0].id}`, { intent: "revoke" }, cookie)).status).toBe(200);
+    await share(id, {}, cookie);
+    expect((await post(`/api/conversations/${id}/share`, { intent: "create" }, cookie)).status).toBe(409);
+  });
+
+  it("an account makes at most 30 links an hour: the next is a 429 saying when to try again; other accounts are not held up", async () => {
+    const sharer = await createAccount(firebase, { prefix: "hurried" });
+    const cookie = await sessionCookieFor(sharer);
+    const first = await conversationOf(sharer.uid, [["One", "1."]]);
+    const second = await conversationOf(sharer.uid, [["Two", "2."]]);
+    await clearOfWindowEdge(3600);
+    // Within each conversation's 20 open links: only the rate limit can refuse.
+    for (let i = 0; i < 30; i++) await share(i < 15 ? first : second, {}, cookie);
+    const refused = await post(`/api/conversations/${first}/share`, { intent: "create" }, cookie);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^You've made a lot of share links in a short time\. Please try again in (\d+ (seconds|minutes)|a (second|minute))\.$/);
+    const listed = (await (await get(`/api/conversations/${first}/share`, cookie)).json()) as { shares: unknown[] };
+    expect(listed.shares).toHaveLength(15);
+
+    const other = await createAccount(firebase, { prefix: "patient" });
+    await share(await conversationOf(other.uid, [["Mine", "Fine."]]), {}, await sessionCookieFor(other));
   });
 
   it("the account export holds the user's links with their snapshots", async () => {
