@@ -7,6 +7,7 @@ import {
   type ToolSet,
   type UIMessageChunk,
 } from "ai";
+import { getConfig } from "~/config.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import {
   HEARTBEAT_MS,
@@ -18,7 +19,7 @@ import {
 } from "~/data/quotas.server";
 import { saveExchange, type Exchange } from "~/data/messages.server";
 import { costMicroUsd } from "~/budgets/budget-settings";
-import { estimateTextTokens } from "~/budgets/prompt-estimate";
+import { estimatePromptTokens, estimateTextTokens } from "~/budgets/prompt-estimate";
 import { getBudgetStatus, MIN_REPLY_TOKENS, priceOf } from "~/data/budgets.server";
 import { toBudgetView, type BudgetView } from "./budget-text";
 import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
@@ -30,6 +31,7 @@ import type { ExchangeKind } from "./history";
 import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
 import { messageText } from "./message-types";
 import { describeModelError, MODEL_DROPPED_MESSAGE, MODEL_TIMEOUT_MESSAGE } from "./model-errors.server";
+import { believableUsage, reportedUsageCeiling } from "./reported-usage";
 import { lastMessage, settleParts, showsContent } from "./reply-parts";
 import type { LocalRun } from "./runs/local-run.server";
 import type { RunStatus } from "./runs/run-store.server";
@@ -121,10 +123,13 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
   };
   armWatchdog();
 
-  const usage = { inputTokens: 0, outputTokens: 0 };
+  const usage: ReplyUsage = { inputTokens: 0, outputTokens: 0, unbelievable: false };
+  const usageCeiling = reportedUsageCeiling(promptEstimateOf(plan), plan.maxOutputTokens ?? getConfig().budgets.maxOutputTokens);
   /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */
   const outOfHold = () => {
     if (plan.promptTokens === undefined || plan.maxOutputTokens === undefined) return false;
+    // What was used is no longer known: what is left of the hold cannot be told either.
+    if (usage.unbelievable) return true;
     const held = plan.promptTokens + plan.maxOutputTokens;
     const nextPrompt = usage.inputTokens + usage.outputTokens;
     return usage.inputTokens + usage.outputTokens + nextPrompt + MIN_REPLY_TOKENS > held;
@@ -156,8 +161,10 @@ export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal):
       maxRetries: 0,
       abortSignal: abort.signal,
       onStepEnd: (step) => {
-        usage.inputTokens += step.usage.inputTokens ?? 0;
-        usage.outputTokens += step.usage.outputTokens ?? 0;
+        const reported = believableUsage(step.usage, usageCeiling);
+        if (!reported) usage.unbelievable = true;
+        usage.inputTokens += reported?.inputTokens ?? 0;
+        usage.outputTokens += reported?.outputTokens ?? 0;
       },
       onError: ({ error }) => {
         modelError ??= error;
@@ -392,15 +399,24 @@ async function keepCounted(db: Db, reservation: Reservation, spent: Spent) {
 
 type Spent = { inputTokens: number; outputTokens: number; costMicroUsd: number };
 
+/** What the provider reported, in believable steps (reported-usage.ts); `unbelievable` once a step's counts were not. */
+type ReplyUsage = { inputTokens: number; outputTokens: number; unbelievable: boolean };
+
+/** The prompt's estimate: the budget hold's when there is one. */
+function promptEstimateOf(plan: ReplyPlan): number {
+  return plan.promptTokens ?? estimatePromptTokens(plan.system, plan.history, { vision: plan.vision });
+}
+
 /**
  * What a reply used, at its model's price. A provider that reports no usage
  * (the demo, some local servers) is charged at the estimate when the reply
- * is budgeted: a budget that never moved could not be kept.
+ * is budgeted: a budget that never moved could not be kept. One whose report
+ * cannot be believed (reported-usage.ts) is charged at the estimate always.
  */
-function spentBy(plan: ReplyPlan, usage: { inputTokens: number; outputTokens: number }, parts: ChatMessage["parts"]): Spent {
+function spentBy(plan: ReplyPlan, usage: ReplyUsage, parts: ChatMessage["parts"]): Spent {
   let { inputTokens, outputTokens } = usage;
-  if (inputTokens + outputTokens === 0 && plan.promptTokens !== undefined) {
-    inputTokens = plan.promptTokens;
+  if (usage.unbelievable || (inputTokens + outputTokens === 0 && plan.promptTokens !== undefined)) {
+    inputTokens = promptEstimateOf(plan);
     outputTokens = estimateTextTokens(messageText({ parts }));
   }
   return { inputTokens, outputTokens, costMicroUsd: costMicroUsd(priceOf(plan.model.id), inputTokens, outputTokens) };

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
+import { estimateTextTokens } from "~/budgets/prompt-estimate";
 import { messages, usageDaily } from "~/db/schema";
 import { loader as layoutLoader } from "~/routes/nuvara";
 import { admin, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
@@ -164,5 +165,47 @@ describe("money budgets", () => {
     expect(sent.body?.error).toMatch(/^You've used this month's budget of \$5\.00\. It resets on 1 /);
     expect(sent.body?.budget).toMatchObject({ spent: true, kind: "monthlyMicroUsd" });
     expect(chatCalls()).toHaveLength(0);
+  });
+});
+
+describe("usage the provider reports", () => {
+  /** One reply whose usage the scripted model reports as given; the saved confirmation and the stored reply. */
+  async function replyReporting(cookie: string, usage: Record<string, number>) {
+    const text = "Here is a short answer for you.";
+    model.enqueue({ type: "text", text, usage });
+    const response = await postChat(firstMessage("Charge me what you like"), { cookie });
+    expect(response.status).toBe(200);
+    const chunks = await readChunks(response);
+    const saved = dataOf<{ replyId: string; budget?: { limit: number; left: number } | null }>(chunks, "saved");
+    const db = await getDb();
+    const [reply] = saved ? await db.select().from(messages).where(eq(messages.id, saved.replyId)) : [];
+    return { text: replyText(chunks), saved, reply };
+  }
+
+  it("a negative count gives no budget back: the reply is charged the app's estimate", async () => {
+    const { uid, cookie } = await signedIn("tight");
+    const { saved, reply } = await replyReporting(cookie, { prompt_tokens: -1_000_000, completion_tokens: 7, total_tokens: -999_993 });
+    expect(saved?.budget?.limit).toBe(1200);
+    expect(saved!.budget!.left).toBeLessThan(1200);
+    expect(reply.inputTokens).toBeGreaterThan(0);
+    expect(await tokensToday(uid)).toBe(reply.inputTokens! + reply.outputTokens!);
+
+    // The dashboard and the composer read the same: less left than before, never more.
+    const page = (await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json()) as { quota: { budget: { left: number } } };
+    expect(page.quota.budget.left).toBe(1200 - (reply.inputTokens! + reply.outputTokens!));
+  });
+
+  it("an absurd count (1e308) leaves the reply stored, charged the app's estimate, budgeted or not", async () => {
+    for (const role of ["tight", ""]) {
+      const { uid, cookie } = await signedIn(role);
+      const { text, saved, reply } = await replyReporting(cookie, { prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 });
+      expect(saved, role).toBeDefined();
+      expect(reply).toMatchObject({ content: text, status: "completed" });
+      // The estimate: about four characters a token for the reply, the prompt's estimate for what was sent.
+      expect(reply.outputTokens).toBe(estimateTextTokens(text));
+      expect(reply.inputTokens).toBeGreaterThan(0);
+      expect(reply.inputTokens).toBeLessThan(1200);
+      expect(await tokensToday(uid)).toBe(reply.inputTokens! + reply.outputTokens!);
+    }
   });
 });

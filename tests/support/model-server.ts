@@ -31,6 +31,8 @@ export interface TextReply {
   chunkDelayMs?: number;
   /** OpenAI finish_reason; "stop" unless given. */
   finishReason?: string;
+  /** Counts reported instead of the stand-in ones (one token a word), e.g. a negative or absurd prompt_tokens. */
+  usage?: Partial<Usage>;
 }
 
 export interface ScriptedToolCall {
@@ -441,7 +443,7 @@ async function answerText(reply: TextReply, context: ReplyContext): Promise<void
   const chunks = capped ? cutToWords(all, cap) : all;
   const text = chunks.join("");
   const finishReason = capped ? "length" : (reply.finishReason ?? "stop");
-  const usage = usageFor(context.request, text);
+  const usage = { ...usageFor(context.request, text), ...reply.usage };
 
   if (!context.stream) {
     return sendJson(context.res, 200, {
