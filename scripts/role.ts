@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { ConfigError, getConfig } from "../app/config.server";
-import { readRole, writeRole } from "../app/data/roles.server";
+import { readRole, roleKeyProblem, writeRole } from "../app/data/roles.server";
 import { withDeadline } from "../app/deadline.server";
 import { adminAuth } from "../app/firebase.server";
 
@@ -16,6 +16,13 @@ if (fs.existsSync(".env")) process.loadEnvFile(".env");
 const [email, role] = process.argv.slice(2);
 if (!email || !email.includes("@") || process.argv.length > 4) {
   console.error('Usage: npm run role -- <email> [role]   (role "" clears it; e.g. admin, premium)');
+  process.exit(2);
+}
+
+// users/{email} is keyed by the address: one that cannot name a document can hold no role (docs/decisions/075).
+const problem = roleKeyProblem(email.trim().toLowerCase());
+if (problem) {
+  console.error(`${email} cannot hold a role: ${problem}, which a role record can't be named by.`);
   process.exit(2);
 }
 

@@ -8,7 +8,16 @@ export const WRONG_CREDENTIALS =
 /** The requirements list sits under the password field, above this message. */
 export const PASSWORD_RULES_UNMET = "Choose a password that meets every requirement in the list above.";
 
+/**
+ * The session endpoint's code for an address that cannot hold a role here
+ * (docs/decisions/075): sign-up checks it before an account is made too.
+ */
+export const UNUSABLE_EMAIL_CODE = "auth/unusable-email-address";
+export const UNUSABLE_EMAIL =
+  "This email address can't be used here: an address with “/” in it (or of another rare form our account records can't store) can't sign in. Please use another address.";
+
 const MESSAGES: Record<string, string> = {
+  [UNUSABLE_EMAIL_CODE]: UNUSABLE_EMAIL,
   "auth/email-already-in-use":
     "An account with this email already exists. Sign in instead, or reset your password.",
   // One message whether the address has no account or the password is wrong:

@@ -11,7 +11,9 @@ import {
   withDeadline,
 } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
+import { UNUSABLE_EMAIL, UNUSABLE_EMAIL_CODE } from "./auth-errors";
 import { authCache, type IdentityState } from "./auth-cache.server";
+import { canHoldRole } from "./role-key";
 import { publishInvalidation } from "./invalidation.server";
 import { verifyEmulatorSessionCookie } from "./emulator-token.server";
 import { clearSessionCookie, LOCAL_SESSION_COOKIE, readSessionCookie, serializeSessionCookie, sessionCookieOf } from "./cookie.server";
@@ -362,11 +364,26 @@ const MAX_SIGN_IN_AGE_SECONDS = 5 * 60;
 
 export class SessionError extends Error {
   constructor(
-    readonly status: 400 | 401 | 503,
+    readonly status: 400 | 401 | 403 | 503,
     message: string,
+    /** For the sign-in page, which words a known code itself (auth-errors.ts). */
+    readonly code?: string,
   ) {
     super(message);
   }
+}
+
+/**
+ * An address that cannot key its users/{email} role record cannot start a
+ * session (docs/decisions/075). An account already signed in on this browser
+ * may still confirm its identity, so that it can delete itself.
+ */
+export async function refuseUnusableAddress(request: Request, decoded: DecodedIdToken): Promise<void> {
+  const email = decoded.email?.toLowerCase();
+  if (!email || canHoldRole(email)) return;
+  const current = await getSessionUser(request, { fresh: true });
+  if (current.status === "signed-in" && current.user.uid === decoded.uid) return;
+  throw new SessionError(403, UNUSABLE_EMAIL, UNUSABLE_EMAIL_CODE);
 }
 
 /** Verifies a fresh ID token for sign-in: signature, age, then the account's state. */

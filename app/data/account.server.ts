@@ -26,8 +26,9 @@ import {
   userToolSettings,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
-import { adminAuth, adminFirestore } from "~/firebase.server";
+import { adminAuth } from "~/firebase.server";
 import { deleteForAccount } from "./account-lock.server";
+import { deleteRoleRecord } from "./roles.server";
 
 /**
  * A user's account as a whole: what the identity service knows of them, and
@@ -391,9 +392,15 @@ export class AccountDeletionError extends Error {
  * rows go under the account's lock with a tombstone (deleteUserRows): a
  * request already past its check writes nothing after them (docs/decisions/045).
  * The identity goes last, so a failure part-way leaves an account the user can sign in to and
- * delete again (every step is idempotent); it is enabled again on failure.
+ * delete again (every step is idempotent); it is enabled again on failure,
+ * unless `enableOnFailure` is false (an admin deleting an account that was
+ * already disabled).
  */
-export async function deleteAccount(db: Db, { uid, email }: { uid: string; email: string | null }): Promise<Record<string, number>> {
+export async function deleteAccount(
+  db: Db,
+  { uid, email }: { uid: string; email: string | null },
+  { enableOnFailure = true }: { enableOnFailure?: boolean } = {},
+): Promise<Record<string, number>> {
   const auth = adminAuth();
   await deadline("identity", auth.updateUser(uid, { disabled: true }));
   // Every instance refuses the account's sessions from now on.
@@ -404,11 +411,12 @@ export async function deleteAccount(db: Db, { uid, email }: { uid: string; email
     // No deadline here: a transaction cut short by one might still commit, and
     // the answer would then be wrong; each query has the pool's own timeout.
     counts = await deleteUserRows(db, uid);
-    if (email) await deadline("firestore", adminFirestore().collection("users").doc(email).delete().then(() => undefined));
+    // An address that cannot key users/{email} has no record there (docs/decisions/075).
+    if (email) await deadline("firestore", deleteRoleRecord(email));
     dataDeleted = true;
     await deadline("identity", auth.deleteUser(uid));
   } catch (error) {
-    await deadline("identity", auth.updateUser(uid, { disabled: false })).catch(() => undefined);
+    if (enableOnFailure) await deadline("identity", auth.updateUser(uid, { disabled: false })).catch(() => undefined);
     authCache.forgetUser(uid, email ?? undefined);
     throw new AccountDeletionError(
       dataDeleted

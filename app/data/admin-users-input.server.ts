@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
+import { roleKeyProblem } from "./roles.server";
 
 /*
  * What /admin/users accepts: its query string and the role change form.
@@ -28,6 +29,11 @@ export const roleChangeSchema = z
       .trim()
       .toLowerCase()
       .max(254, "That email address is too long.")
+      // Before the email check, which would call such an address invalid: it is one, it just cannot hold a role.
+      .superRefine((email, ctx) => {
+        const problem = roleKeyProblem(email);
+        if (problem) ctx.addIssue({ code: "custom", message: `This address can't hold a role: ${problem}, which a role record can't be named by.` });
+      })
       .pipe(z.email("That is not a valid email address.")),
     role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
     customRole: z.preprocess(blankToUndefined, storableString().trim().optional()),
@@ -49,9 +55,14 @@ export const roleChangeSchema = z
     return { email: input.email, role, confirmed };
   });
 
-/** Disable, enable or sign out everywhere: the account by its uid (its email is looked up, not trusted). */
+/**
+ * Disable, enable, sign out everywhere or delete: the account by its uid (its
+ * email is looked up, not trusted). Deleting is asked once more: the second
+ * post carries confirm=yes.
+ */
 export const accountActionSchema = z.object({
-  intent: z.enum(["disable", "enable", "sign-out-everywhere"], { error: "Unknown action." }),
+  intent: z.enum(["disable", "enable", "sign-out-everywhere", "delete"], { error: "Unknown action." }),
+  confirm: z.literal("yes").optional().catch(undefined),
   uid: z
     .string({ error: "Which account? Its id is missing." })
     .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })

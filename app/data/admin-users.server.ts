@@ -4,11 +4,11 @@ import { publishInvalidation } from "~/auth/invalidation.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { usageDaily, type AccountAction } from "~/db/schema";
-import { withDeadline } from "~/deadline.server";
-import { adminAuth, adminFirestore } from "~/firebase.server";
-import { revokeAllSessions } from "./account.server";
+import { logBackendFault, withDeadline } from "~/deadline.server";
+import { adminAuth } from "~/firebase.server";
+import { deleteAccount, revokeAllSessions } from "./account.server";
 import { recordAccountAction, recordRoleChange } from "./audit.server";
-import { readRole, writeRole } from "./roles.server";
+import { canHoldRole, readRole, readRoles, roleKeyProblem, UnkeyableEmailError, usersCollection, writeRole } from "./roles.server";
 
 /**
  * Users as the role page shows them: identities from the identity service
@@ -22,6 +22,10 @@ export interface AdminUserRow {
   email: string;
   name: string | null;
   role: string;
+  /** Whether the address can hold a role at all (docs/decisions/075). */
+  canHoldRole: boolean;
+  /** Said on the row when the role is not what it shows: an address that cannot hold one, or a read that failed. */
+  roleNote: string | null;
   emailVerified: boolean;
   disabled: boolean;
   /** ISO 8601, or null when the identity service does not say. */
@@ -53,16 +57,23 @@ function isoOrNull(time: string | undefined): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-async function rolesFor(emails: string[]): Promise<Map<string, string>> {
-  const roles = new Map<string, string>();
-  if (emails.length === 0) return roles;
-  const users = adminFirestore().collection("users");
-  const snapshots = await deadline("firestore", adminFirestore().getAll(...emails.map((email) => users.doc(email))));
-  for (const snapshot of snapshots) {
-    const role = snapshot.exists ? snapshot.get("stripeRole") : undefined;
-    roles.set(snapshot.id, typeof role === "string" ? role : "");
-  }
+/** What the row says instead of a role it cannot show: why it has none, or that it could not be read. */
+function roleNoteOf(email: string, role: string | Error | undefined): string | null {
+  const problem = roleKeyProblem(email);
+  if (problem) return `This address can't hold a role (${problem}, which a role record can't be named by): it has no role. The account can still be disabled or deleted.`;
+  return role instanceof Error ? "The role could not be read right now; reload the page to try again." : null;
+}
+
+/** Each user's role on its own (docs/decisions/075): one record that cannot be read never fails the list. */
+async function rolesFor(emails: string[]): Promise<Map<string, string | Error>> {
+  const roles = await readRoles(emails, (work) => deadline("firestore", work));
+  const failed = [...roles.values()].find((role): role is Error => role instanceof Error);
+  if (failed) logBackendFault("firestore", "reading roles for the user list", failed);
   return roles;
+}
+
+function roleShown(role: string | Error | undefined): string {
+  return typeof role === "string" ? role : "";
 }
 
 /** The first day of `now`'s UTC month, YYYY-MM-DD. */
@@ -122,7 +133,9 @@ export async function listUsersForAdmin({
       uid: u.uid,
       email: u.email,
       name: u.displayName ?? null,
-      role: roles.get(u.email) ?? "",
+      role: roleShown(roles.get(u.email)),
+      canHoldRole: canHoldRole(u.email),
+      roleNote: roleNoteOf(u.email, roles.get(u.email)),
       emailVerified: u.emailVerified,
       disabled: u.disabled,
       createdAt: isoOrNull(u.metadata.creationTime),
@@ -150,7 +163,7 @@ export class LastAdminError extends Error {
 async function anotherAdminExists(email: string): Promise<boolean> {
   const snapshot = await deadline(
     "firestore",
-    adminFirestore().collection("users").where("stripeRole", "==", "admin").limit(100).get(),
+    usersCollection().where("stripeRole", "==", "admin").limit(100).get(),
   );
   const others = snapshot.docs.map((doc) => doc.id).filter((id) => id !== email);
   if (others.length === 0) return false;
@@ -191,6 +204,7 @@ export async function changeRole(
   newRole: string,
 ): Promise<RoleChangeResult> {
   const email = targetEmail.trim().toLowerCase();
+  if (!canHoldRole(email)) throw new UnkeyableEmailError(email);
   const result = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
     const oldRole = await deadline("firestore", readRole(email));
@@ -208,7 +222,7 @@ export async function changeRole(
   return result;
 }
 
-// ---- the account itself: disable, enable, sign out everywhere -----------------------
+// ---- the account itself: disable, enable, sign out everywhere, delete ----------------
 
 /** An account action the page refuses, with the reason shown to the admin. */
 export class AccountActionError extends Error {
@@ -225,6 +239,17 @@ export interface AccountActionResult {
   action: AccountAction;
   /** False when the account already was as asked (disabled twice): nothing recorded. */
   changed: boolean;
+}
+
+async function accountOf(uid: string): Promise<UserRecord> {
+  try {
+    return await deadline("identity", adminAuth().getUser(uid));
+  } catch (error) {
+    if (error && typeof error === "object" && "code" in error && error.code === "auth/user-not-found") {
+      throw new AccountActionError("That account no longer exists.", 404);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -245,7 +270,7 @@ export async function changeAccount(
   db: Db,
   actor: { uid: string; email: string },
   uid: string,
-  action: AccountAction,
+  action: Exclude<AccountAction, "delete">,
 ): Promise<AccountActionResult> {
   if (uid === actor.uid) {
     throw new AccountActionError(
@@ -255,15 +280,7 @@ export async function changeAccount(
       409,
     );
   }
-  let record: UserRecord;
-  try {
-    record = await deadline("identity", adminAuth().getUser(uid));
-  } catch (error) {
-    if (error && typeof error === "object" && "code" in error && error.code === "auth/user-not-found") {
-      throw new AccountActionError("That account no longer exists.", 404);
-    }
-    throw error;
-  }
+  const record = await accountOf(uid);
   const email = (record.email ?? "").toLowerCase();
   const result = await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
@@ -285,4 +302,30 @@ export async function changeAccount(
   // Every instance refuses their sessions at once (a lost notice: within the cache's TTL, DESIGN.md §1).
   await publishInvalidation({ uid, email: email || undefined, reason: action });
   return result;
+}
+
+/**
+ * Deletes another account and everything of it, as the account's own
+ * "Delete account" does (deleteAccount), with an entry in account_audit once
+ * it is gone. The account is disabled first under the role lock: deleting
+ * the last enabled admin is refused like disabling them, and two admins
+ * deleting each other at the same moment leave one. An account that cannot
+ * hold a role (docs/decisions/075) is deleted like any other.
+ */
+export async function deleteAccountAsAdmin(db: Db, actor: { uid: string; email: string }, uid: string): Promise<AccountActionResult> {
+  if (uid === actor.uid) {
+    throw new AccountActionError("To delete your own account, use “Delete account” on your dashboard.", 409);
+  }
+  const record = await accountOf(uid);
+  const email = (record.email ?? "").toLowerCase();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
+    if (email && (await deadline("firestore", readRole(email))) === "admin" && !(await anotherAdminExists(email))) {
+      throw new AccountActionError(`${email} is the only admin: make someone else an admin before deleting this account.`, 409);
+    }
+    if (!record.disabled) await deadline("identity", adminAuth().updateUser(uid, { disabled: true }));
+  });
+  await deleteAccount(db, { uid, email: record.email ?? null }, { enableOnFailure: !record.disabled });
+  await recordAccountAction(db, { actor, targetUid: uid, targetEmail: email, action: "delete" });
+  return { email, action: "delete", changed: true };
 }

@@ -16,10 +16,12 @@ import { roleName } from "~/components/admin/roles";
 import { UsersTable } from "~/components/admin/users-table";
 import { getConfig } from "~/config.server";
 import { recentAccountActions, recentRoleChanges } from "~/data/audit.server";
+import { AccountDeletionError } from "~/data/account.server";
 import {
   AccountActionError,
   changeAccount,
   changeRole,
+  deleteAccountAsAdmin,
   LastAdminError,
   listUsersForAdmin,
   monthStart,
@@ -27,7 +29,7 @@ import {
   type RoleChangeResult,
 } from "~/data/admin-users.server";
 import { accountActionSchema, roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
-import { readRole } from "~/data/roles.server";
+import { readRole, UnkeyableEmailError } from "~/data/roles.server";
 import { withDatabase } from "~/data/inbox.server";
 import { fieldErrors, readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
@@ -80,15 +82,18 @@ const ACCOUNT_NOTICES = {
   disable: (email: string) => `${email} is disabled: they are signed out everywhere and cannot sign in.`,
   enable: (email: string) => `${email} is enabled: they can sign in again.`,
   "sign-out-everywhere": (email: string) => `${email} is signed out on every device.`,
+  delete: (email: string) => `${email || "The account"} is deleted, with everything the product kept of theirs.`,
 };
 
 async function accountAction(fields: Record<string, unknown>, actor: { uid: string; email: string }) {
   const parsed = accountActionSchema.safeParse(fields);
   if (!parsed.success) return json({ email: null, fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
-  const { intent, uid } = parsed.data;
+  const { intent, uid, confirm } = parsed.data;
+  // Deleting cannot be undone: the first post is answered with the question, the second acts.
+  if (intent === "delete" && confirm !== "yes") return json({ email: null, confirmDelete: { uid } }, { headers: NO_STORE });
   try {
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
-    const result = await changeAccount(db, actor, uid, intent);
+    const result = intent === "delete" ? await deleteAccountAsAdmin(db, actor, uid) : await changeAccount(db, actor, uid, intent);
     const notice = result.changed
       ? ACCOUNT_NOTICES[intent](result.email)
       : `${result.email} already is ${intent === "disable" ? "disabled" : "enabled"}.`;
@@ -96,6 +101,13 @@ async function accountAction(fields: Record<string, unknown>, actor: { uid: stri
   } catch (error) {
     if (error instanceof AccountActionError) {
       return json({ email: null, fieldErrors: { form: error.message } }, { status: error.status, headers: NO_STORE });
+    }
+    if (error instanceof AccountDeletionError) {
+      logBackendFault("admin", "deleting an account", error);
+      const message = error.dataDeleted
+        ? "Their data is deleted, but the account itself could not be removed right now. Try again shortly."
+        : "The account could not be deleted right now; nothing was deleted. Try again shortly.";
+      return json({ email: null, fieldErrors: { form: message } }, { status: 503, headers: NO_STORE });
     }
     unavailable("changing an account", error);
   }
@@ -127,6 +139,9 @@ export async function action({ request }: ActionFunctionArgs) {
     if (error instanceof LastAdminError) {
       return json({ email, fieldErrors: { role: error.message } }, { status: 409, headers: NO_STORE });
     }
+    if (error instanceof UnkeyableEmailError) {
+      return json({ email, fieldErrors: { role: error.message } }, { status: 400, headers: NO_STORE });
+    }
     unavailable("changing a role", error);
   }
   // An admin who gave up their own admin role can no longer see this page.
@@ -155,8 +170,8 @@ export default function AdminUsers() {
       <p>
         Everyone with an account, their role and what they used this month. A role decides what someone may do:{" "}
         <strong>Admin</strong> opens the admin area, <strong>Premium</strong> and other roles are plans with their own
-        daily allowance, and <strong>No role</strong> is the standard plan. Use Edit to change a role, disable an account
-        or sign someone out everywhere; every change is recorded at the bottom of this page.
+        daily allowance, and <strong>No role</strong> is the standard plan. Use Edit to change a role, disable or delete an
+        account or sign someone out everywhere; every change is recorded at the bottom of this page.
       </p>
       <Form method="get" className="inbox-filters" key={q}>
         <label>

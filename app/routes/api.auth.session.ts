@@ -3,7 +3,7 @@ import { z } from "zod";
 import { acceptsSignIn } from "~/auth/auth-providers";
 import { safeRedirect } from "~/auth/redirect";
 import { clientAddress, isSameOrigin } from "~/auth/request.server";
-import { createSessionCookie, SessionError, verifySignInToken } from "~/auth/session.server";
+import { createSessionCookie, refuseUnusableAddress, SessionError, verifySignInToken } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import { hitRateLimits, secondsInWords } from "~/data/rate-limits.server";
 import { getDb } from "~/db/client.server";
@@ -18,8 +18,8 @@ const bodySchema = z.object({
   redirectTo: z.string().optional(),
 });
 
-function problem(status: number, error: string, headers?: HeadersInit) {
-  return json({ error }, { status, headers: { "Cache-Control": "no-store", ...headers } });
+function problem(status: number, error: string, headers?: HeadersInit, code?: string) {
+  return json(code ? { error, code } : { error }, { status, headers: { "Cache-Control": "no-store", ...headers } });
 }
 
 async function readBody(
@@ -55,11 +55,12 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     if (!acceptsSignIn(getConfig().authProviders, decoded.firebase?.sign_in_provider)) {
       return problem(403, "This sign-in method is not offered here. Please use one of those on the sign-in page.");
     }
+    await refuseUnusableAddress(request, decoded);
     const limited = await checkRateLimits(request, decoded.uid, decoded.email);
     if (limited) return limited;
     setCookie = await createSessionCookie(idToken, decoded);
   } catch (error) {
-    if (error instanceof SessionError) return problem(error.status, error.message);
+    if (error instanceof SessionError) return problem(error.status, error.message, undefined, error.code);
     throw error;
   }
 

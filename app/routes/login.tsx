@@ -1,7 +1,7 @@
 import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
-import { authErrorCode, authErrorMessage, PASSWORD_RULES_UNMET, signsUserOut } from "~/auth/auth-errors";
+import { authErrorCode, authErrorMessage, PASSWORD_RULES_UNMET, signsUserOut, UNUSABLE_EMAIL } from "~/auth/auth-errors";
 import type { AuthProvider } from "~/auth/auth-providers";
 import {
   checkPassword,
@@ -14,6 +14,7 @@ import {
 } from "~/auth/firebase-client";
 import { afterSignUp, loginReason } from "~/auth/login-reason";
 import { safeRedirect } from "~/auth/redirect";
+import { canHoldRole } from "~/auth/role-key";
 import { getSessionUser, sessionHeaders } from "~/auth/session.server";
 import { useSetAuthPending } from "~/components/auth-pending";
 import { getConfig } from "~/config.server";
@@ -144,6 +145,11 @@ export default function Login() {
           if (authErrorCode(caught) === "auth/user-not-found") setNotice(resetNotice(typedEmail, localMode));
           else setError(authErrorMessage(caught));
         }
+        return;
+      }
+      // Refused before an account is made: the session endpoint would refuse it after (docs/decisions/075).
+      if (mode === "signup" && !canHoldRole(typedEmail.toLowerCase())) {
+        setError(UNUSABLE_EMAIL);
         return;
       }
       if (mode === "signup") {

@@ -1,6 +1,7 @@
 import { json, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { canHoldRole } from "~/auth/role-key";
 import { getSessionUser, requireUser } from "~/auth/session.server";
 import { appOrigin, checkoutUrl, portalUrl } from "~/billing/checkout.server";
 import { planOffers, type Offer } from "~/billing/plan-offers.server";
@@ -49,6 +50,10 @@ export async function action({ request }: ActionFunctionArgs) {
       const plan = getConfig().plans.find((candidate) => candidate.role === form.get("plan"));
       if (!plan) return json({ error: "That plan isn't offered any more. Pick one of the plans below." }, { status: 400 });
       if (!user.email) return json({ error: "Your account has no email address, which Stripe needs for receipts." }, { status: 400 });
+      // The plan's role could never be written for it (docs/decisions/075): nothing is sold that cannot apply.
+      if (!canHoldRole(user.email)) {
+        return json({ error: "Your account's email address can't hold a plan here (it has a character such as “/” our records can't use). Use an account with another address to buy a plan." }, { status: 400 });
+      }
       return redirect(await checkoutUrl(db, { uid: user.uid, email: user.email }, plan, appOrigin(request)));
     }
     if (intent === "manage") {

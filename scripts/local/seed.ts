@@ -1,3 +1,4 @@
+import { userDoc } from "../../app/data/roles.server";
 import type { EmulatorAdmin } from "./admin-client";
 
 /** The demo accounts local mode creates (and prints): verified, so "admin" counts. */
@@ -18,7 +19,7 @@ export async function seedDemoAccounts(admin: EmulatorAdmin) {
       });
     }
     // Only a missing record is seeded: a role changed since stays as it is.
-    const doc = admin.firestore.collection("users").doc(account.email);
+    const doc = userDoc(account.email, admin.firestore);
     if (!(await doc.get()).exists) await doc.set({ stripeRole: account.role });
   }
 }

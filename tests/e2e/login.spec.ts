@@ -1,5 +1,6 @@
 import type { Page } from "@playwright/test";
 import { DEMO_ACCOUNTS } from "../../scripts/local/seed";
+import { idTokenFor } from "../support/identity";
 import { env, expect, mainNav, test } from "./fixtures";
 
 async function fillSignIn(page: Page, email: string, password: string) {
@@ -172,6 +173,35 @@ test.describe("identity errors show human messages and keep what was typed (seed
       "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
     );
     expect((await context.cookies()).find((c) => c.name === "__session")).toBeUndefined();
+    await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
+  });
+
+  test("an address with “/” cannot sign up or sign in, says why, and keeps what was typed (docs/decisions/075)", async ({ page }) => {
+    const unusable =
+      "This email address can't be used here: an address with “/” in it (or of another rare form our account records can't store) can't sign in. Please use another address.";
+    // Sign-up says so before any account is made.
+    const typed = `a/new-${Date.now()}@example.com`;
+    await page.goto("/login?mode=signup");
+    await fillSignIn(page, typed, "abcdef-1-pass");
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByRole("alert")).toHaveText(unusable);
+    await expect(page.getByLabel("Email")).toHaveValue(typed);
+    await expect(page.getByLabel("Password", { exact: true })).toHaveValue("abcdef-1-pass");
+    await expect(idTokenFor(env.authHost, { email: typed, password: "abcdef-1-pass" })).rejects.toThrow(/EMAIL_NOT_FOUND|INVALID_LOGIN_CREDENTIALS/);
+
+    // An account that exists already (made at the identity service directly) is refused by the server.
+    const existing = { email: `x/users/old-${Date.now()}@example.com`, password: "abcdef-2-pass" };
+    const made = await fetch(`http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...existing, returnSecureToken: true }),
+    });
+    expect(made.ok).toBe(true);
+    await page.getByRole("button", { name: "Have an account? Sign in" }).click();
+    await fillSignIn(page, existing.email, existing.password);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByRole("alert")).toHaveText(unusable);
+    await expect(page.getByLabel("Email")).toHaveValue(existing.email);
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
   });
 

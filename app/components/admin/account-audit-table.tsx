@@ -4,7 +4,7 @@ export interface AccountActionRow {
   id: number;
   actorEmail: string;
   targetEmail: string;
-  action: "disable" | "enable" | "sign-out-everywhere";
+  action: "disable" | "enable" | "sign-out-everywhere" | "delete";
   createdAt: string;
 }
 
@@ -12,6 +12,7 @@ const ACTION_WORDS: Record<AccountActionRow["action"], string> = {
   disable: "Disabled the account",
   enable: "Enabled the account",
   "sign-out-everywhere": "Signed them out everywhere",
+  delete: "Deleted the account",
 };
 
 /** The audit trail of what admins did to accounts (besides roles), newest first. */
@@ -20,7 +21,7 @@ export function AccountAuditTable({ actions }: { actions: AccountActionRow[] }) 
     <AuditTable
       id="account-actions-title"
       title="Account changes"
-      empty="No account has been disabled, enabled or signed out from here yet."
+      empty="No account has been disabled, enabled, signed out or deleted from here yet."
       entries={actions.map((entry) => ({ ...entry, change: ACTION_WORDS[entry.action] }))}
     />
   );

@@ -1,4 +1,4 @@
-import { useFetcher } from "@remix-run/react";
+import { Form, useFetcher } from "@remix-run/react";
 import { useEffect, useId, useRef, useState } from "react";
 import type { AdminUserRow } from "~/data/admin-users.server";
 import { firstError } from "./labels";
@@ -8,12 +8,15 @@ import { allowanceText, roleChoice, roleName, type RoleAllowances } from "./role
 export type UserActionData =
   | { email: string | null; notice: string }
   | { email: string | null; fieldErrors: Record<string, string> }
-  | { email: string; confirmAdmin: { role: string; customRole: string } };
+  | { email: string; confirmAdmin: { role: string; customRole: string } }
+  | { email: null; confirmDelete: { uid: string } };
 
 /**
  * One user's settings in a modal <dialog>: the browser keeps focus inside it
  * and closes it on Escape; the table puts focus back on the Edit button.
- * Making someone an admin asks once more (the server insists on it too).
+ * Making someone an admin and deleting an account ask once more (the server
+ * insists on it too). An address that cannot hold a role (docs/decisions/075)
+ * gets the reason instead of the role form.
  */
 export function UserEditDialog({
   user,
@@ -28,6 +31,7 @@ export function UserEditDialog({
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const confirmButton = useRef<HTMLButtonElement>(null);
+  const confirmDeleteButton = useRef<HTMLButtonElement>(null);
   const fetcher = useFetcher<UserActionData>();
   const titleId = useId();
   const [choice, setChoice] = useState(roleChoice(user.role));
@@ -37,6 +41,7 @@ export function UserEditDialog({
   const confirming = data && "confirmAdmin" in data ? data.confirmAdmin : null;
   const [dismissed, setDismissed] = useState<unknown>(null);
   const asking = confirming && dismissed !== data;
+  const askingDelete = data && "confirmDelete" in data && dismissed !== data;
 
   useEffect(() => {
     const element = dialog.current;
@@ -45,6 +50,9 @@ export function UserEditDialog({
   useEffect(() => {
     if (asking) confirmButton.current?.focus();
   }, [asking]);
+  useEffect(() => {
+    if (askingDelete) confirmDeleteButton.current?.focus();
+  }, [askingDelete]);
 
   const roles: Array<{ value: ReturnType<typeof roleChoice>; label: string; about: string }> = [
     { value: "none", label: "No role", about: `The standard plan: ${allowanceText(allowances.none)}.` },
@@ -85,7 +93,12 @@ export function UserEditDialog({
         ) : null}
       </div>
 
-      {asking && confirming ? (
+      {!user.canHoldRole ? (
+        <section className="user-dialog-section" aria-labelledby={`${titleId}-role`}>
+          <h3 id={`${titleId}-role`}>Role</h3>
+          <p>{user.roleNote}</p>
+        </section>
+      ) : asking && confirming ? (
         <fetcher.Form method="post" action="/admin/users" className="confirm-panel" aria-labelledby={`${titleId}-confirm`}>
           <h3 id={`${titleId}-confirm`}>Make {user.email} an admin?</h3>
           <p>
@@ -109,6 +122,7 @@ export function UserEditDialog({
           <fieldset>
             <legend>Role</legend>
             <p className="fine-print">Now: {roleName(user.role)}.</p>
+            {user.roleNote ? <p className="form-error">{user.roleNote}</p> : null}
             {roles.map((role) => (
               <label key={role.value} className="role-option">
                 <input
@@ -186,6 +200,31 @@ export function UserEditDialog({
                   Sign out everywhere
                 </button>
                 <span className="fine-print">Ends their sessions on every device; they can sign in again.</span>
+              </fetcher.Form>
+            )}
+            {askingDelete ? (
+              <Form method="post" action="/admin/users" className="confirm-panel" aria-labelledby={`${titleId}-delete`}>
+                <h4 id={`${titleId}-delete`}>Delete {user.email}&apos;s account?</h4>
+                <p>
+                  Their sign-in, conversations, files and messages to the admins are deleted, and it cannot be undone.
+                  Disable the account instead to keep them.
+                </p>
+                <input type="hidden" name="uid" value={user.uid} />
+                <input type="hidden" name="confirm" value="yes" />
+                <button ref={confirmDeleteButton} type="submit" name="intent" value="delete" className="button danger">
+                  Yes, delete the account
+                </button>{" "}
+                <button type="button" className="button" onClick={() => setDismissed(data)}>
+                  Cancel
+                </button>
+              </Form>
+            ) : (
+              <fetcher.Form method="post" action="/admin/users" className="user-dialog-actions">
+                <input type="hidden" name="uid" value={user.uid} />
+                <button type="submit" name="intent" value="delete" className="button danger" disabled={busy}>
+                  Delete account…
+                </button>
+                <span className="fine-print">Deletes the account and everything of theirs; asks once more first.</span>
               </fetcher.Form>
             )}
           </>

@@ -65,6 +65,8 @@ export function UsersTable({
                 {row.role === "admin" && !row.emailVerified ? (
                   <span className="fine-print"> Not in effect until the email is verified.</span>
                 ) : null}
+                {/* An address that cannot hold a role, or a role that could not be read (docs/decisions/075). */}
+                {row.roleNote ? <span className="fine-print role-note"> {row.roleNote}</span> : null}
               </td>
               <td data-label="This month">
                 {usageUnavailable ? (

@@ -87,13 +87,13 @@ export const roleAudit = pgTable(
 
 export type RoleChange = typeof roleAudit.$inferSelect;
 
-export const ACCOUNT_ACTIONS = ["disable", "enable", "sign-out-everywhere"] as const;
+export const ACCOUNT_ACTIONS = ["disable", "enable", "sign-out-everywhere", "delete"] as const;
 export type AccountAction = (typeof ACCOUNT_ACTIONS)[number];
 
 /**
  * What admins did to other people's accounts from /admin/users besides their
  * role (which role_audit records): disabling, enabling, signing them out
- * everywhere. Who, to whom, when — kept like role_audit when accounts go.
+ * everywhere, deleting them. Who, to whom, when — kept like role_audit when accounts go.
  */
 export const accountAudit = pgTable(
   "account_audit",
@@ -108,7 +108,7 @@ export const accountAudit = pgTable(
   },
   (t) => [
     index("account_audit_created_idx").on(t.createdAt.desc(), t.id.desc()),
-    check("account_audit_action_check", sql`${t.action} in ('disable', 'enable', 'sign-out-everywhere')`),
+    check("account_audit_action_check", sql`${t.action} in ('disable', 'enable', 'sign-out-everywhere', 'delete')`),
   ],
 );
 
