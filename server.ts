@@ -8,6 +8,7 @@
 import * as build from "@remix-run/dev/server-build";
 import { validateConfigurationAtBoot } from "~/boot.server";
 import { handOriginCheckToGuard, withOriginGuard } from "~/http/origin-guard.server";
+import { redactAccessLog } from "~/log/access-log.server";
 import { withInstrumentation } from "~/metrics/instrument-routes.server";
 
 export * from "@remix-run/dev/server-build";
@@ -20,3 +21,6 @@ handOriginCheckToGuard();
 
 // Before remix-serve listens: a misconfigured server exits with the reason instead of serving 500s.
 validateConfigurationAtBoot();
+
+// remix-serve's access log (stdout) would print every URL whole: searches and share ids are cut from its lines (ADR 077).
+redactAccessLog();

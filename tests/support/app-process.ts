@@ -11,10 +11,14 @@ import { freePort } from "../../scripts/local/ports";
  */
 export interface AppProcess {
   origin: string;
+  /** The server's process id (its memory is in /proc/<pid>/status). */
+  pid: number;
   /** Sends a signal; resolves when the process has exited. */
   kill(signal: NodeJS.Signals): Promise<void>;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
+  /** Everything it wrote to stdout so far (remix-serve's access log), when started with `stdout: true`. */
+  stdout(): string;
 }
 
 const BUILD_LOCK = path.resolve(".cache/build.lock");
@@ -44,14 +48,16 @@ export async function buildApp() {
   }
 }
 
-export async function startApp({ port, env = {} }: { port?: number; env?: Record<string, string> } = {}): Promise<AppProcess> {
+export async function startApp({ port, env = {}, stdout: keepStdout = false }: { port?: number; env?: Record<string, string>; stdout?: boolean } = {}): Promise<AppProcess> {
   const appPort = port ?? (await freePort());
   const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], {
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", keepStdout ? "pipe" : "ignore", "pipe"],
     env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(appPort) },
   });
   let stderr = "";
+  let stdout = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const origin = `http://127.0.0.1:${appPort}`;
 
@@ -69,10 +75,12 @@ export async function startApp({ port, env = {} }: { port?: number; env?: Record
 
   return {
     origin,
+    pid: child.pid!,
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
     stderr: () => stderr,
+    stdout: () => stdout,
   };
 }
