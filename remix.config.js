@@ -1,5 +1,10 @@
+// `npm run dev` (scripts/dev.ts) builds into .cache/dev, so a development
+// build never lands where `npm start` and remix-serve expect the production one.
+const devBuild = process.env.NUVARA_DEV_BUILD === "1";
+
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
+  ...(devBuild ? { serverBuildPath: ".cache/dev/build/index.js", assetsBuildDirectory: ".cache/dev/public/build" } : {}),
   ignoredRouteFiles: ["**/.*", "**/*.test.*"],
   serverModuleFormat: "esm",
   // The build's entry wraps every route's action in the one origin check

@@ -58,6 +58,8 @@ function parsedBy<V extends string | undefined, T>(parse: (value: V) => T) {
 
 const envSchema = z.object({
   NODE_ENV: optionalString,
+  // Set by `remix dev` for the app server it runs (npm run dev): where the page's live-reload socket is.
+  REMIX_DEV_ORIGIN: optionalString,
   FIREBASE_PROJECT_ID: optionalString,
   FIREBASE_SERVICE_ACCOUNT: optionalString,
   GOOGLE_APPLICATION_CREDENTIALS: optionalString,
@@ -172,6 +174,8 @@ export type Mode = "real" | "local";
 
 export interface Config {
   mode: Mode;
+  /** Development builds only (npm run dev): the dev server's origin, which pages reload through. */
+  devReloadOrigin?: string;
   projectId: string;
   serviceAccount?: Record<string, unknown>;
   authEmulatorHost?: string;
@@ -401,6 +405,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     metricsToken: e.METRICS_TOKEN,
     smtp: e.SMTP_URL,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
+    devReloadOrigin: e.NODE_ENV === "development" && e.REMIX_DEV_ORIGIN ? new URL(e.REMIX_DEV_ORIGIN).origin : undefined,
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
       // The popup flow needs an auth domain; the emulator serves its own handler.

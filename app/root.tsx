@@ -3,6 +3,7 @@ import {
   Links,
   Meta,
   Outlet,
+  LiveReload,
   Scripts,
   ScrollRestoration,
   useMatches,
@@ -88,6 +89,8 @@ export function Layout({ children }: { children: ReactNode }) {
         </AuthPendingProvider>
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
+        {/* npm run dev only: reloads the page after a rebuild (renders nothing in a production build). */}
+        <LiveReload nonce={nonce} />
       </body>
     </html>
   );

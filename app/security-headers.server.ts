@@ -12,7 +12,7 @@ export function createNonce(): string {
 }
 
 function contentSecurityPolicy(nonce: string): string {
-  const { publicFirebase, mode } = getConfig();
+  const { publicFirebase, mode, devReloadOrigin } = getConfig();
   // The login page talks to the identity service (the Auth emulator in local mode).
   const identity =
     mode === "local" && publicFirebase.authEmulatorUrl
@@ -29,7 +29,7 @@ function contentSecurityPolicy(nonce: string): string {
     `script-src 'nonce-${nonce}' 'strict-dynamic' 'self'`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: https://lh3.googleusercontent.com https://*.googleusercontent.com",
-    `connect-src 'self' ${identity.join(" ")}`,
+    `connect-src 'self' ${[...identity, ...liveReload(devReloadOrigin)].join(" ")}`,
     `frame-src 'self' ${["https://apis.google.com", ...authFrames].join(" ")}`,
     "font-src 'self'",
     "object-src 'none'",
@@ -37,6 +37,11 @@ function contentSecurityPolicy(nonce: string): string {
     "form-action 'self'",
     "frame-ancestors 'none'",
   ].join("; ");
+}
+
+/** npm run dev: pages reload through the dev server's WebSocket (never in a production build). */
+function liveReload(origin: string | undefined): string[] {
+  return origin ? [origin, origin.replace(/^http/, "ws")] : [];
 }
 
 function isHttps(request: Request): boolean {

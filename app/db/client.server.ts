@@ -56,10 +56,17 @@ async function applyMigrations(pool: pg.Pool) {
   }
 }
 
-let ready: Promise<Db> | undefined;
+/**
+ * The app's database, one per process. It hangs off globalThis because
+ * `npm run dev` has remix-serve import every new build into the same process
+ * (scripts/dev.ts): a module-level variable would open a new pool, and a new
+ * listening connection, at every save.
+ */
+const perProcess = globalThis as typeof globalThis & { nuvaraDatabase?: Promise<Db> };
 
 /** The app's database, migrated on first use. */
 export function getDb(): Promise<Db> {
+  let ready = perProcess.nuvaraDatabase;
   if (!ready) {
     const { databaseUrl, backendTimeoutMs, databasePoolSize } = getConfig();
     if (!databaseUrl) {
@@ -74,10 +81,11 @@ export function getDb(): Promise<Db> {
         return db;
       },
       (error) => {
-        ready = undefined; // try again on the next request
+        perProcess.nuvaraDatabase = undefined; // try again on the next request
         throw error;
       },
     );
+    perProcess.nuvaraDatabase = ready;
   }
   return ready;
 }

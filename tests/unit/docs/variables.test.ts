@@ -9,7 +9,7 @@ import { CONFIG_VARIABLES } from "~/config.server";
 const CONFIGURATION = fs.readFileSync("docs/configuration.md", "utf8");
 const ENV_EXAMPLE = fs.readFileSync(".env.example", "utf8");
 /** Set by the runtime, not by an operator. */
-const NOT_OPERATORS = new Set(["NODE_ENV"]);
+const NOT_OPERATORS = new Set(["NODE_ENV", "REMIX_DEV_ORIGIN"]);
 
 describe("every configuration variable is documented", () => {
   const variables = CONFIG_VARIABLES.filter((name) => !NOT_OPERATORS.has(name));
