@@ -71,39 +71,41 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
   const days = lastUtcDays(now, USAGE_DAYS);
   const from = days[0];
   const to = days[days.length - 1];
-  // One after another: local mode's embedded PostgreSQL takes one query at a time.
-  const daily = await db.execute<{ day: string; users: string; messages: string; tokens: string; cost: string }>(sql`
+  // Read at once; local mode's pool has one connection and queues them (scripts/local/stack.ts).
+  const [daily, refusedByDay, models, plans, revenue, top, refusals] = await Promise.all([
+    db.execute<{ day: string; users: string; messages: string; tokens: string; cost: string }>(sql`
     select day::text as day, count(distinct uid) filter (where messages > 0) as users, sum(messages) as messages,
       sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
     from ${usageDaily} where day >= ${from}::date group by day
-  `);
-  const refusedByDay = await db.execute<{ day: string; count: string }>(sql`
+  `),
+    db.execute<{ day: string; count: string }>(sql`
     select day::text as day, sum(count) as count from ${limitRefusals} where day >= ${from}::date group by day
-  `);
-  const models = await db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(sql`
+  `),
+    db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(sql`
     select m.model, count(*) as replies, coalesce(sum(m.input_tokens), 0) as input, coalesce(sum(m.output_tokens), 0) as output,
       coalesce(sum(m.cost_micro_usd), 0) as cost
     from ${messages} m join ${conversations} c on c.id = m.conversation_id
     where m.role = 'assistant' and m.model is not null and m.created_at >= ${from}::date
     group by m.model order by cost desc, replies desc
-  `);
-  const plans = await db.execute<{ role: string; users: string; messages: string; tokens: string; cost: string }>(sql`
+  `),
+    db.execute<{ role: string; users: string; messages: string; tokens: string; cost: string }>(sql`
     select case when role = '' then 'none' else role end as role, count(distinct uid) as users, sum(messages) as messages,
       sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
     from ${usageDaily} where day >= ${from}::date group by 1 order by cost desc, messages desc
-  `);
-  const revenue = await db.execute<{ role: string; currency: string; amount: string }>(sql`
+  `),
+    db.execute<{ role: string; currency: string; amount: string }>(sql`
     select coalesce(nullif(role, ''), 'none') as role, coalesce(currency, 'usd') as currency, sum(amount) as amount
     from ${stripeEvents} where type = 'invoice.paid' and created_at >= ${from}::date group by 1, 2
-  `);
-  const top = await db.execute<{ uid: string; messages: string; tokens: string; cost: string }>(sql`
+  `),
+    db.execute<{ uid: string; messages: string; tokens: string; cost: string }>(sql`
     select uid, sum(messages) as messages, sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
     from ${usageDaily} where day >= ${from}::date group by uid order by cost desc, tokens desc, messages desc limit 10
-  `);
-  const refusals = await db.execute<{ limit: string; count: string; users: string }>(sql`
+  `),
+    db.execute<{ limit: string; count: string; users: string }>(sql`
     select "limit", sum(count) as count, count(distinct uid) as users from ${limitRefusals}
     where day >= ${from}::date group by "limit" order by 2 desc
-  `);
+  `),
+  ]);
 
   const byDay = new Map(daily.rows.map((row) => [row.day, row]));
   const refusedOn = new Map(refusedByDay.rows.map((row) => [row.day, n(row.count)]));

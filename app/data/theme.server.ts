@@ -7,9 +7,8 @@ import { getTheme, setTheme, themeSchema, type Theme } from "./preferences.serve
 
 /**
  * Themes read lately, by uid, for 30 s: a page costs no extra round trip for
- * a colour (an embedded PostgreSQL answers one query at a time, so even a
- * read beside the session check would queue behind the admin badge's). A
- * change is seen at once on the instance that stored it, on others within 30 s.
+ * a colour. A change is seen at once on the instance that stored it, on
+ * others within 30 s.
  */
 const cache = new Map<string, { theme: Theme; until: number }>();
 const CACHE_MS = 30_000;

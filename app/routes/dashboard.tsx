@@ -56,20 +56,23 @@ async function settled<T>(work: Promise<T>, context: string): Promise<T | null> 
 }
 
 /**
- * The usage figures and recent conversations, one query after another (three
- * small indexed reads; embedded PostgreSQL in local mode mixes up
- * parameterised queries sent at once on several connections), all within
- * one deadline.
+ * The usage figures and recent conversations, read at once (local mode's
+ * pool has one connection and queues them: scripts/local/stack.ts), all
+ * within one deadline; a section whose read fails is left out alone.
  */
 async function usageFigures(uid: string, quotaRole: { role: string; isAdmin: boolean } | null, now: Date) {
   const figures = async () => {
     const db = await getDb();
-    const usage = await settled(getUsageByDay(db, uid, CHART_DAYS, now), "reading usage");
-    // The quota depends on the role: an unknown role, no quota shown.
-    const quota = quotaRole ? await settled(getQuotaStatus(db, uid, quotaRole, now), "reading the quota") : null;
-    const recent = await settled(listConversations(db, uid, { limit: 5 }), "listing conversations");
-    const storage = quotaRole ? await settled(storageUsed(db, uid), "reading file storage") : null;
-    const budget = quotaRole ? await settled(getBudgetStatus(db, uid, quotaRole, now), "reading the budgets") : null;
+    // The quota, storage and budgets depend on the role: an unknown role, none shown.
+    const forRole = <T,>(read: (role: { role: string; isAdmin: boolean }) => Promise<T>, context: string) =>
+      quotaRole ? settled(read(quotaRole), context) : Promise.resolve(null);
+    const [usage, quota, recent, storage, budget] = await Promise.all([
+      settled(getUsageByDay(db, uid, CHART_DAYS, now), "reading usage"),
+      forRole((role) => getQuotaStatus(db, uid, role, now), "reading the quota"),
+      settled(listConversations(db, uid, { limit: 5 }), "listing conversations"),
+      forRole(() => storageUsed(db, uid), "reading file storage"),
+      forRole((role) => getBudgetStatus(db, uid, role, now), "reading the budgets"),
+    ]);
     return {
       usage,
       quota,
@@ -98,12 +101,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files, budget }] = await Promise.all([
+  const [details, { usage, quota, recent, files, budget }, shares] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
+    sharesForDashboard(user.uid),
   ]);
-  // After the figures, not beside them: local mode's embedded PostgreSQL takes one query at a time (see usageFigures).
-  const shares = await sharesForDashboard(user.uid);
   return json(
     {
       now: now.toISOString(),
