@@ -3,7 +3,7 @@ import {
   composer,
   conversationList,
   expectConversationUrl,
-  lastModelRequest,
+  modelRequestFor,
   replies,
   scriptedModel,
   sendMessage,
@@ -234,7 +234,7 @@ test.describe("chatting at /nuvara", () => {
     await picker.selectOption("test-model-b");
     await sendMessage(page, "Which model?");
     await expect(replies(page)).toHaveCount(1);
-    expect((await lastModelRequest())?.model).toBe("test-model-b");
+    expect((await modelRequestFor("Which model?")).model).toBe("test-model-b");
     await expect(replies(page).getByText("test-model-b")).toBeVisible();
     await expectConversationUrl(page);
 
@@ -257,7 +257,7 @@ test.describe("chatting at /nuvara", () => {
 
     await sendMessage(page, "Describe the sea");
     await expect(replies(page)).toHaveCount(1);
-    const system = (await lastModelRequest())?.messages?.find((message) => message.role === "system");
+    const system = (await modelRequestFor("Describe the sea")).messages?.find((message) => message.role === "system");
     expect(system?.content).toContain("Always answer in haiku.");
     await expectConversationUrl(page);
     await page.reload();

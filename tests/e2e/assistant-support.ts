@@ -70,6 +70,26 @@ export async function lastModelRequest() {
   return chats[chats.length - 1]?.body;
 }
 
+/**
+ * The model request that carried `text` as its last user message, once the
+ * model has received it: an answer's article shows as soon as the message is
+ * sent, before the request reaches the model on a busy machine, so reading
+ * "the last request" then may read the one before.
+ */
+export async function modelRequestFor(text: string) {
+  const carries = (body: ChatCompletionRequest | undefined) =>
+    JSON.stringify(body?.messages?.filter((message) => message.role === "user").at(-1)?.content ?? "").includes(text);
+  let found: ChatCompletionRequest | undefined;
+  await expect
+    .poll(async () => {
+      const { requests } = await scriptedModel.state();
+      found = requests.filter((request) => request.path === "/v1/chat/completions" && carries(request.body)).at(-1)?.body;
+      return found !== undefined;
+    }, { message: `a model request carrying "${text}"` })
+    .toBe(true);
+  return found!;
+}
+
 /** A new chat takes its own URL once the server holds it. */
 export async function expectConversationUrl(page: Page) {
   await expect(page).toHaveURL(/\/nuvara\/[0-9a-f-]{36}$/);

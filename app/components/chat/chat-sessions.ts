@@ -125,9 +125,8 @@ async function whenStored(id: string, attempts = 10, intervalMs = 300): Promise<
   for (let attempt = 0; attempt < attempts; attempt += 1) {
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
     try {
-      const response = await fetch(`/nuvara/${id}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, {
-        headers: { Accept: "application/json" },
-      });
+      // The export's headers alone (HEAD): 200 once the conversation is stored, 404 before.
+      const response = await fetch(`/api/conversations/${id}/markdown`, { method: "HEAD" });
       if (response.ok) return true;
       if (response.status !== 404) return false;
     } catch {
