@@ -67,3 +67,19 @@ export async function hitRateLimits(
   for (const row of over) countRefusal(limitName(row.key));
   return { allowed: over.length === 0, retryAfterSeconds: Math.max(1, ...over.map((row) => row.retryAfterSeconds)) };
 }
+
+/**
+ * Records `key` once: true the first time, false when it was recorded before
+ * (a used challenge, say), on every instance. Its row's window is `until`
+ * itself rather than a window of the clock, so a key recorded just before a
+ * window boundary is still found after it; the trimming above removes it a
+ * day after `until`, when nothing valid can name it any more.
+ */
+export async function recordOnce(db: Db, key: string, until: Date): Promise<boolean> {
+  const result = await db.execute(sql`
+    insert into rate_limits (key, window_start, count) values (${key}, ${until.toISOString()}::timestamptz, 1)
+    on conflict (key, window_start) do nothing
+    returning key
+  `);
+  return result.rows.length === 1;
+}

@@ -1,6 +1,11 @@
-import type { MetaFunction } from "@remix-run/node";
-import { Link } from "@remix-run/react";
+import { json, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useLoaderData } from "@remix-run/react";
+import { getSessionUser } from "~/auth/session.server";
 import { ContactForm } from "~/components/contact-form";
+import { getConfig } from "~/config.server";
+import { issueContactChallenge } from "~/data/contact-work.server";
+import { getDb } from "~/db/client.server";
+import { logBackendFault, withDeadline } from "~/deadline.server";
 import { SignedOutNotice } from "~/components/signed-out-notice";
 import { useRootData } from "~/root";
 import { pageTitle } from "~/meta";
@@ -10,7 +15,25 @@ export const meta: MetaFunction = () => [
   { name: "description", content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, signed in with Firebase." },
 ];
 
+/**
+ * A visitor's contact form needs a challenge to answer (docs/decisions/076);
+ * a new one on every load, so each message is its own work. Without
+ * PostgreSQL there is none, and the form says it cannot send right now.
+ */
+export async function loader({ request }: LoaderFunctionArgs) {
+  const state = await getSessionUser(request);
+  if (state.status === "signed-in") return json({ contactChallenge: null });
+  const contactChallenge = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => issueContactChallenge(db))).catch(
+    (error: unknown) => {
+      logBackendFault("postgres", "issuing a contact challenge", error);
+      return null;
+    },
+  );
+  return json({ contactChallenge });
+}
+
 export default function Home() {
+  const { contactChallenge } = useLoaderData<typeof loader>();
   const data = useRootData();
   const user = data?.user;
   const name = user?.displayName || user?.email;
@@ -69,7 +92,7 @@ export default function Home() {
           </p>
         </article>
       </section>
-      <ContactForm signedInEmail={user?.email} />
+      <ContactForm signedInEmail={user?.email} challenge={contactChallenge} />
     </div>
   );
 }

@@ -3,8 +3,10 @@ import { z } from "zod";
 import { isSameOrigin } from "~/auth/request.server";
 import { getSessionUser } from "~/auth/session.server";
 import { CONTACT_LIMITS, HONEYPOT_FIELD } from "~/components/contact-form";
+import { WORK_FIELDS } from "~/components/contact-work";
 import { getConfig } from "~/config.server";
 import { checkWindowedLimits, contactLimitRules, type ContactSender } from "~/data/contact-limits.server";
+import { spendContactWork, type WorkRefusal } from "~/data/contact-work.server";
 import { addContactMessage, type Sender } from "~/data/inbox.server";
 import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";
@@ -16,8 +18,9 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 /**
  * POST /api/contact: the "Contact us" form (home page and dashboard). A
  * signed-in user's identity comes from the session, never from the form; a
- * visitor gives an email address. 201 when stored (or when the honeypot
- * caught a bot, which must not learn that it was caught).
+ * visitor gives an email address and the work the page asked of their
+ * browser (docs/decisions/076). 201 when stored (or when the honeypot caught
+ * a bot, which must not learn that it was caught).
  */
 
 // Every text field refuses what PostgreSQL cannot store (NUL, lone surrogates) before
@@ -46,6 +49,19 @@ const visitorSchema = z.object({
 });
 
 const SENT = { ok: true, message: "Thanks! Your message was sent. We'll get back to you by email." };
+
+const AGAIN = "Please send your message again.";
+/** Why a visitor's message was refused for its work, and what the page without scripts is told. */
+const WORK_REFUSALS: Record<WorkRefusal, { error: string; outcome: string }> = {
+  missing: {
+    error:
+      "To send a message without signing in, your browser does a moment's work that keeps spam out, and that needs JavaScript. Turn JavaScript on and try again, or sign in to send it.",
+    outcome: "needs-script",
+  },
+  invalid: { error: "Your message could not be checked. Reload the page, then send it again.", outcome: "expired" },
+  expired: { error: `This form was open for a long time. ${AGAIN}`, outcome: "expired" },
+  used: { error: `That check was used already. ${AGAIN}`, outcome: "expired" },
+};
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return problem(405, { error: "Use POST." }, { Allow: "POST" });
@@ -78,13 +94,14 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     sender = { email: parsed.data.email.toLowerCase(), uid: null, name: parsed.data.name || null, role: "", verified: null };
     text = parsed.data.message;
   }
-  // Only a verified account is limited as itself; an unverified address proves no more than a typed one.
-  const limitedAs: ContactSender =
-    sender.uid && sender.verified ? { kind: "verified-account", uid: sender.uid } : { kind: "unproven", email: sender.email.toLowerCase() };
-
   try {
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
-    const limited = await checkWindowedLimits(db, contactLimitRules(request, limitedAs));
+    // Before any allowance is counted: a message without valid work spends none of it.
+    if (!sender.uid) {
+      const refusal = await withDeadline("postgres", getConfig().backendTimeoutMs, spendContactWork(db, body.fields[WORK_FIELDS.challenge], body.fields[WORK_FIELDS.nonce]));
+      if (refusal) return answer(problem(400, { error: WORK_REFUSALS[refusal].error, work: refusal }), WORK_REFUSALS[refusal].outcome);
+    }
+    const limited = await checkWindowedLimits(db, contactLimitRules(request, limitedAs(sender)));
     if (limited) return answer(tooMany("messages", limited.retryAfterSeconds), "limited");
     await withDeadline("postgres", getConfig().backendTimeoutMs, addContactMessage(db, sender, text));
   } catch (error) {
@@ -95,5 +112,11 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   }
   return answer(problem(201, SENT), "sent");
 });
+
+/** A verified account is limited as itself; an unverified one by its own allowance; a visitor by the visitors'. */
+function limitedAs(sender: Sender): ContactSender {
+  if (!sender.uid) return { kind: "visitor", email: sender.email.toLowerCase() };
+  return sender.verified ? { kind: "verified-account", uid: sender.uid } : { kind: "unverified-account", uid: sender.uid };
+}
 
 export const loader = apiRoute(() => problem(405, { error: "Use POST." }, { Allow: "POST" }));

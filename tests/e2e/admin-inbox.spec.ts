@@ -1,6 +1,7 @@
 import type { Page, Route } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
 import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
+import { visitorWorkOver } from "../support/contact-work";
 import { env, expect, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
 
@@ -16,7 +17,7 @@ function marker(label: string) {
 }
 
 async function contact(page: Page, message: string, email = `${marker("sender")}@example.com`) {
-  const response = await page.request.post("/api/contact", { form: { email, message }, headers: { Origin: env.baseURL } });
+  const response = await page.request.post("/api/contact", { form: { email, message, ...(await visitorWorkOver(page.request)) }, headers: { Origin: env.baseURL } });
   expect(response.status()).toBe(201);
 }
 

@@ -1,4 +1,5 @@
 import type { Page } from "@playwright/test";
+import { visitorWorkOver } from "../support/contact-work";
 import { env, expect, mainNav, signIn, test } from "./fixtures";
 
 /** The admin area in the browser: guards, the inbox, the badge, roles and the audit trail. */
@@ -7,10 +8,10 @@ function marker(label: string) {
   return `${label}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** A contact message as a visitor's browser would send it (distinct addresses stay under the per-email limit). */
+/** A contact message as a visitor's browser would send it, work included (distinct addresses stay under the per-email limit). */
 async function contact(page: Page, message: string, email = `${marker("sender")}@example.com`) {
   const response = await page.request.post("/api/contact", {
-    form: { email, message },
+    form: { email, message, ...(await visitorWorkOver(page.request)) },
     headers: { Origin: env.baseURL },
   });
   expect(response.status()).toBe(201);
@@ -191,13 +192,54 @@ test.describe("the contact form", () => {
   });
 });
 
-test("the contact form works without JavaScript", async ({ browser }) => {
+test("a visitor's browser does the form's work, showing its progress, and sends; the answer clears the form", async ({ page }) => {
+  // Web Crypto answers only once the test lets it, so the work in progress can be seen.
+  await page.addInitScript(() => {
+    const digest = crypto.subtle.digest.bind(crypto.subtle);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    (window as unknown as { releaseWork: () => void }).releaseWork = release;
+    crypto.subtle.digest = async (...args: Parameters<SubtleCrypto["digest"]>) => {
+      await released;
+      return digest(...args);
+    };
+  });
+  await page.goto("/");
+  const form = page.getByRole("region", { name: "Contact us" });
+  const text = marker("worked");
+  await form.getByLabel("Your email").fill(`${marker("visitor")}@example.com`);
+  await form.getByLabel("Message").fill(text);
+  await form.getByRole("button", { name: "Send message" }).click();
+  await expect(form.getByRole("progressbar", { name: "Preparing your message" })).toBeVisible();
+  await expect(form.getByRole("status")).toHaveText("Preparing your message (a moment's check that keeps spam out)…");
+  await expect(form.getByRole("button", { name: "Sending…" })).toBeDisabled();
+  await page.evaluate(() => (window as unknown as { releaseWork: () => void }).releaseWork());
+  await expect(form.getByRole("status")).toHaveText("Thanks! Your message was sent. We'll get back to you by email.");
+  await expect(form.getByRole("progressbar")).toHaveCount(0);
+  await expect(form.getByLabel("Message")).toHaveValue("");
+  // A second message gets a challenge of its own (the first was used).
+  await form.getByLabel("Your email").fill(`${marker("visitor")}@example.com`);
+  await form.getByLabel("Message").fill(`${text} again`);
+  await form.getByRole("button", { name: "Send message" }).click();
+  await expect(form.getByLabel("Message")).toHaveValue("");
+  await expect(form.getByRole("status")).toHaveText("Thanks! Your message was sent. We'll get back to you by email.");
+});
+
+test("without JavaScript a visitor is told sending needs it; a signed-in member still sends", async ({ browser, newAccount }) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto("/");
   const form = page.getByRole("region", { name: "Contact us" });
+  await expect(form.getByText("Before sending, your browser does a moment's work that keeps spam out, which needs JavaScript.")).toBeVisible();
   await form.getByLabel("Your email").fill(`${marker("plain")}@example.com`);
   await form.getByLabel("Message").fill("Sent from a browser without scripts");
+  await form.getByRole("button", { name: "Send message" }).click();
+  await expect(page).toHaveURL(/\/\?contact=needs-script#contact$/);
+  await expect(form.getByRole("alert")).toContainText("without signing in, sending needs JavaScript");
+
+  await signIn(page, await newAccount());
+  await page.goto("/");
+  await form.getByLabel("Message").fill("Sent by a member without scripts");
   await form.getByRole("button", { name: "Send message" }).click();
   await expect(page).toHaveURL(/\/\?contact=sent#contact$/);
   await expect(form.getByRole("status")).toHaveText("Thanks! Your message was sent. We'll get back to you by email.");

@@ -10,6 +10,7 @@ import { action as messageAction, loader as messageLoader } from "~/routes/admin
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
 import { appHandler } from "../support/remix-app";
 import { get, postForm, respond, uniqueText } from "./admin-support";
+import { visitorWork } from "../support/contact-work";
 
 const firebase = admin();
 afterAll(() => firebase.close());
@@ -46,7 +47,7 @@ const visitor = (email: string) => ({ email, uid: null, name: null, role: "" });
 describe("messages reach the inbox", () => {
   it("a contact message from a visitor and one from a signed-in user, newest first, with the role at the time", async () => {
     const marker = uniqueText("arrive");
-    const visitorResponse = await respond(contactAction, postForm("/api/contact", { email: "walk-in@example.com", message: `first ${marker}` }));
+    const visitorResponse = await respond(contactAction, postForm("/api/contact", { email: "walk-in@example.com", message: `first ${marker}`, ...(await visitorWork()) }));
     expect(visitorResponse.status).toBe(201);
     const member = await createAccount(firebase, { role: "premium" });
     const memberResponse = await respond(contactAction, postForm("/api/contact", { message: `second ${marker}` }, { cookie: await sessionCookieFor(member) }));
@@ -109,7 +110,7 @@ describe("who sent it", () => {
     const marker = uniqueText("verified");
     const member = await createAccount(firebase);
     await respond(contactAction, postForm("/api/contact", { message: `member ${marker}` }, { cookie: await sessionCookieFor(member) }));
-    await respond(contactAction, postForm("/api/contact", { email: "typed@example.com", message: `visitor ${marker}` }));
+    await respond(contactAction, postForm("/api/contact", { email: "typed@example.com", message: `visitor ${marker}`, ...(await visitorWork()) }));
     const { messages } = (await list(`?q=${marker}`)).page;
     const fromMember = messages.find((m) => m.senderEmail === member.email)!;
     const fromVisitor = messages.find((m) => m.senderEmail === "typed@example.com")!;

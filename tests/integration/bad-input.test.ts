@@ -12,6 +12,7 @@ import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
 import { STRIPE_EVENT_MAX_BYTES } from "~/billing/webhook.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
+import { visitorWork } from "../support/contact-work";
 import { appHandler, routeManifest } from "../support/remix-app";
 
 /**
@@ -462,7 +463,7 @@ describe("script in every text field is stored as text and rendered inert", () =
 
   it("contact message and sender name → the admin inbox list and the message", async () => {
     const marker = randomUUID().slice(0, 8);
-    const response = await send("POST", "/api/contact", { form: { email: `x-${marker}@example.com`, name: "<b>n</b>", message: `${PAYLOAD} ${marker}` } });
+    const response = await send("POST", "/api/contact", { form: { email: `x-${marker}@example.com`, name: "<b>n</b>", message: `${PAYLOAD} ${marker}`, ...(await visitorWork()) } });
     expect(response.status).toBe(201);
     const list = await send("GET", `/admin/messages?q=${marker}&_data=routes%2Fadmin.messages`, { cookie: adminCookie });
     const id = (await list.json()).page.messages[0].id as string;

@@ -17,6 +17,7 @@ import { action as contactAction, loader as contactLoader } from "~/routes/api.c
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import { postForm, postJson, respond, uniqueText } from "./admin-support";
 import { captureLogs } from "../support/log-capture";
+import { visitorWork } from "../support/contact-work";
 
 const firebase = admin();
 afterAll(async () => {
@@ -25,6 +26,11 @@ afterAll(async () => {
 });
 
 const send = (request: Request) => respond(contactAction, request);
+
+/** A visitor's form post, with the work their browser does first (docs/decisions/076). */
+async function visitorPost(path: string, fields: Record<string, string>, init?: Parameters<typeof postForm>[2]) {
+  return postForm(path, { ...fields, ...(await visitorWork()) }, init);
+}
 
 async function stored(marker: string) {
   const db = await getDb();
@@ -49,7 +55,7 @@ async function spendVisitorsHour() {
 describe("POST /api/contact", () => {
   it("a signed-out visitor's message is stored with the typed email, status new, role none", async () => {
     const marker = uniqueText("visitor");
-    const response = await send(postForm("/api/contact?_data=routes%2Fapi.contact", { email: " Visitor@Example.com ", name: "Vera", message: `Hello ${marker}` }));
+    const response = await send(await visitorPost("/api/contact?_data=routes%2Fapi.contact", { email: " Visitor@Example.com ", name: "Vera", message: `Hello ${marker}` }));
     expect(response.status).toBe(201);
     expect(await response.json()).toMatchObject({ ok: true });
     const [row] = await stored(marker);
@@ -120,41 +126,41 @@ describe("POST /api/contact", () => {
   it("rate limit per email address: 429 with Retry-After and plain words", async () => {
     const email = `${uniqueText("often")}@example.com`;
     for (let i = 0; i < 3; i++) {
-      expect((await send(postForm("/api/contact", { email, message: `try ${i}` }))).status).toBe(201);
+      expect((await send(await visitorPost("/api/contact", { email, message: `try ${i}` }))).status).toBe(201);
     }
-    const limited = await send(postForm("/api/contact", { email, message: "one too many" }));
+    const limited = await send(await visitorPost("/api/contact", { email, message: "one too many" }));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
     expect((await limited.json()).error).toMatch(/^You've sent a lot of messages in a short time\. Please try again in/);
     // Another address is not affected.
-    expect((await send(postForm("/api/contact", { email: `${uniqueText("other")}@example.com`, message: "hi" }))).status).toBe(201);
+    expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("other")}@example.com`, message: "hi" }))).status).toBe(201);
   });
 
   it("rate limit per client address (behind a trusted proxy)", async () => {
     const headers = { "X-Forwarded-For": "203.0.113.7, 10.0.0.1" };
     for (let i = 0; i < 4; i++) {
-      const response = await send(postForm("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
+      const response = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
       expect(response.status).toBe(201);
     }
-    const limited = await send(postForm("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
+    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
     expect(limited.status).toBe(429);
     expect(limited.headers.get("Retry-After")).toMatch(/^\d+$/);
-    const elsewhere = await send(postForm("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers: { "X-Forwarded-For": "198.51.100.9" } }));
+    const elsewhere = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers: { "X-Forwarded-For": "198.51.100.9" } }));
     expect(elsewhere.status).toBe(201);
   });
 
   it("visitors share a burst limit per minute: one client cannot take the hour's allowance at once", async () => {
     for (let i = 0; i < 6; i++) {
-      expect((await send(postForm("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }))).status).toBe(201);
+      expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }))).status).toBe(201);
     }
-    const limited = await send(postForm("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }));
+    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
   });
 
   it("visitors share an hourly allowance", async () => {
     await spendVisitorsHour();
-    const limited = await send(postForm("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }));
+    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }));
     expect(limited.status).toBe(429);
   });
 
@@ -162,7 +168,7 @@ describe("POST /api/contact", () => {
     // The attack: distinct addresses defeat the per-address limit, so one client sends until refused…
     let refusedAfter = 0;
     while (refusedAfter < 100) {
-      const response = await send(postForm("/api/contact", { email: `${uniqueText("spam")}@example.com`, message: "spam" }));
+      const response = await send(await visitorPost("/api/contact", { email: `${uniqueText("spam")}@example.com`, message: "spam" }));
       if (response.status === 429) break;
       expect(response.status).toBe(201);
       refusedAfter += 1;
@@ -186,14 +192,20 @@ describe("POST /api/contact", () => {
     expect((await send(postJson("/api/contact", { message: "one too many" }, { cookie }))).status).toBe(429);
     // Visitors still have all of this minute's allowance.
     for (let i = 0; i < 6; i++) {
-      expect((await send(postForm("/api/contact", { email: `${uniqueText("after")}@example.com`, message: "hi" }))).status).toBe(201);
+      expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("after")}@example.com`, message: "hi" }))).status).toBe(201);
     }
   });
 
-  it("an unverified account counts as a visitor: a typed-in address proves no more", async () => {
+  it("an unverified account is not a verified one: it shares an allowance, but its own, not the visitors' (docs/decisions/076)", async () => {
     await spendVisitorsHour();
     const cookie = await sessionCookieFor(await createAccount(firebase, { verified: false }));
-    expect((await send(postJson("/api/contact", { message: "hello" }, { cookie }))).status).toBe(429);
+    expect((await send(postJson("/api/contact", { message: "hello" }, { cookie }))).status).toBe(201);
+    const db = await getDb();
+    await db.execute(sql`
+      insert into rate_limits (key, window_start, count)
+      values ('contact:unverified', to_timestamp(floor(extract(epoch from now()) / 3600) * 3600), ${Number(ENV.CONTACT_RATE_LIMIT_OVERALL)})
+      on conflict (key, window_start) do update set count = excluded.count`);
+    expect((await send(postJson("/api/contact", { message: "again" }, { cookie }))).status).toBe(429);
   });
 
   it("refuses cross-origin posts, oversized bodies and other methods", async () => {
@@ -214,10 +226,10 @@ describe("POST /api/contact", () => {
     expect((await respond(contactLoader, appRequest("/api/contact"))).status).toBe(405);
   });
 
-  it("a plain form post without JavaScript goes back to its page with the outcome", async () => {
+  it("a plain form post goes back to its page with the outcome", async () => {
     const marker = uniqueText("nojs");
     const response = await send(
-      postForm("/api/contact", { email: "plain@example.com", message: marker }, {
+      await visitorPost("/api/contact", { email: "plain@example.com", message: marker }, {
         headers: { Accept: "text/html", "Sec-Fetch-Mode": "navigate", Referer: `${APP_ORIGIN}/dashboard?x=1` },
       }),
     );
@@ -234,7 +246,7 @@ describe("POST /api/contact", () => {
   it("markup in a message is stored exactly as typed (the pages render it as text)", async () => {
     const marker = uniqueText("xss");
     const text = `<script>alert("${marker}")</script><img src=x onerror=alert(1)>`;
-    expect((await send(postForm("/api/contact", { email: "x@example.com", message: text }))).status).toBe(201);
+    expect((await send(await visitorPost("/api/contact", { email: "x@example.com", message: text }))).status).toBe(201);
     const [row] = await stored(marker);
     expect(row.body).toBe(text);
     const db = await getDb();

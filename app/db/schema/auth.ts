@@ -34,3 +34,14 @@ export const deletedAccounts = pgTable("deleted_accounts", {
   uid: text("uid").primaryKey(),
   deletedAt: timestamp("deleted_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Secrets the app makes for itself, shared by every instance: each is made
+ * once, at first use, so no operator has to configure it (the contact form's
+ * challenges are signed with one: docs/decisions/076).
+ */
+export const serverSecrets = pgTable("server_secrets", {
+  name: text("name").primaryKey(),
+  secret: text("secret").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
