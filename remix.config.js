@@ -12,11 +12,13 @@ export default {
   server: "./server.ts",
   // The Firebase client SDK is imported by the login route only; the classic
   // compiler code-splits it into that route's chunk.
+  // Every v3 flag the classic compiler passes through is on but single fetch:
+  // ADR 079 says what it changes and what enabling it takes.
   future: {
     v3_fetcherPersist: true,
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
-    v3_lazyRouteDiscovery: false,
+    v3_lazyRouteDiscovery: true,
     v3_singleFetch: false,
   },
 };

@@ -1,15 +1,16 @@
-import { Worker } from "node:worker_threads";
 import type { Extracted, Segment } from "./document-types";
-import { isEncryptedOfficeFile, readZipDirectory } from "./sniff.server";
+import { readInChildProcess, type ReaderRefusal } from "./reader-process.server";
+import { isEncryptedOfficeFile, readZipDirectory, zipEntryData, type ZipEntryData } from "./sniff.server";
 
 /**
  * The text of an uploaded PDF, Word document or text file, for the model to
  * read and for passages to be cut from (app/attachments/chunks.ts).
  *
  * Documents come from anyone, so parsing them is bounded three ways: in
- * time (a deadline), in memory (a worker thread with its own heap limit; a
- * DOCX's unpacked size is checked from its ZIP directory before anything is
- * inflated), and in output (a cap on characters). Every refusal is an
+ * time (a deadline), in memory (a child process killed past a memory limit,
+ * after what the file inflates to has been counted, never taken from what it
+ * declares: docs/decisions/074-reading-documents-in-a-bounded-process.md),
+ * and in output (a cap on characters). Every refusal is an
  * AttachmentError whose message can be shown to the user as it is; anything
  * else that is thrown is our own fault.
  */
@@ -32,7 +33,7 @@ export class AttachmentError extends Error {
 }
 
 export interface ExtractOptions {
-  /** How long reading may take, worker start included. Default 20 s. */
+  /** How long reading may take, the reader's start included. Default 20 s. */
   deadlineMs?: number;
   /** The most characters of text kept; a document with more is refused. Default 5,000,000. */
   maxChars?: number;
@@ -42,18 +43,11 @@ const DEFAULT_DEADLINE_MS = 20_000;
 const DEFAULT_MAX_CHARS = 5_000_000;
 
 const MB = 1024 * 1024;
-/** A DOCX whose entries add up to more than this unpacked is refused before it is opened. */
+/** A DOCX whose entries add up to more than this unpacked, as declared or as really inflated, is refused before the parser opens it. */
 export const DOCX_MAX_UNPACKED_BYTES = 100 * MB;
 /** An entry that unpacks to over 1 MB at over 100 times its packed size is a bomb, not a document (Word's XML packs ~10:1). */
 const DOCX_MAX_RATIO = 100;
 const DOCX_RATIO_CHECKED_ABOVE = 1 * MB;
-
-/**
- * The parser's heap. A document that needs more (a ZIP whose directory lied
- * about its sizes, a pathological PDF) ends its worker with an out-of-memory
- * error, which is reported as "too large": the server's own heap is untouched.
- */
-const WORKER_HEAP_MB = 512;
 
 export async function extractText(bytes: Uint8Array, kind: ExtractKind, options: ExtractOptions = {}): Promise<Extracted> {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
@@ -64,8 +58,7 @@ export async function extractText(bytes: Uint8Array, kind: ExtractKind, options:
   if (kind === "text") {
     segments = [{ text: readUtf8(bytes) }];
   } else {
-    if (kind === "docx") checkDocxContainer(bytes);
-    const answer = await parseInWorker({ kind, bytes, deadlineAt: Date.now() + deadlineMs, maxChars }, deadlineMs);
+    const answer = await readDocument(kind, bytes, deadlineMs, maxChars);
     if ("pages" in answer) {
       segments = answer.pages.map((text, index) => ({ text: tidy(text), page: index + 1 }));
       pages = answer.pages.length;
@@ -143,9 +136,11 @@ function tidy(text: string): string {
 }
 
 // ---------------------------------------------------------------------------
-// DOCX: the container is checked here, from the ZIP's central directory, before the parser inflates anything.
+// DOCX: the container is checked here, from the ZIP's directory and local
+// headers, before anything is inflated; what the entries really inflate to is
+// counted by the reader (app/attachments/reader-process.server.ts).
 
-function checkDocxContainer(bytes: Uint8Array): void {
+function checkDocxContainer(bytes: Uint8Array): ZipEntryData[] {
   if (isEncryptedOfficeFile(bytes)) throw encrypted("docx");
   const entries = readZipDirectory(bytes);
   if (!entries || !entries.some((entry) => entry.name === "word/document.xml")) throw damaged("docx");
@@ -157,150 +152,35 @@ function checkDocxContainer(bytes: Uint8Array): void {
     if (entry.uncompressedSize > DOCX_RATIO_CHECKED_ABOVE && ratio > DOCX_MAX_RATIO) throw tooLarge("docx");
   }
   if (total > DOCX_MAX_UNPACKED_BYTES) throw tooLarge("docx");
+  const data = zipEntryData(bytes, entries);
+  if (!data || !data.every(isReadableEntry)) throw damaged("docx");
+  return data;
 }
 
-// ---------------------------------------------------------------------------
-// The worker
-
-interface WorkerJob {
-  kind: "pdf" | "docx";
-  bytes: Uint8Array;
-  /** Date.now() after which the worker stops between pages. */
-  deadlineAt: number;
-  /**
-   * A PDF stops being read once its raw text is twice this (memory stays
-   * bounded); the exact limit is applied here, to the tidied text, which drops
-   * trailing spaces and stray control characters.
-   */
-  maxChars: number;
+/** Deflated, or stored as it is (its sizes then agree): the only two methods the parser reads. */
+function isReadableEntry(entry: ZipEntryData): boolean {
+  return entry.method === 8 || (entry.method === 0 && entry.compressedSize === entry.uncompressedSize);
 }
 
-type WorkerAnswer = { ok: true; pages: string[] } | { ok: true; text: string } | { ok: false; reason: "damaged" | "encrypted" | "timeout" | "too-much-text" };
-
-/** Sent once the parser has loaded: from then on, a crash is the file's doing. */
-type WorkerReady = { ready: true };
-
-/**
- * Parses in a worker thread that is terminated when the deadline passes, so
- * the deadline holds even while the parser is busy in a synchronous loop
- * (a check between pages alone can't interrupt one page). The worker's code is
- * a string evaluated in the worker, not a file of its own: the Remix
- * compiler bundles the server into one build/index.js and would not ship a
- * separate worker file. That code loads the parsers from node_modules
- * (resolved from this module's URL, which in the build is build/index.js),
- * so the parsers never load in the server's own thread: pdf.js's polyfills
- * stay out of its globals too.
- */
-function parseInWorker(job: WorkerJob, deadlineMs: number): Promise<Exclude<WorkerAnswer, { ok: false }>> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      // The bytes are copied, not transferred: the caller still stores them.
-      workerData: { ...job, resolveFrom: import.meta.url },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      // The parser sees none of the server's secrets.
-      env: {},
-    });
-    let settled = false;
-    let ready = false;
-    const settle = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      outcome();
-    };
-    const timer = setTimeout(() => settle(() => reject(tooSlow())), deadlineMs);
-    worker.on("message", (answer: WorkerAnswer | WorkerReady) => {
-      if ("ready" in answer) {
-        ready = true;
-        return;
-      }
-      settle(() => {
-        if (answer.ok) return resolve(answer);
-        if (answer.reason === "timeout") return reject(tooSlow());
-        if (answer.reason === "too-much-text") return reject(tooMuchText(job.kind, job.maxChars));
-        reject(answer.reason === "encrypted" ? encrypted(job.kind) : damaged(job.kind));
-      });
-    });
-    worker.once("error", (error: Error & { code?: string }) =>
-      settle(() => {
-        if (error.code === "ERR_WORKER_OUT_OF_MEMORY") return reject(tooLarge(job.kind));
-        // The parser threw outside its own error handling (an unhandled rejection inside pdf.js, say): the file did that.
-        if (ready) return reject(damaged(job.kind));
-        // The parser could not be loaded: ours to fix, not the user's file.
-        reject(new Error(`The ${job.kind} reader failed to start: ${error.message}`, { cause: error }));
-      }),
-    );
-    worker.once("exit", (code) =>
-      settle(() => reject(ready ? damaged(job.kind) : new Error(`The ${job.kind} reader stopped (exit code ${code}) before it started`))),
-    );
-  });
+async function readDocument(kind: "pdf" | "docx", bytes: Uint8Array, deadlineMs: number, maxChars: number) {
+  const zipEntries = kind === "docx" ? checkDocxContainer(bytes) : undefined;
+  const job = { kind, bytes, deadlineAt: Date.now() + deadlineMs, maxChars, zipEntries, docxMaxUnpackedBytes: DOCX_MAX_UNPACKED_BYTES };
+  const answer = await readInChildProcess(job, deadlineMs);
+  if (answer.ok) return answer;
+  throw refusal(kind, answer.reason, maxChars);
 }
 
-/**
- * Runs in the worker (CommonJS, as Node evaluates a string). Kept small and
- * plain: everything that can be done in typed code is done above. A parser's
- * error becomes a reason; the unit tests run this code (they go through
- * extractText), and the bundled build was checked to run it too.
- */
-const WORKER_SOURCE = String.raw`
-"use strict";
-const { parentPort, workerData: job } = require("node:worker_threads");
-const load = require("node:module").createRequire(job.resolveFrom);
-
-async function readPdf(getDocumentProxy) {
-  let document;
-  try {
-    // isEvalSupported: false: pdf.js never compiles code from a font, whatever the file holds.
-    document = await getDocumentProxy(job.bytes, { verbosity: 0, isEvalSupported: false });
-  } catch (error) {
-    return { ok: false, reason: error && error.name === "PasswordException" ? "encrypted" : "damaged" };
-  }
-  const pages = [];
-  let chars = 0;
-  try {
-    for (let number = 1; number <= document.numPages; number++) {
-      if (Date.now() > job.deadlineAt) return { ok: false, reason: "timeout" };
-      const page = await document.getPage(number);
-      const content = await page.getTextContent();
-      let text = "";
-      for (const item of content.items) {
-        if (typeof item.str === "string") text += item.str + (item.hasEOL ? "\n" : "");
-      }
-      page.cleanup();
-      chars += text.length;
-      if (chars > job.maxChars * 2) return { ok: false, reason: "too-much-text" };
-      pages.push(text);
-    }
-  } catch {
-    return { ok: false, reason: "damaged" };
-  }
-  return { ok: true, pages };
-}
-
-async function readDocx(mammoth) {
-  try {
-    const result = await mammoth.extractRawText({ buffer: Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength) });
-    return { ok: true, text: result.value };
-  } catch {
-    return { ok: false, reason: "damaged" };
+function refusal(kind: ExtractKind, reason: ReaderRefusal, maxChars: number): AttachmentError {
+  switch (reason) {
+    case "timeout":
+      return tooSlow();
+    case "too-much-text":
+      return tooMuchText(kind, maxChars);
+    case "too-large":
+      return tooLarge(kind);
+    case "encrypted":
+      return encrypted(kind);
+    case "damaged":
+      return damaged(kind);
   }
 }
-
-// Loading happens outside the parsers' error handling: a missing or broken
-// install fails the worker ("error" before "ready"), and is never blamed on the file.
-async function main() {
-  if (job.kind === "pdf") {
-    const unpdf = load("unpdf");
-    await unpdf.getResolvedPDFJS();
-    parentPort.postMessage({ ready: true });
-    return readPdf(unpdf.getDocumentProxy);
-  }
-  const mammoth = load("mammoth");
-  parentPort.postMessage({ ready: true });
-  return readDocx(mammoth);
-}
-
-main().then((answer) => parentPort.postMessage(answer));
-`;

@@ -148,6 +148,8 @@ export interface ZipEntry {
   uncompressedSize: number;
   /** Legacy ZIP ("traditional PKWARE") or AES encryption. */
   encrypted: boolean;
+  /** Where the entry's local header starts. */
+  localHeaderOffset: number;
 }
 
 /**
@@ -182,6 +184,7 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] | null {
     const method = view.getUint16(at + 10, true);
     let compressedSize = view.getUint32(at + 20, true);
     let uncompressedSize = view.getUint32(at + 24, true);
+    let localHeaderOffset = view.getUint32(at + 42, true);
     const nameLength = view.getUint16(at + 28, true);
     const extraLength = view.getUint16(at + 30, true);
     const commentLength = view.getUint16(at + 32, true);
@@ -189,15 +192,62 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] | null {
     if (end > offset + size) return null;
     const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
 
-    if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff) {
-      const sizes = readZip64Sizes(view, at + 46 + nameLength, extraLength, uncompressedSize, compressedSize);
+    if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localHeaderOffset === 0xffffffff) {
+      const sizes = readZip64Sizes(view, at + 46 + nameLength, extraLength, { uncompressedSize, compressedSize, localHeaderOffset });
       if (!sizes) return null;
-      ({ uncompressedSize, compressedSize } = sizes);
+      ({ uncompressedSize, compressedSize, localHeaderOffset } = sizes);
     }
-    entries.push({ name, method, compressedSize, uncompressedSize, encrypted: (flags & 1) !== 0 || method === 99 });
+    entries.push({ name, method, compressedSize, uncompressedSize, encrypted: (flags & 1) !== 0 || method === 99, localHeaderOffset });
     at = end;
   }
   return entries;
+}
+
+/** Where an entry's packed data is, once its local header has been found to agree with the directory. */
+export interface ZipEntryData {
+  name: string;
+  method: number;
+  dataOffset: number;
+  compressedSize: number;
+  /** As declared; the reader counts what really comes out (app/attachments/extract.server.ts). */
+  uncompressedSize: number;
+}
+
+/**
+ * Each entry's data, found through its local header; null when a local header
+ * is missing or disagrees with the central directory on the name, the method
+ * or (unless the sizes follow the data, flag bit 3) the sizes. Readers differ
+ * on which of the two they trust, so a ZIP that tells them different things
+ * is refused rather than checked through one and read through the other.
+ */
+export function zipEntryData(bytes: Uint8Array, entries: ZipEntry[]): ZipEntryData[] | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const result: ZipEntryData[] = [];
+  for (const entry of entries) {
+    const at = entry.localHeaderOffset;
+    if (at + 30 > view.byteLength || view.getUint32(at, true) !== 0x04034b50) return null;
+    const flags = view.getUint16(at + 6, true);
+    const method = view.getUint16(at + 8, true);
+    const nameLength = view.getUint16(at + 26, true);
+    const extraLength = view.getUint16(at + 28, true);
+    const dataOffset = at + 30 + nameLength + extraLength;
+    if (dataOffset + entry.compressedSize > view.byteLength) return null;
+    if (method !== entry.method || new TextDecoder().decode(bytes.subarray(at + 30, at + 30 + nameLength)) !== entry.name) return null;
+    if ((flags & 8) === 0) {
+      const sizes = localSizes(view, at, nameLength, extraLength);
+      if (!sizes || sizes.compressedSize !== entry.compressedSize || sizes.uncompressedSize !== entry.uncompressedSize) return null;
+    }
+    result.push({ name: entry.name, method, dataOffset, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize });
+  }
+  return result;
+}
+
+/** A local header's sizes, from its ZIP64 extra field when the 32-bit fields say so. */
+function localSizes(view: DataView, at: number, nameLength: number, extraLength: number): { compressedSize: number; uncompressedSize: number } | null {
+  const compressedSize = view.getUint32(at + 18, true);
+  const uncompressedSize = view.getUint32(at + 22, true);
+  if (compressedSize !== 0xffffffff && uncompressedSize !== 0xffffffff) return { compressedSize, uncompressedSize };
+  return readZip64Sizes(view, at + 30 + nameLength, extraLength, { uncompressedSize, compressedSize, localHeaderOffset: 0 });
 }
 
 /** The End Of Central Directory record: 22 bytes, then a comment of at most 65535. */
@@ -221,30 +271,32 @@ function readZip64End(view: DataView, eocd: number): { count: number; size: numb
   return { count, size, offset };
 }
 
-/** The ZIP64 extra field (0x0001) holds, in order, only the sizes whose 32-bit field is 0xFFFFFFFF. */
-function readZip64Sizes(
-  view: DataView,
-  start: number,
-  length: number,
-  uncompressed: number,
-  compressed: number,
-): { uncompressedSize: number; compressedSize: number } | null {
+interface Zip64Fields {
+  uncompressedSize: number;
+  compressedSize: number;
+  localHeaderOffset: number;
+}
+
+/** The ZIP64 extra field (0x0001) holds, in order, only the fields whose 32-bit value is 0xFFFFFFFF. */
+function readZip64Sizes(view: DataView, start: number, length: number, fields: Zip64Fields): Zip64Fields | null {
   for (let at = start; at + 4 <= start + length; ) {
     const id = view.getUint16(at, true);
     const size = view.getUint16(at + 2, true);
     if (at + 4 + size > start + length) return null;
     if (id === 0x0001) {
       let field = at + 4;
-      const next = (): number | null => {
+      const wide = (value: number): number | null => {
+        if (value !== 0xffffffff) return value;
         if (field + 8 > at + 4 + size) return null;
-        const value = safeNumber(view.getBigUint64(field, true));
+        const read = safeNumber(view.getBigUint64(field, true));
         field += 8;
-        return value;
+        return read;
       };
-      const uncompressedSize = uncompressed === 0xffffffff ? next() : uncompressed;
-      const compressedSize = compressed === 0xffffffff ? next() : compressed;
-      if (uncompressedSize === null || compressedSize === null) return null;
-      return { uncompressedSize, compressedSize };
+      const uncompressedSize = wide(fields.uncompressedSize);
+      const compressedSize = wide(fields.compressedSize);
+      const localHeaderOffset = wide(fields.localHeaderOffset);
+      if (uncompressedSize === null || compressedSize === null || localHeaderOffset === null) return null;
+      return { uncompressedSize, compressedSize, localHeaderOffset };
     }
     at += 4 + size;
   }

@@ -1,6 +1,8 @@
+import { once } from "node:events";
+import zlib from "node:zlib";
 import { strToU8, zipSync } from "fflate";
 
-/** Word documents built in tests: real .docx packages (a ZIP with the content types, the package relationship and the document). */
+/** Documents built in tests: real .docx packages (a ZIP with the content types, the package relationship and the document), and hostile PDFs and .docx files. */
 
 export const CONTENT_TYPES =
   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
@@ -21,3 +23,143 @@ export function docx(paragraphs: string[]): Uint8Array {
   return zipSync({ "[Content_Types].xml": strToU8(CONTENT_TYPES), "_rels/.rels": strToU8(RELS), "word/document.xml": strToU8(documentXml(paragraphs)) });
 }
 
+
+// ---------------------------------------------------------------------------
+// Hostile documents, built here rather than kept as binary files.
+
+const MiB = 1024 * 1024;
+
+/** Deflates what `parts` yields as it comes (so 1 GiB never sits in memory at once): raw deflate, or zlib's format as PDFs use. */
+async function deflateStreamed(parts: Iterable<Uint8Array>, format: "raw" | "zlib"): Promise<Buffer> {
+  const deflater = format === "raw" ? zlib.createDeflateRaw({ level: 9 }) : zlib.createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  deflater.on("data", (chunk: Buffer) => out.push(chunk));
+  const ended = once(deflater, "end");
+  for (const part of parts) if (!deflater.write(part)) await once(deflater, "drain");
+  deflater.end();
+  await ended;
+  return Buffer.concat(out);
+}
+
+function* repeated(prefix: string, chunk: Uint8Array, times: number, suffix: string): Generator<Uint8Array> {
+  yield Buffer.from(prefix, "latin1");
+  for (let index = 0; index < times; index++) yield chunk;
+  yield Buffer.from(suffix, "latin1");
+}
+
+/**
+ * A PDF of `pages` pages that all show one content stream, FlateDecode'd
+ * from `content` (already deflated in zlib's format), in Helvetica.
+ */
+export function pdfWithContent(deflatedContent: Uint8Array, pages = 1): Uint8Array {
+  const font = 4 + pages;
+  const kids = Array.from({ length: pages }, (_, index) => `${4 + index} 0 R`).join(" ");
+  const objects: Array<string | Uint8Array> = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    deflatedContent,
+    ...Array.from(
+      { length: pages },
+      () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
+    ),
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  const parts: Buffer[] = [Buffer.from("%PDF-1.4\n")];
+  let size = parts[0].length;
+  const offsets: number[] = [];
+  const add = (part: string | Uint8Array) => {
+    const bytes = typeof part === "string" ? Buffer.from(part, "latin1") : Buffer.from(part);
+    parts.push(bytes);
+    size += bytes.length;
+  };
+  objects.forEach((object, index) => {
+    offsets.push(size);
+    if (typeof object === "string") return add(`${index + 1} 0 obj\n${object}\nendobj\n`);
+    add(`${index + 1} 0 obj\n<< /Length ${object.length} /Filter /FlateDecode >>\nstream\n`);
+    add(object);
+    add("\nendstream\nendobj\n");
+  });
+  const xref = size;
+  add(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("")}`);
+  add(`trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+/**
+ * A PDF that is slow to read and small to send: each of its `pages` pages
+ * runs the same million save/restore operators before one word, so pdf.js
+ * spends ~0.7 s of a free core on every page.
+ */
+export async function slowPdf(pages: number): Promise<Uint8Array> {
+  const content = await deflateStreamed(repeated("", Buffer.from("q Q ".repeat(250_000)), 4, "BT /F1 12 Tf 10 10 Td (slow) Tj ET"), "zlib");
+  return pdfWithContent(content, pages);
+}
+
+/** About 1 MB a GiB (1 GiB by default) whose one content stream inflates to `mib` MiB of text operators: "(AAAA…) Tj" over and over. */
+export async function pdfStreamBomb(mib = 1024): Promise<Uint8Array> {
+  const show = `(${"A".repeat(1000)}) Tj `;
+  const chunk = Buffer.from(show.repeat(Math.ceil(MiB / show.length)), "latin1");
+  const content = await deflateStreamed(repeated("BT /F1 12 Tf 10 10 Td ", chunk, mib, "ET"), "zlib");
+  return pdfWithContent(content);
+}
+
+/**
+ * About 1 MB a GiB: a .docx whose word/document.xml inflates to `mib` MiB (1
+ * GiB by default) of "A" while both its local header and the central
+ * directory declare 1000 bytes (with the real CRC-32), so every check of
+ * declared sizes passes.
+ */
+export async function docxSizeLieBomb(mib = 1024): Promise<Uint8Array> {
+  const prefix = '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>';
+  const suffix = "</w:t></w:r></w:p></w:body></w:document>";
+  const chunk = Buffer.alloc(MiB, "A");
+  const parts = [...repeated(prefix, chunk, mib, suffix)];
+  let crc = 0;
+  for (const part of parts) crc = zlib.crc32(part, crc);
+  const document = { name: "word/document.xml", packed: await deflateStreamed(parts, "raw"), crc, declaredSize: 1000 };
+  const small = (name: string, text: string) => {
+    const data = Buffer.from(text);
+    return { name, packed: zlib.deflateRawSync(data), crc: zlib.crc32(data), declaredSize: data.length };
+  };
+  return zipOf([small("[Content_Types].xml", CONTENT_TYPES), small("_rels/.rels", RELS), document]);
+}
+
+/** A ZIP of deflated entries whose headers declare `declaredSize`, true or not. */
+function zipOf(entries: Array<{ name: string; packed: Buffer; crc: number; declaredSize: number }>): Uint8Array {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(entry.crc, 14);
+    local.writeUInt32LE(entry.packed.length, 18);
+    local.writeUInt32LE(entry.declaredSize, 22);
+    local.writeUInt16LE(name.length, 26);
+    parts.push(local, name, entry.packed);
+
+    const header = Buffer.alloc(46);
+    header.writeUInt32LE(0x02014b50, 0);
+    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(20, 6);
+    header.writeUInt16LE(8, 10);
+    header.writeUInt32LE(entry.crc, 16);
+    header.writeUInt32LE(entry.packed.length, 20);
+    header.writeUInt32LE(entry.declaredSize, 24);
+    header.writeUInt16LE(name.length, 28);
+    header.writeUInt32LE(offset, 42);
+    central.push(header, name);
+    offset += local.length + name.length + entry.packed.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...parts, directory, end]));
+}

@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { strToU8, zipSync } from "fflate";
-import { CONTENT_TYPES, docx, documentXml, RELS } from "../../support/document-fixtures";
+import { CONTENT_TYPES, docx, documentXml, docxSizeLieBomb, pdfStreamBomb, RELS } from "../../support/document-fixtures";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkDocument, describeLocation } from "~/attachments/chunks";
@@ -182,7 +182,7 @@ describe("extractText: PDF", () => {
     await expectRefused(extractText(longPdf, "pdf", { maxChars: 10_000 }), "too-much-text", /more text than the assistant can read \(over 10,000 characters\)/);
   });
 
-  it("keeps pdf.js in its worker: the server's globals are untouched", async () => {
+  it("keeps pdf.js in its reader process: the server's globals are untouched", async () => {
     await extractText(longPdf.slice(), "pdf");
     expect("DOMMatrix" in globalThis).toBe(false);
   });
@@ -214,6 +214,17 @@ describe("extractText: PDF", () => {
 
   it("refuses a file that only starts like a PDF as damaged", async () => {
     await expectRefused(extractText(utf8(`%PDF-1.7\n${"garbage ".repeat(100)}`), "pdf"), "damaged");
+  });
+
+  it("reads a PDF given as a Buffer, as an upload's body arrives", async () => {
+    const bytes = Buffer.from(await pdfWithPages([["From a Buffer"]]));
+    expect((await extractText(bytes, "pdf")).text).toBe("From a Buffer");
+  });
+
+  it("refuses a PDF whose FlateDecode streams inflate past the cap (200 MiB from ~500 KB), before the parser decodes them", async () => {
+    const bomb = await pdfStreamBomb(200);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    await expectRefused(extractText(bomb, "pdf"), "too-large", "This PDF is too large to read once unpacked.");
   });
 
   it("refuses a PDF that needs a password, as the parser finds it encrypted", async () => {
@@ -271,6 +282,40 @@ describe("extractText: DOCX", () => {
       { name: "word/media/padding.bin", data: new Uint8Array(20 * 1024 * 1024), level: 9 },
     ]);
     await expectRefused(extractText(bomb, "docx"), "too-large");
+  });
+
+  it("counts what an entry really inflates to: 8 MiB behind a declared 1,000 bytes (local header and directory agree) is too large", async () => {
+    const bomb = await docxSizeLieBomb(8);
+    expect(sniffFile(bomb, "bomb.docx")).toMatchObject({ ok: true, kind: "docx" });
+    await expectRefused(extractText(bomb, "docx"), "too-large", "This Word document is too large to read once unpacked.");
+  });
+
+  it("refuses a ZIP whose local header and central directory disagree on a size, a name or the method", async () => {
+    const good = writeZip([
+      { name: "[Content_Types].xml", data: strToU8(CONTENT_TYPES) },
+      { name: "word/document.xml", data: strToU8(documentXml(["Hello"])) },
+    ]);
+    expect((await extractText(good, "docx")).text).toBe("Hello");
+    const localOf = (bytes: Uint8Array, index: number) => {
+      let at = 0;
+      for (let entry = 0; entry < index; entry++) {
+        const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        at += 30 + view.readUInt16LE(at + 26) + view.readUInt16LE(at + 28) + view.readUInt32LE(at + 18);
+      }
+      return at;
+    };
+    const altered = (change: (view: Buffer, local: number) => void) => {
+      const copy = Buffer.from(good);
+      change(copy, localOf(copy, 1));
+      return new Uint8Array(copy);
+    };
+    const cases = [
+      altered((view, local) => view.writeUInt32LE(view.readUInt32LE(local + 22) * 1000, local + 22)),
+      altered((view, local) => view.writeUInt32LE(view.readUInt32LE(local + 18) - 1, local + 18)),
+      altered((view, local) => view.write("x", local + 30)),
+      altered((view, local) => view.writeUInt16LE(0, local + 8)),
+    ];
+    for (const bytes of cases) await expectRefused(extractText(bytes, "docx"), "damaged");
   });
 
   it("reads the ZIP64 size a bomb declares behind 0xFFFFFFFF", async () => {
