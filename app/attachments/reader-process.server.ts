@@ -47,9 +47,9 @@ const READER_HEAP_MB = 384;
 
 /**
  * The reader is killed once it holds more than this, and the document is
- * refused as too large. The 200-page PDF of the unit tests peaks near 150 MB
- * (pdf.js loaded, the file, its pages' text); two readers at once stay
- * within a small server's memory.
+ * refused as too large. Reading a 200-page PDF stays under 150 MB (pdf.js
+ * loaded, the file, its pages' text); two readers at once stay within a small
+ * server's memory.
  */
 export const READER_MAX_RSS_BYTES = 512 * MB;
 
