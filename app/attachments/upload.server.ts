@@ -11,12 +11,14 @@ import { chunkDocument } from "./chunks";
 import { AttachmentError, extractText } from "./extract.server";
 import { attachmentLimitsFor } from "./limits.server";
 import { embedPassages } from "./embeddings.server";
-import { sniffFile } from "./sniff.server";
+import { DOCX_MEDIA_TYPE, sniffFile } from "./sniff.server";
 
 /**
- * POST /api/attachments?name=<file name>: the file's bytes as the body (so
- * the browser can show the upload's progress); GET /api/attachments/<id>: the
- * file, to its owner only; DELETE /api/attachments/<id>: one not sent yet.
+ * POST /api/attachments: the file's bytes as the body (so the browser can
+ * show the upload's progress), its name in the X-File-Name header,
+ * percent-encoded UTF-8 — never in the URL, which access logs print (a name
+ * in the query string is ignored). GET /api/attachments/<id>: the file, to
+ * its owner only; DELETE /api/attachments/<id>: one not sent yet.
  *
  *   201 stored · 400 unreadable or unsupported (nothing stored) · 401 not signed in
  *   404 no such file of yours · 413 larger than the role allows, or storage full
@@ -43,7 +45,7 @@ export async function uploadAttachment(request: Request): Promise<Response> {
   const who = await signedIn(request);
   if (who instanceof Response) return who;
   const limits = attachmentLimitsFor(who);
-  const name = fileName(new URL(request.url).searchParams.get("name"));
+  const name = fileName(headerFileName(request));
 
   let bytes: Uint8Array | undefined;
   try {
@@ -136,7 +138,7 @@ export function fileResponse(file: { name: string; mediaType: string; kind: stri
       ...headers,
       "Content-Type": type,
       "Content-Length": String(file.bytes.byteLength),
-      "Content-Disposition": contentDisposition(file.name),
+      "Content-Disposition": contentDisposition(downloadName(file)),
       "X-Content-Type-Options": "nosniff",
       "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; sandbox",
       "Cross-Origin-Resource-Policy": "same-origin",
@@ -181,13 +183,29 @@ async function oneOfFew<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The name as given, without a path, control characters or unstorable text; the extension survives shortening. */
+/** X-File-Name, percent-encoded UTF-8 (header values are bytes; the name may be any text); as sent when it isn't valid percent-encoding. */
+function headerFileName(request: Request): string | null {
+  const raw = request.headers.get("X-File-Name");
+  if (raw === null) return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * The name as given, without a path, unstorable text, control characters or
+ * invisible format characters: a right-to-left override makes
+ * "invoice\u202Egpj.exe" show as "invoiceexe.jpg", and zero-width characters
+ * make two names look the same. The extension survives shortening.
+ */
 export function fileName(raw: string | null): string {
   let name = (raw ?? "")
     .split(/[/\\]/)
     .pop()!
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f]/g, "")
+    // Cc: C0 and C1 controls and DEL; Cf: bidirectional controls, zero-width characters, BOM; Zl, Zp: line and paragraph separators.
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, "")
     .trim();
   if (!isStorableText(name)) name = "";
   if (name.length > NAME_MAX) {
@@ -196,6 +214,45 @@ export function fileName(raw: string | null): string {
     name = name.slice(0, NAME_MAX - extension.length) + extension;
   }
   return name || "file";
+}
+
+/**
+ * Extensions a downloaded text file may keep: formats that desktops open in a
+ * viewer or an editor. Anything else, and a name without an extension, gets
+ * ".txt" added: a text file named .html, .svg, .js, .hta, .bat, .cmd, .ps1 or
+ * .vbs would run or render when opened from the downloads folder, and
+ * Windows runs .py and .jsx files with an installed interpreter. Text is
+ * always served as text/plain (fileResponse); this is about the saved file.
+ */
+const HARMLESS_TEXT_EXTENSIONS = new Set([
+  ...["txt", "text", "md", "markdown", "csv", "tsv", "json", "jsonl", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"],
+  ...["tex", "bib", "rst", "adoc", "diff", "patch", "srt", "vtt", "sql", "css", "scss"],
+  ...["c", "h", "cc", "cpp", "hpp", "cs", "java", "kt", "go", "rs", "swift", "ts"],
+]);
+
+/** Extensions that match each kind read from the content; the first is the one added. */
+const KIND_EXTENSIONS: Record<string, string[]> = {
+  "application/pdf": ["pdf"],
+  [DOCX_MEDIA_TYPE]: ["docx"],
+  "image/png": ["png"],
+  "image/jpeg": ["jpg", "jpeg", "jpe", "jfif"],
+  "image/webp": ["webp"],
+  "image/gif": ["gif"],
+};
+
+/**
+ * The name a file is saved under: the stored name, with an extension added
+ * when its own would make the saved file something else than what the
+ * content is (a text file named page.html, a PDF named page.html). Names are
+ * stored as given, so files stored before this rule are served safely too.
+ */
+export function downloadName(file: { name: string; kind: string; mediaType: string }): string {
+  const dot = file.name.lastIndexOf(".");
+  const extension = dot > 0 ? file.name.slice(dot + 1).toLowerCase() : "";
+  if (file.kind === "text") return HARMLESS_TEXT_EXTENSIONS.has(extension) ? file.name : `${file.name}.txt`;
+  const matching = KIND_EXTENSIONS[file.mediaType];
+  if (!matching || matching.includes(extension)) return file.name;
+  return `${file.name}.${matching[0]}`;
 }
 
 /** RFC 6266: an ASCII fallback and the UTF-8 name. */

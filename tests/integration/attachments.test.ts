@@ -50,12 +50,13 @@ async function signedIn(role?: string) {
   return { account, cookie: await sessionCookieFor(account) };
 }
 
-async function upload(cookie: string | undefined, name: string, body: Uint8Array | string) {
+/** An upload as the composer sends it: the bytes as the body, the name percent-encoded in X-File-Name. */
+async function upload(cookie: string | undefined, name: string, body: Uint8Array | string, path = "/api/attachments") {
   const { action } = await import("~/routes/api.attachments");
-  const request = appRequest(`/api/attachments?name=${encodeURIComponent(name)}`, {
+  const request = appRequest(path, {
     method: "POST",
     cookie,
-    headers: { Origin: APP_ORIGIN, "Content-Type": "application/octet-stream" },
+    headers: { Origin: APP_ORIGIN, "Content-Type": "application/octet-stream", ...(name ? { "X-File-Name": encodeURIComponent(name) } : {}) },
     body: Buffer.from(typeof body === "string" ? new TextEncoder().encode(body) : body),
   });
   return (await action({ request, params: {}, context: {} })) as Response;
@@ -113,7 +114,8 @@ describe("uploading and downloading", () => {
     const mine = await download(owner.cookie, file.id);
     expect(mine.status).toBe(200);
     expect(mine.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
-    expect(mine.headers.get("Content-Disposition")).toMatch(/^attachment; filename="page.html"/);
+    // Saved as text too: a .html opened from the downloads folder would run its script.
+    expect(mine.headers.get("Content-Disposition")).toMatch(/^attachment; filename="page.html.txt"/);
     expect(mine.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect(mine.headers.get("Content-Security-Policy")).toContain("sandbox");
     expect(await mine.text()).toBe("<script>alert(1)</script>\nHello");
@@ -123,9 +125,65 @@ describe("uploading and downloading", () => {
     expect((await upload(undefined, "x.txt", "hello")).status).toBe(401);
   });
 
-  it("reads the kind from the content, whatever the name says", async () => {
+  it("reads the kind from the content, whatever the name says, and saves the file with an extension that says what it is", async () => {
     const { cookie } = await signedIn();
-    expect(await uploaded(cookie, "holiday.pdf", PNG)).toMatchObject({ kind: "image", mediaType: "image/png", name: "holiday.pdf" });
+    const image = await uploaded(cookie, "holiday.pdf", PNG);
+    expect(image).toMatchObject({ kind: "image", mediaType: "image/png", name: "holiday.pdf" });
+    expect((await download(cookie, image.id)).headers.get("Content-Disposition")).toMatch(/^attachment; filename="holiday.pdf.png"/);
+    const pdf = await uploaded(cookie, "report.html", await pdfWithPages(1, () => "A PDF named like a page."));
+    expect((await download(cookie, pdf.id)).headers.get("Content-Disposition")).toMatch(/^attachment; filename="report.html.pdf"/);
+  });
+
+  it("takes the name from X-File-Name (percent-encoded UTF-8), never from the URL", async () => {
+    const { cookie } = await signedIn();
+    expect(await uploaded(cookie, "résumé 2026.txt", "hello")).toMatchObject({ name: "résumé 2026.txt" });
+    const fromUrl = await upload(cookie, "", "hello", "/api/attachments?name=secret-plans.txt");
+    expect(fromUrl.status).toBe(201);
+    expect(((await fromUrl.json()) as { attachment: AttachmentRef }).attachment.name).toBe("file");
+  });
+
+  it("drops invisible format characters from names: a right-to-left override can't make invoice.exe look like a .jpg", async () => {
+    const { cookie } = await signedIn();
+    const cases: Array<[string, string, string]> = [
+      // name sent, name stored, name the download is saved as
+      ["invoice\u202Egpj.exe", "invoicegpj.exe", "invoicegpj.exe.txt"],
+      ["\u2066report\u2069\u200B.md", "report.md", "report.md"],
+      ["\uFEFFnotes\u200E\u200F\u2028.txt", "notes.txt", "notes.txt"],
+      ["tab\u0085le\u00AD.csv", "table.csv", "table.csv"],
+    ];
+    for (const [sent, stored, saved] of cases) {
+      const file = await uploaded(cookie, sent, "some text");
+      expect(file.name, JSON.stringify(sent)).toBe(stored);
+      const disposition = (await download(cookie, file.id)).headers.get("Content-Disposition")!;
+      expect(disposition).toBe(`attachment; filename="${saved}"; filename*=UTF-8''${encodeURIComponent(saved)}`);
+      expect(decodeURIComponent(disposition.split("UTF-8''")[1])).not.toMatch(/\p{Cf}/u);
+    }
+  });
+
+  it("saves text files under an extension that opens harmlessly: .txt is added to anything that could run or render", async () => {
+    const { cookie } = await signedIn();
+    const cases: Array<[string, string]> = [
+      ["notes.txt", "notes.txt"],
+      ["README.md", "README.md"],
+      ["table.CSV", "table.CSV"],
+      ["data.json", "data.json"],
+      ["server.log", "server.log"],
+      ["main.ts", "main.ts"],
+      ["Makefile", "Makefile.txt"],
+      ["logo.svg", "logo.svg.txt"],
+      ["app.js", "app.js.txt"],
+      ["run.bat", "run.bat.txt"],
+      ["setup.ps1", "setup.ps1.txt"],
+      ["update.hta", "update.hta.txt"],
+      ["macro.vbs", "macro.vbs.txt"],
+      ["install.cmd", "install.cmd.txt"],
+      ["script.py", "script.py.txt"],
+    ];
+    for (const [name, saved] of cases) {
+      const file = await uploaded(cookie, name, "echo hello\n");
+      expect(file.name).toBe(name);
+      expect((await download(cookie, file.id)).headers.get("Content-Disposition"), name).toBe(`attachment; filename="${saved}"; filename*=UTF-8''${saved}`);
+    }
   });
 
   it("refuses bad files with a clear message and stores nothing of them", async () => {
@@ -369,9 +427,9 @@ describe("files in share links", () => {
     handle = await appHandler();
   });
 
-  async function sharedConversation(includeFiles: boolean) {
+  async function sharedConversation(includeFiles: boolean, name = "itinerary.txt") {
     const { cookie } = await signedIn();
-    const file = await uploaded(cookie, "itinerary.txt", "Day one: Belém. Day two: Alfama.");
+    const file = await uploaded(cookie, name, "Day one: Belém. Day two: Alfama.");
     const body = withFiles("Plan from my notes", [file]);
     // Not the echo: it would quote the file in the reply, which a share shows like any reply.
     model.enqueue({ type: "text", text: "Here is your plan." });
@@ -426,5 +484,13 @@ describe("files in share links", () => {
     );
     expect(revoked.status).toBe(200);
     expect((await handle(appRequest(`/s/${share.id}/files/${file.id}`))).status).toBe(404);
+  });
+
+  it("serves a shared text file under a harmless extension, and its name without format characters", async () => {
+    const { file, share } = await sharedConversation(true, "itinerary\u202Elmth.html");
+    expect(file.name).toBe("itinerarylmth.html");
+    const download = await handle(appRequest(`/s/${share.id}/files/${file.id}`));
+    expect(download.status).toBe(200);
+    expect(download.headers.get("Content-Disposition")).toBe(`attachment; filename="itinerarylmth.html.txt"; filename*=UTF-8''itinerarylmth.html.txt`);
   });
 });

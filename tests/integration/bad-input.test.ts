@@ -129,7 +129,7 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/chat", who: "user", cap: chatBodyBytes(DEFAULT_MESSAGE_MAX_CHARS), malformed: [400] },
   { route: "/api/runs/stop", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   // An upload is the file itself: text-like bodies are stored as text files, the rest refused (app/attachments/sniff.server.ts).
-  { route: "/api/attachments?name=x.txt", who: "user", cap: 20 * 1024 * 1024, malformed: [201, 400] },
+  { route: "/api/attachments", who: "user", cap: 20 * 1024 * 1024, malformed: [201, 400] },
   { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools", who: "admin", cap: BODY_LIMITS.small, malformed: [400] },
   { route: "/tools/new", who: "admin", cap: BODY_LIMITS.document, malformed: [400] },

@@ -105,7 +105,7 @@ const CASES: Record<string, Case> = {
   "routes/api.runs.$runId": { path: () => `/api/runs/${randomUUID()}` },
   "routes/api.runs.stop": { path: () => "/api/runs/stop" },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
-  "routes/api.attachments": { path: () => "/api/attachments?name=planted.txt" },
+  "routes/api.attachments": { path: () => "/api/attachments" },
   "routes/api.attachments.$attachmentId": { path: () => `/api/attachments/${randomUUID()}` },
   "routes/api.conversations.$conversationId.share": {
     path: () => `/api/conversations/${conversationId}/share`,

@@ -4,8 +4,8 @@ import { attachmentUrl, formatBytes, type AttachmentRef } from "~/attachments/at
 /**
  * Files the user is attaching to the next message: each uploads at once (so
  * sending is quick), with its progress; it can be removed before sending. An
- * upload is the file's bytes as the body of POST /api/attachments — XHR, not
- * fetch, because only XHR reports upload progress.
+ * upload is the file's bytes as the body of POST /api/attachments, its name
+ * in X-File-Name — XHR, not fetch, because only XHR reports upload progress.
  */
 
 export interface PendingFile {
@@ -53,7 +53,9 @@ export function useAttachmentUploads(limits: UploadLimits) {
     (key: string, file: File) => {
       const request = new XMLHttpRequest();
       requests.current.set(key, request);
-      request.open("POST", `/api/attachments?name=${encodeURIComponent(file.name || "file")}`);
+      request.open("POST", "/api/attachments");
+      // The name goes in a header, never in the URL: access logs print URLs.
+      request.setRequestHeader("X-File-Name", encodeURIComponent(file.name || "file"));
       request.responseType = "json";
       request.upload.onprogress = (event) => {
         if (event.lengthComputable) update(key, { progress: event.loaded / event.total });
