@@ -222,7 +222,7 @@ describe("extractText: PDF", () => {
   });
 
   it("refuses a PDF whose FlateDecode streams inflate past the cap (200 MiB from ~500 KB), before the parser decodes them", async () => {
-    const bomb = await pdfStreamBomb(200);
+    const bomb = pdfStreamBomb(200);
     expect(bomb.length).toBeLessThan(1024 * 1024);
     await expectRefused(extractText(bomb, "pdf"), "too-large", "This PDF is too large to read once unpacked.");
   });
@@ -285,7 +285,7 @@ describe("extractText: DOCX", () => {
   });
 
   it("counts what an entry really inflates to: 8 MiB behind a declared 1,000 bytes (local header and directory agree) is too large", async () => {
-    const bomb = await docxSizeLieBomb(8);
+    const bomb = docxSizeLieBomb(8);
     expect(sniffFile(bomb, "bomb.docx")).toMatchObject({ ok: true, kind: "docx" });
     await expectRefused(extractText(bomb, "docx"), "too-large", "This Word document is too large to read once unpacked.");
   });
