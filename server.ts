@@ -1,7 +1,7 @@
 /**
  * The server build's entry (remix.config.js `server`): the build Remix would
- * make, with every route's action behind the one origin check (security
- * review M-2, ADR 047). It lives in the build itself because operators run
+ * make, with every route's action behind the one origin check (ADR 047).
+ * It lives in the build itself because operators run
  * plain `remix-serve build/index.js`: there is no server of ours to put a
  * middleware in, and `remix-serve` hands every request to these routes.
  */

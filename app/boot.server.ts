@@ -5,7 +5,7 @@ import { ConfigError, getConfig } from "~/config.server";
  * read and validated before remix-serve listens. A bad variable ends the
  * process at once with a non-zero code and the reason, so a supervisor or an
  * orchestrator sees a failed start, never a server that answers 500 forever
- * (issue 16; DESIGN.md §1 "Boot").
+ * (docs/operations.md, "Boot").
  */
 export function validateConfigurationAtBoot(exit: (code: number) => never = process.exit): void {
   try {

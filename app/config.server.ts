@@ -85,7 +85,7 @@ const envSchema = z.object({
     z.coerce.number().int().min(100).max(30_000).default(3_000),
   ),
   APP_URL: z.preprocess(emptyToUndefined, z.url().optional()),
-  // How many proxies you control append to X-Forwarded-For (DESIGN.md §2).
+  // How many proxies you control append to X-Forwarded-For (docs/configuration.md, docs/operations.md).
   TRUST_PROXY: z.preprocess(
     emptyToUndefined,
     z
@@ -114,7 +114,7 @@ const envSchema = z.object({
   REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(60)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
-  // The assistant's model provider (DESIGN.md §1) and per-role policy (app/chat/role-settings.ts).
+  // The assistant's model provider (ADR 014, docs/configuration.md) and per-role policy (app/chat/role-settings.ts).
   LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_API_KEY: optionalString,
   LLM_MODELS: optionalString,

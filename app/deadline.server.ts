@@ -47,7 +47,7 @@ const reported = new Set<string>();
  * never the error's message: a failed query's message holds its parameters
  * (user text, uids). Only our own timeout's message, which the app wrote, is
  * kept. Everything interpolated is escaped, so a context naming a user cannot
- * start a forged line (L-4).
+ * start a forged line (ADR 052).
  */
 export function logBackendFault(backend: string, context: string, error: unknown) {
   // Counted every time (the log line is once per outage); a timeout was counted where it fired.

@@ -69,7 +69,7 @@ export const handleDataRequest: HandleDataRequestFunction = (response, { request
 /**
  * Errors of loaders, actions and rendering (Remix's default logs the whole
  * error, whose message can hold a failed query's parameters): the class, the
- * code and the stack frames, one escaped line (L-4).
+ * code and the stack frames, one escaped line (ADR 052).
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;

@@ -50,7 +50,7 @@ function isHttps(request: Request): boolean {
 }
 
 function hasSession(request: Request): boolean {
-  // Either name (L-7): even a refused pair of cookies makes the answer private.
+  // Either name (`__Host-session`, or `__session` in local mode): even a refused pair of cookies makes the answer private.
   const cookies = request.headers.get("Cookie") ?? "";
   return cookies.includes(`${LOCAL_SESSION_COOKIE}=`) || cookies.includes(`${HOST_SESSION_COOKIE}=`);
 }

@@ -1,5 +1,5 @@
 /**
- * Where `npm start` has remix-serve listen (M-7).
+ * Where `npm start` has remix-serve listen (docs/configuration.md, `HOST`).
  *
  * Local mode accepts unsigned (emulator) ID tokens and session cookies: any
  * client that reaches the port can sign in as any account. So in local mode

@@ -5,7 +5,7 @@ import { markdownVerdict } from "~/components/chat/markdown-budget";
 
 /**
  * Server render time of one reply, for payloads that are costly to parse
- * (security review M-6) and ones just under the limits of
+ * (quadratic or deeply nested for the parser) and ones just under the limits of
  * app/components/chat/markdown-budget.ts (ADR 050): the worst a reply can
  * cost per page view. Best of three runs each.
  *

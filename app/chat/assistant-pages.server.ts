@@ -53,7 +53,7 @@ const notFound = () => json({ error: "This conversation doesn't exist." }, { sta
 export async function loadAssistant(request: Request) {
   const session = await requireUser(request);
   const search = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, MAX_SEARCH_LENGTH);
-  // A NUL in the query would fail it (a 500): a clear 400 instead (review L-3).
+  // A NUL in the query would fail it (a 500): a clear 400 instead (docs/security.md).
   if (!isStorableText(search)) throw json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
   const db = await database();
   const uid = session.user.uid;
@@ -109,7 +109,7 @@ export async function updateInstructions(request: Request) {
   const form = await readForm(request, BODY_LIMITS.message);
   if (form.get("intent") !== "instructions") return json({ error: "Unknown action." }, { status: 400 });
   const text = String(form.get("instructions") ?? "");
-  // Unstorable text would fail the save with a 500 (review L-3).
+  // Unstorable text would fail the save with a 500: a clear 400 instead (docs/security.md).
   const problem = isStorableText(text) ? checkCustomInstructions(text) : UNSTORABLE_TEXT_MESSAGE;
   if (problem) return json({ error: problem }, { status: 400 });
   await setCustomInstructions(await database(), session.user.uid, text);

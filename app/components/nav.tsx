@@ -12,7 +12,7 @@ export interface NavProps {
   plan?: string | null;
 }
 
-/** The site navigation (seed §2; names in DESIGN.md §1), rendered on the server from the root loader. */
+/** The site navigation (its links and their names: tests/e2e/nav.spec.ts), rendered on the server from the root loader. */
 export function SiteNav({ signedIn, isAdmin, newMessages, plan }: NavProps) {
   const pending = useAuthPending();
   const [open, setOpen] = useState(false);
@@ -60,9 +60,9 @@ export function SiteNav({ signedIn, isAdmin, newMessages, plan }: NavProps) {
 }
 
 /**
- * The site's links, in the seed's order and names (DESIGN.md §1): in the header,
+ * The site's links, always in this order and with these names (tests/e2e/nav.spec.ts): in the header,
  * and on a phone's assistant page in the conversation drawer, where they replace
- * the header so the chat has one slim bar (issue 11).
+ * the header so the chat has one slim bar (docs/features.md, "The assistant").
  */
 export function NavItems({ signedIn, isAdmin, newMessages }: NavProps) {
   return (

@@ -3,7 +3,7 @@ import { useEffect, useState } from "react";
 
 /**
  * "You're signed out", on the page Logout lands on (the home page). Logout's
- * redirect stays exactly `/` (DESIGN.md §1), so the nav's Logout form leaves a
+ * redirect stays exactly `/` (ADR 060), so the nav's Logout form leaves a
  * note in this tab's sessionStorage and the landing page reads it once. A note
  * older than a minute is stale (a logout that never landed) and says nothing.
  */

@@ -19,7 +19,7 @@ const cursor = z.preprocess(
 export const inboxQuerySchema = z.object({
   status: z.preprocess(blankToUndefined, z.enum(["inbox", "new", "read", "archived", "all"]).default("inbox")),
   kind: z.preprocess(blankToUndefined, z.enum(INBOX_KINDS).optional()),
-  // A NUL would make the search query fail (a 503); a clear 400 instead (review L-3).
+  // A NUL would make the search query fail (a 503); a clear 400 instead (docs/security.md).
   q: z.preprocess(blankToUndefined, storableString().trim().max(200, "Search for at most 200 characters.").optional()),
   after: cursor,
   before: cursor,

@@ -35,7 +35,7 @@ export interface Sender {
   role: string;
   /**
    * Whether a signed-in sender's address was verified when they wrote; null
-   * for a visitor, whose typed address proves nothing (security review L-5).
+   * for a visitor, whose typed address proves nothing (ADR 049).
    * Left out: not recorded, which the inbox never presents as verified.
    */
   verified?: boolean | null;

@@ -205,7 +205,7 @@ const requiredText = (what: string, max: number, missing: string) =>
     asText,
     z
       .string()
-      // NUL or a lone surrogate: the insert would fail, a 500 instead of a message (review L-3).
+      // NUL or a lone surrogate: the insert would fail, a 500 instead of a message (docs/security.md).
       .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
       .transform((value) => value.trim().replace(/\r\n/g, "\n"))
       .pipe(z.string().min(1, missing).max(max, `${what} must be at most ${max} characters.`)),
@@ -547,7 +547,7 @@ export function parseToolInputs(tool: PromptTool, fields: Record<string, unknown
 export function parseCatalogueFilters(params: URLSearchParams): CatalogueFilters {
   return z
     .object({
-      // Text that cannot be stored matches nothing and would fail the query: no filter (review L-3).
+      // Text that cannot be stored matches nothing and would fail the query: no filter (docs/security.md).
       q: storableString().trim().max(SEARCH_MAX_LENGTH).catch(""),
       category: storableString().trim().max(PROMPT_TOOL_LIMITS.category * 2).catch(""),
     })

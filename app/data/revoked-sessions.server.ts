@@ -3,7 +3,7 @@ import { eq, lt } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { revokedSessions } from "~/db/schema";
 
-/** Logged-out sessions, shared by every server instance (DESIGN.md §2). */
+/** Logged-out sessions, shared by every server instance (ADR 002). */
 export function sessionHash(cookie: string): string {
   return createHash("sha256").update(cookie).digest("base64url");
 }

@@ -6,7 +6,7 @@ import { hitRateLimit, secondsInWords } from "./rate-limits.server";
 /**
  * Running a prompt tool starts a new conversation (and the tool's system
  * prompt), so it is limited per account: without a limit one client made
- * 100 conversations in 1.3 s (security review L-6). The count is kept in
+ * 100 conversations in 1.3 s (ADR 048). The count is kept in
  * PostgreSQL, shared by every server instance.
  */
 

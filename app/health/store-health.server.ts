@@ -8,8 +8,8 @@ import { adminAuth } from "~/firebase.server";
 /**
  * The state of each store for GET /healthz. A check costs an identity
  * lookup, a Firestore read (billed in production) and a PostgreSQL query,
- * and /healthz is public, so (security review I-2) concurrent requests share
- * one check, and a healthy answer is kept a few seconds: a flood of /healthz
+ * and /healthz is public, so concurrent requests share one check, and a
+ * healthy answer is kept a few seconds: a flood of /healthz
  * costs the backends at most one check per HEALTHY_FOR_MS. A degraded answer
  * is kept only while its check runs: a load balancer sees a recovery at
  * once, and while a store is down a check waits for it (up to the backend

@@ -5,8 +5,8 @@ import { applyApiHeaders } from "~/security-headers.server";
 
 /**
  * The one origin check (CSRF) for every request that can change something
- * (security review M-2, ADR 047). It wraps the `action` of every route
- * module of the server build, so no route can forget it and no way of
+ * (ADR 047). It wraps the `action` of every route module of the server
+ * build, so no route can forget it and no way of
  * reaching an action skips it: a document POST, a `?_data=<routeId>` data
  * request (Remix's own check covers documents only) and a resource route
  * alike. Both the compiled build (server.ts) and the test build

@@ -4,8 +4,8 @@
  * decimal.js keeps every result to a fixed number of significant digits, so the
  * cost of an operation is set by its operands' exponents, not by their digits:
  * `1e100000000 mod 7` builds a hundred-million-digit quotient and blocks the
- * event loop for hours (security review H-1). Every number the tools read or
- * produce must stay within 10^±MAX_EXPONENT; with that, the costliest step — a
+ * event loop for hours. Every number the tools read or produce must stay
+ * within 10^±MAX_EXPONENT; with that, the costliest step — a
  * remainder whose quotient has at most 2·MAX_EXPONENT + 1 digits — takes well
  * under a millisecond, so no tool call can stall the server (ADR 040).
  */

@@ -1,9 +1,9 @@
 /**
  * The model registry: which models the assistant offers and how to reach
  * them. Configured from the environment (LLM_BASE_URL, LLM_API_KEY,
- * LLM_MODELS, DESIGN.md §1). With nothing configured, local mode uses an
- * Ollama on 127.0.0.1:11434 when it answers, else the built-in demo model,
- * which is labelled as a demo wherever it appears.
+ * LLM_MODELS; ADR 014, docs/configuration.md). With nothing configured,
+ * local mode uses an Ollama on 127.0.0.1:11434 when it answers, else the
+ * built-in demo model, which is labelled as a demo wherever it appears.
  */
 import type { LanguageModel } from "ai";
 import { lookupRole, roleKey } from "~/chat/role-settings";

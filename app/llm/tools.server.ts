@@ -24,8 +24,8 @@ export interface ToolContext {
 /**
  * A tool's own answer, or a plain `{ error }` when the tool fails unexpectedly:
  * the AI SDK would hand the exception's text (a library's "Invalid array
- * length") to the model, which relays it and the transcript keeps it (security
- * review I-7). The log gets the kind of failure, never the user's input.
+ * length") to the model, which relays it and the transcript keeps it.
+ * The log gets the kind of failure, never the user's input.
  */
 export function answerOrPlainError<Input, Output>(label: string, execute: (input: Input) => Output) {
   return (input: Input): Output | { error: string } => {

@@ -1,5 +1,5 @@
 /**
- * Log lines that cannot carry user text or forge other lines (L-4).
+ * Log lines that cannot carry user text or forge other lines (ADR 052).
  *
  * An error's message is never logged: a failed query's message holds every
  * parameter (a user's message, a reply, a uid), and a message with newlines

@@ -15,7 +15,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 /** /admin/feedback: the latest 👍/👎 users gave replies, beside the reports under Messages. */
 export async function loader({ request }: LoaderFunctionArgs) {
-  // Every loader under /admin checks the role freshly (DESIGN.md §1).
+  // Every loader under /admin checks the role freshly, never from the auth caches (ADR 002).
   await requireAdmin(request);
   const rows = await withDatabase("reading reply feedback", (db) => recentFeedback(db));
   return json({ rows }, { headers: NO_STORE });

@@ -23,7 +23,7 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 export const headers: HeadersFunction = () => NO_STORE;
 
-// Every loader and action under /admin checks the role freshly (DESIGN.md §1).
+// Every loader and action under /admin checks the role freshly, never from the auth caches (ADR 002).
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);

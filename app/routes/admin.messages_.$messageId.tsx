@@ -49,7 +49,7 @@ function listQuery(request: Request) {
   return { status: query.status, kind: query.kind, q: query.q };
 }
 
-// Every loader and action under /admin checks the role freshly (DESIGN.md §1).
+// Every loader and action under /admin checks the role freshly, never from the auth caches (ADR 002).
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const id = params.messageId ?? "";

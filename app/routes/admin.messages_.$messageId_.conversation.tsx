@@ -27,7 +27,7 @@ const NO_STORE = { "Cache-Control": "no-store" };
 export const headers: HeadersFunction = () => NO_STORE;
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  // Every loader under /admin checks the role freshly (DESIGN.md §1).
+  // Every loader under /admin checks the role freshly, never from the auth caches (ADR 002).
   const { user } = await requireAdmin(request);
   const id = params.messageId ?? "";
   const found = await withDatabase("opening a reported conversation", async (db) => {

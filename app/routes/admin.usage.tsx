@@ -17,7 +17,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 /** /admin/usage (docs/decisions/073): who uses what and what it costs, against what the plans bring in (CSV: /admin/usage.csv). */
 export async function loader({ request }: LoaderFunctionArgs) {
-  // Every loader under /admin checks the role freshly (DESIGN.md §1).
+  // Every loader under /admin checks the role freshly, never from the auth caches (ADR 002).
   await requireAdmin(request);
   const report = await withDatabase("reading usage", (db) => usageReport(db));
   const emails = await emailsOf(report.top.map((user) => user.uid));

@@ -15,7 +15,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 /**
  * POST /api/account/delete: deletes the account and all of its data, after
  * the user typed their email address to confirm, and only with a sign-in of
- * the last five minutes (seed §8 requires-recent-login: 401 with
+ * the last five minutes (ADR 030, requires-recent-login: 401 with
  * `reauth: true`, and the dashboard asks the user to sign in again).
  */
 const NO_STORE = { "Cache-Control": "no-store" };

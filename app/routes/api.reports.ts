@@ -33,7 +33,7 @@ const MAX_REPORT_COMMENT = 2_000;
 const reportSchema = z.object({
   messageId: z.string({ error: "Which reply? The message id is missing." }).trim().pipe(z.guid("That reply does not exist.")),
   reason: z.enum(REPORT_REASONS, { error: "Choose a reason: harmful, wrong or other." }),
-  // A NUL or a lone surrogate would fail the insert: a 503 the reporter could never get past (review L-3).
+  // A NUL or a lone surrogate would fail the insert: a 503 the reporter could never get past (docs/security.md).
   comment: storableString()
     .trim()
     .max(MAX_REPORT_COMMENT, `Please keep your comment to ${MAX_REPORT_COMMENT.toLocaleString("en")} characters or fewer.`)

@@ -138,7 +138,7 @@ export async function action({ request }: ActionFunctionArgs) {
   if (form.get("intent") === "theme") return themeIntent(user.uid, form);
   if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
-  // The same message for unstorable text as every other field (review L-3).
+  // The same message for unstorable text as every other field (docs/security.md).
   const parsed = isStorableText(typed) ? parseDisplayName(typed) : ({ success: false, error: UNSTORABLE_TEXT_MESSAGE } as const);
   if (!parsed.success) {
     return json({ value: typed, fieldErrors: { displayName: parsed.error } }, { status: 400, headers: NO_STORE });

@@ -4,7 +4,7 @@ import { apiRoute } from "~/http/api-route.server";
 import { scrape } from "~/metrics/metrics.server";
 
 /**
- * GET /metrics: this instance's Prometheus metrics (DESIGN.md §1, ADR 052),
+ * GET /metrics: this instance's Prometheus metrics (ADR 052, docs/operations.md),
  * only with `Authorization: Bearer $METRICS_TOKEN`. Without METRICS_TOKEN,
  * and without the right token, it is a 404 like any unknown path, so nobody
  * learns from it whether metrics are on.

@@ -8,7 +8,7 @@ import { pageTitle } from "~/meta";
 import chatStyles from "~/styles/chat.css";
 import shareStyles from "~/styles/share.css";
 
-/** /s/<id>: a conversation someone shared, read-only, for anyone (DESIGN.md §1 "Share links"). */
+/** /s/<id>: a conversation someone shared, read-only, for anyone (ADR 054). */
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   ...pageTitle(data?.share.title ?? "Shared conversation"),

@@ -67,7 +67,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
   const parsed = parseToolInputs(tool, body.fields);
   if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   const uid = session.user.uid;
-  // Each run is limited per account (review L-6), counted here, for valid input only. No conversation
+  // Each run is limited per account (ADR 048), counted here, for valid input only. No conversation
   // is created: the new chat's first send creates it, with the tool's instructions (docs/decisions/033).
   const refused = await toolStore((db) => refuseToolRunOverLimit(db, uid, typedValues(tool, body.fields)));
   if (refused) return refused;

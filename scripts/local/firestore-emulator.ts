@@ -3,7 +3,7 @@ import { FirestoreServer } from "@firestore-emulator/server";
 
 /**
  * A Firestore emulator in this process (Google's needs Java and a download;
- * DESIGN.md §3). Its own start() binds every interface, so we bind its gRPC
+ * ADR 003). Its own start() binds every interface, so we bind its gRPC
  * server to the given loopback host ourselves: local mode exposes nothing.
  * It keeps state in memory only; local mode saves users/{email} itself.
  */

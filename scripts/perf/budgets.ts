@@ -5,8 +5,8 @@ import { freshDatabase, machineLine, option, percentile, startAppUnderTest, writ
 import { firstTextMs } from "./first-token";
 
 /**
- * `npm run bench -- --budgets`: what the budget check costs the first token (issue 14,
- * docs/decisions/072; target ≤ 2 ms). One instance on a fresh database on the PostgreSQL
+ * `npm run bench -- --budgets`: what the budget check costs the first token
+ * (docs/decisions/072; target ≤ 2 ms). One instance on a fresh database on the PostgreSQL
  * server (or embedded PGlite with `--database-url ""`), the scripted model answering at
  * once. Two users chat in conversations of their own, alternately: one whose role has
  * token and money budgets (every reply holds budget before the model is asked and settles
@@ -60,7 +60,7 @@ export async function benchBudgets(): Promise<void> {
     const store = database ? "the PostgreSQL server (a fresh database)" : "embedded PGlite";
     const p95 = (values: number[]) => fixed(percentile([...values].sort((a, b) => a - b), 95));
     const report = [
-      "## Budgets (issue 14)",
+      "## Budgets",
       "",
       `\`npm run bench -- --budgets\` on ${new Date().toISOString().slice(0, 10)}, ${machineLine()}, one instance on ${store}, ` +
         "the scripted model answering at once; the two users' messages alternate.",

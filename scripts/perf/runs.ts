@@ -7,7 +7,7 @@ import { readChunks } from "~/components/chat/ui-message-stream";
 import { chatBody, freshDatabase, machineLine, option, percentile, startAppUnderTest, writeBenchmarks } from "./app-under-test";
 
 /**
- * `npm run bench -- --runs`: replies that survive (issue 13, docs/decisions/070),
+ * `npm run bench -- --runs`: replies that survive (docs/decisions/070),
  * with two remix-serve instances A and B on a fresh database on the PostgreSQL
  * server and the scripted model echoing a `--words`-word reply at one word per
  * `--word-ms` ms. Writes the figures to docs/benchmarks.md ("Replies that

@@ -6,7 +6,7 @@ import { env, expect, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
 
 /**
- * Issue 15, the admin's desk (/admin/messages): scannable rows, bulk actions
+ * The admin's desk (/admin/messages, ADR 063): scannable rows, bulk actions
  * that answer at once, j/k and Previous / Next on a message, reports shown as
  * the conversation showed them with the user's 👍/👎, replies written in the
  * app, the reported conversation read-only and audited, cards on a phone.

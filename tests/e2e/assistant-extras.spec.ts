@@ -2,7 +2,7 @@ import { expectNoAxeViolations } from "./a11y";
 import { composer, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
 
-/** The rest people expect (issue 11): 👍/👎, the theme switch, starter suggestions, the finished-reply announcement, model names. */
+/** The rest people expect: 👍/👎, the theme switch, starter suggestions, the finished-reply announcement, model names. */
 
 test.beforeEach(async () => {
   await scriptedModel.reset();

@@ -235,7 +235,7 @@ test.describe("the chat on a phone (390×844)", () => {
     await expect(drawer).toBeHidden();
     await expect(opener).toBeFocused();
 
-    // The site's links are in the drawer, with the seed's names.
+    // The site's links are in the drawer, with the header's names.
     await opener.click();
     const siteLinks = drawer.getByRole("navigation", { name: "Site" });
     await expect(siteLinks.getByRole("link")).toHaveText(["Assistant", "Dashboard", "Tools"]);

@@ -2,7 +2,7 @@ import { composer, conversationList, replies, scriptedModel, sendMessage, userMe
 import { expect, signIn, test } from "./fixtures";
 
 /**
- * Replies that survive (issue 13, docs/decisions/070) in Chromium: a reload
+ * Replies that survive (docs/decisions/070) in Chromium: a reload
  * mid-reply shows what was written so far and goes on; another tab of the
  * same account follows it and its Stop stops it; the list says "still writing…".
  */

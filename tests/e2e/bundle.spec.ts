@@ -1,6 +1,6 @@
 import { expect, test } from "./fixtures";
 
-/** Firebase client code is loaded by /login only (DESIGN.md §2). */
+/** Firebase client code is loaded by /login only (ADR 030). */
 const FIREBASE_MARKERS = ["identitytoolkit.googleapis.com", "@firebase/auth", "securetoken.googleapis.com"];
 
 async function scriptsOf(page: import("@playwright/test").Page, path: string) {

@@ -3,7 +3,7 @@ import { expectNoAxeViolations } from "./a11y";
 import { env, expect, mainNav, signIn, test } from "./fixtures";
 
 /**
- * A visitor's first minutes (issue 15, "First run"): a new account lands in
+ * A visitor's first minutes (ADR 060): a new account lands in
  * the assistant with a "verify your email" banner; a bounced visitor is told
  * why on /login; Logout says "You're signed out". At desktop and phone width.
  */

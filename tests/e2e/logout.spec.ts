@@ -66,7 +66,7 @@ test.describe("logout", () => {
   });
 });
 
-test.describe("freshness (DESIGN.md §1): changes show within the cache TTL", () => {
+test.describe("freshness (ADR 002): changes show within the cache TTL", () => {
   test("a disabled user is signed out", async ({ page, context, firebase, newAccount }) => {
     const account = await newAccount();
     await signIn(page, account);

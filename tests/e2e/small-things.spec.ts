@@ -4,7 +4,7 @@ import { expectNoAxeViolations } from "./a11y";
 import { expect, signIn, test } from "./fixtures";
 
 /**
- * Issue 15, "Small things people notice": reply headings, wide code blocks,
+ * Small things people notice: reply headings, wide code blocks,
  * the dashboard's charts and cards on a phone, local times, the tools filter
  * row and a tool form's stale error. Desktop and phone width.
  */

@@ -12,9 +12,9 @@ import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppE
 import { firstMessage, postChat, waitUntil } from "./chat-support";
 
 /**
- * Security review 2026-11, M-4: deleting an account while its chat requests
- * are in flight must leave no row of it (docs/decisions/045, deletion wins).
- * The reviewer's script: a burst of sends 2 ms apart, the deletion, more sends;
+ * Deleting an account while its chat requests are in flight must leave no
+ * row of it (docs/decisions/045, deletion wins). The race as it was found:
+ * a burst of sends 2 ms apart, the deletion, more sends;
  * here several times over, with slow replies and this instance's caches on (so
  * the early start is in play as well).
  */

@@ -18,7 +18,7 @@ import { captureLogs } from "../support/log-capture";
 import { get, postForm, respond, uniqueText } from "./admin-support";
 
 /**
- * Issue 15, the admin desk: replies kept in a message's thread and emailed
+ * The admin desk (ADR 063): replies kept in a message's thread and emailed
  * through a real SMTP server (smtp-server, over TCP) when SMTP_URL is set;
  * the reported conversation opened read-only with an audit entry each time;
  * Previous / Next in the list's order and filters.

@@ -12,7 +12,7 @@ import { get, postForm, respond } from "./admin-support";
 /**
  * Every loader and action under /admin, including direct POSTs to the
  * actions: anonymous → sign in, signed-in non-admin → 403 with no admin
- * data, admin → served (DESIGN.md §1 Guards).
+ * data, admin → served (`requireAdmin`, ADR 020).
  */
 const firebase = admin();
 afterAll(() => firebase.close());

@@ -93,7 +93,7 @@ describe("who sent it", () => {
     return (await response.text()).replace(/<!-- -->/g, "");
   }
 
-  it("an unverified account is not shown as an authenticated sender (L-5)", async () => {
+  it("an unverified account is not shown as an authenticated sender", async () => {
     const marker = uniqueText("claimed");
     const unverified = await createAccount(firebase, { verified: false, prefix: "ceo" });
     const posted = await respond(contactAction, postForm("/api/contact", { message: `This is the CEO ${marker}` }, { cookie: await sessionCookieFor(unverified) }));

@@ -115,7 +115,7 @@ describe("POST /api/reports", () => {
     }
   });
 
-  it("a NUL byte or a broken Unicode character in the comment → 400 saying so, nothing logged as a fault (L-3)", async () => {
+  it("a NUL byte or a broken Unicode character in the comment → 400 saying so, nothing logged as a fault", async () => {
     const { replies } = await conversationOf(reporter.uid, uniqueText("nul"));
     // Fault lines go to the app's logger (ADR 052): none at error level.
     const logs = captureLogs();

@@ -10,7 +10,7 @@ import { healAll, setFault } from "../support/faults";
 import { captureLogs } from "../support/log-capture";
 
 /**
- * Invalidation at once everywhere (issue 13, docs/decisions/002 "Changed"):
+ * Invalidation at once everywhere (docs/decisions/002, "Changed"):
  * two remix-serve instances on one PostgreSQL server, auth caches of 30 s.
  * A logout, a role change or a disabled account on instance A shows on the
  * very next page instance B serves, with no wait — B's caches were warm.

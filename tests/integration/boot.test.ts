@@ -6,10 +6,11 @@ import { freePort } from "../../scripts/local/ports";
 import { buildApp } from "../support/app-process";
 
 /**
- * Issue 16 (DESIGN.md §1 "Boot"): `remix-serve build/index.js`, as operators
- * run it, validates the whole configuration when it loads the build and
- * exits non-zero at once with the reason. Before, it listened and answered
- * every page with 500 while a supervisor believed it was up.
+ * The operators' contract (docs/operations.md, "Boot"): `remix-serve
+ * build/index.js`, as operators run it, validates the whole configuration
+ * when it loads the build and exits non-zero at once with the reason.
+ * Before, it listened and answered every page with 500 while a supervisor
+ * believed it was up.
  */
 
 beforeAll(async () => {

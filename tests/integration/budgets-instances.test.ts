@@ -7,7 +7,7 @@ import { startModelServer, type ModelServer } from "../support/model-server";
 import { firstMessage } from "./chat-support";
 
 /**
- * Budgets under load (issue 14, docs/decisions/072): 50 messages at once from
+ * Budgets under load (docs/decisions/072): 50 messages at once from
  * one user, spread over two remix-serve instances on one PostgreSQL server,
  * each asking for a long reply. Spend never exceeds the budget by more than
  * one reply's hold, and no refused message reaches the model.

@@ -94,7 +94,7 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const messageId = sent.user.id;
       const first = await reserveMessage(db, uid, 2, { messageId });
       expect(first).toMatchObject({ allowed: true, used: 1 });
-      // While its reply is in flight, the same message is refused, uncounted (M-1: one message, one reply).
+      // While its reply is in flight, the same message is refused, uncounted (ADR 044: one message, one reply).
       expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: false, inFlight: true });
       expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
       // The first attempt failed and its refund could not be written: the Retry reuses the reservation.

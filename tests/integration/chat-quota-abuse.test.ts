@@ -10,8 +10,8 @@ import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/ap
 import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, stopChat, waitUntil } from "./chat-support";
 
 /**
- * Security review 2026-11, M-1 (quota bypass) and M-3 (refused sends still
- * called the model), through the real endpoint with this instance's caches on
+ * Quota bypasses and refused sends that still called the model (ADR 044),
+ * through the real endpoint with this instance's caches on
  * (the path where the model request may start early, docs/decisions/033):
  * what the user sees, what is stored and counted, and how many requests the
  * model server received.
@@ -67,7 +67,7 @@ async function sendAndRead(body: Parameters<typeof postChat>[0], cookie: string)
   return { status: 200, saved: dataOf(chunks, "saved"), text: replyText(chunks) };
 }
 
-describe("M-1: a save can't be made to fail on purpose for a free reply", () => {
+describe("a save can't be made to fail on purpose for a free reply", () => {
   it("a message id already stored (the user's own, or another user's) is refused 409 before the model; nothing counted", async () => {
     const owner = await signedIn();
     const first = firstMessage("The original message");
@@ -177,7 +177,7 @@ describe("M-1: a save can't be made to fail on purpose for a free reply", () => 
   });
 });
 
-describe("M-3: a refused send never reaches the model", () => {
+describe("a refused send never reaches the model", () => {
   async function exhaust(cookie: string, n: number) {
     for (let i = 0; i < n; i += 1) expect((await sendAndRead(firstMessage(`allowed ${i}`), cookie)).saved).toBeDefined();
   }

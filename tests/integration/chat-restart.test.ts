@@ -113,7 +113,7 @@ describe("restarting the server mid-stream", () => {
       expect(rows).toHaveLength(2);
 
       // Its reservation outlived the server. While it could still be a reply in flight elsewhere
-      // (refreshed within IN_FLIGHT_WINDOW), the same message is refused (M-1: one reply per message)…
+      // (refreshed within IN_FLIGHT_WINDOW), the same message is refused (ADR 044: one reply per message)…
       expect(await messagesToday(account.uid)).toBe(2);
       const early = await post(server, second, cookie);
       expect(early.status).toBe(409);

@@ -4,7 +4,7 @@ import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
 import { healAll, setFault } from "../support/faults";
 import { admin, appRequest, createAccount } from "../support/app-env";
 
-/** The server side of issue 15's first run: the verify-email banner's data and /login's reason. */
+/** The server side of the first run (ADR 060): the verify-email banner's data and /login's reason. */
 const firebase = admin();
 
 afterAll(async () => {

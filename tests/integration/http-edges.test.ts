@@ -8,11 +8,11 @@ import { healAll, setFault } from "../support/faults";
 import { appHandler } from "../support/remix-app";
 
 /**
- * The edges of HTTP the security review's info items found (I-2, I-3):
+ * The edges of HTTP a security test found:
  * /healthz answered without the security headers and made three backend
  * calls per request for anyone; the rest needs the real server
  * (remix-serve and the compiled build, as operators run it): TRACE, and the
- * origin check wired into the build through server.ts (M-2, ADR 047).
+ * origin check wired into the build through server.ts (ADR 047).
  */
 
 let handle: (request: Request) => Promise<Response>;
@@ -37,7 +37,7 @@ function healthz() {
   return handle(appRequest("/healthz"));
 }
 
-describe("/healthz (I-2)", () => {
+describe("/healthz", () => {
   it("answers with the security headers of every API response", async () => {
     advanceClock(HEALTHY_FOR_MS + 1);
     const response = await healthz();
@@ -87,7 +87,7 @@ describe("/healthz (I-2)", () => {
   });
 });
 
-describe("the built app under remix-serve (I-3, M-2)", () => {
+describe("the built app under remix-serve", () => {
   let app: AppProcess;
   beforeAll(async () => {
     await buildApp();

@@ -7,9 +7,9 @@ import { admin, appRequest, createAccount, sessionCookieFor } from "../support/a
 import { appHandler } from "../support/remix-app";
 
 /**
- * M-6 through the whole app: a conversation whose stored reply is costly or
- * deeply nested Markdown opens (200, the text on the page) and does not hold
- * the server for seconds. Before the fix the 1.2 KB `>` reply made the page a
+ * Bounded Markdown (ADR 050) through the whole app: a conversation whose
+ * stored reply is costly or deeply nested Markdown opens (200, the text on
+ * the page) and does not hold the server for seconds. Before the fix the 1.2 KB `>` reply made the page a
  * 500 on every load and the 60 KB bracket reply took 4–5 s per view.
  */
 

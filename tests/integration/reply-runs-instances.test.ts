@@ -8,7 +8,7 @@ import { startModelServer, type ModelServer } from "../support/model-server";
 import { dataOf, firstMessage, readUntil, replyText, waitUntil } from "./chat-support";
 
 /**
- * Replies that survive (issue 13, docs/decisions/070): three remix-serve
+ * Replies that survive (docs/decisions/070): three remix-serve
  * instances on one PostgreSQL server and one scripted model. A reply started
  * on A goes on when its client leaves and is followed from B; Stop on B stops
  * the model request on A; an instance killed mid-reply has its reply marked

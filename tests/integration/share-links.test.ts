@@ -11,7 +11,7 @@ import type { TestAccount } from "../support/identity";
 import { appHandler } from "../support/remix-app";
 
 /**
- * Share links (DESIGN.md §1): a read-only public snapshot at /s/<id>,
+ * Share links (ADR 054): a read-only public snapshot at /s/<id>,
  * through the whole app in-process (headers, meta and rendered HTML as a
  * browser gets them).
  */

@@ -4,7 +4,7 @@ import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, setAppEnv }
 import { appHandler } from "../support/remix-app";
 
 /**
- * Issue 16, SSO: an OIDC or SAML identity becomes a session exactly as a
+ * SSO (ADR 053): an OIDC or SAML identity becomes a session exactly as a
  * Google one does. The Auth emulator accepts fake IdP credentials
  * (`accounts:signInWithIdp` with an unsigned id_token) for `oidc.*` and
  * `saml.*` provider ids, which is what the client SDK's popup ends with; the

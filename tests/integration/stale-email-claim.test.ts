@@ -10,8 +10,9 @@ import { postForm, respond } from "./admin-support";
 import { action as adminUsersAction } from "~/routes/admin.users";
 
 /**
- * H-2 (security review 2026-11): the role was read for the email frozen in
- * the session cookie while "verified" came from the current identity record.
+ * Why a session names the account's current email (ADR 042): the role was
+ * read for the email frozen in the session cookie while "verified" came
+ * from the current identity record.
  * An attacker signs up with an address an admin pre-assigned "admin", mints a
  * session, moves the account to an address they own within the same second
  * (so the identity service's one-second revocation keeps the cookie) and
@@ -40,8 +41,8 @@ function claimsOf(cookie: string): { auth_time: number; email?: string } {
 
 /**
  * Sets the account's "tokens valid since" to `seconds`: the email change
- * happened in the same second the session was minted (the race the review
- * won in 63 ms), made deterministic.
+ * happened in the same second the session was minted (the race an
+ * attacker's script won in 63 ms), made deterministic.
  */
 async function setValidSince(uid: string, seconds: number) {
   const response = await fetch(
@@ -94,13 +95,13 @@ function cacheCurrentRecord(attacker: TestAccount, owned: string, cookie: string
   authCache.setRole(owned, "");
 }
 
-describe("H-2: a session cookie whose email claim is not the account's current email", () => {
+describe("a session cookie whose email claim is not the account's current email", () => {
   it("the old cookie does not open /admin/users after the email change and verification (same second)", async () => {
     const attacker = await attackerWithPreassignedAdminAddress();
     const cookie = await sessionCookieFor(attacker);
     expect(claimsOf(cookie).email).toBe(attacker.email);
 
-    // Unverified: not admin (DESIGN: admin counts only for a verified email).
+    // Unverified: not admin ("admin" counts only for a verified email, docs/operations.md).
     expect((await handle(appRequest("/admin/users", { cookie }))).status).toBe(403);
 
     await moveToVerifiedAddress(attacker, claimsOf(cookie).auth_time);

@@ -182,7 +182,7 @@ describe("using a prompt tool", () => {
     expect(await (await getDb()).select().from(conversations).where(eq(conversations.uid, account.uid))).toEqual([]);
   });
 
-  it("is limited per account: too many runs in a minute → 429 with Retry-After, what was typed kept (L-6)", async () => {
+  it("is limited per account: too many runs in a minute → 429 with Retry-After, what was typed kept", async () => {
     Object.assign(process.env, { TOOL_RUN_RATE_LIMIT_PER_MINUTE: "3" });
     resetConfig();
     try {

@@ -244,7 +244,7 @@ export function InboxTable({
                   {unread ? <span className="unread-mark">New</span> : null}
                   <span className="sender-name">{row.senderName || row.senderEmail}</span>
                   {row.senderName ? <span className="sender-email">{row.senderEmail}</span> : null}
-                  {/* Only a verified address is the sender's own (security review L-5): the others say so. */}
+                  {/* Only a verified address is the sender's own (ADR 049): the others say so. */}
                   {unverifiedNote(row) ? (
                     <span className="sender-unverified" title={senderLabel(row)}>
                       {unverifiedNote(row)}

@@ -1,7 +1,7 @@
 /**
  * How the inbox describes a sender's address: only an address the identity
  * provider verified is presented as the sender's own. An unverified account
- * proves no more than a visitor's typed address (security review L-5: an
+ * proves no more than a visitor's typed address (ADR 049: an
  * account registered as ceo@… was shown as "(signed in)"); rows stored before
  * verification was recorded say so rather than imply it.
  */

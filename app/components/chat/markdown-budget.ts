@@ -1,5 +1,5 @@
 /**
- * Whether a reply is cheap enough to render as Markdown (M-6).
+ * Whether a reply is cheap enough to render as Markdown (ADR 050).
  *
  * The Markdown parser (micromark, under react-markdown) is quadratic in the
  * number of brackets and emphasis markers of one paragraph (30 000 `[` and

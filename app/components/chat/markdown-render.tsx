@@ -17,7 +17,7 @@ import { PlainOnError, PlainReply, safeUrl } from "./markdown-plain";
  *   rel="noopener noreferrer"; anything else (javascript:, data:, relative) is plain text.
  * - Images are never loaded: an image URL could carry the conversation to
  *   someone's server. They become ordinary links the user may choose to open.
- * - Rendering is bounded (M-6): a reply the parser would take long over, or
+ * - Rendering is bounded (ADR 050): a reply the parser would take long over, or
  *   nest deep enough to overflow the stack, is shown as plain text
  *   (./markdown-budget.ts), and a reply that fails to render anyway falls
  *   back to plain text too, so one message can never fail a page.

@@ -12,7 +12,7 @@ export interface AccountView {
   lastSignInAt: string | null;
 }
 
-/** What the identity service knows of the account (seed §3), with the email's verification. */
+/** What the identity service knows of the account (email, sign-in methods, dates), with the email's verification. */
 export function AccountFacts({
   account,
   firebase,

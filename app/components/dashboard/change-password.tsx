@@ -4,7 +4,7 @@ import { authErrorMessage, PASSWORD_RULES_UNMET } from "~/auth/auth-errors";
 import type { PasswordCheck, PublicFirebaseConfig } from "~/auth/firebase-client";
 
 /**
- * Change password: the current password first (re-authentication, seed §8
+ * Change password: the current password first (re-authentication, ADR 030:
  * requires-recent-login), then the new one against the project's password
  * policy. Runs in the browser with the Firebase SDK, loaded on first use.
  */

@@ -12,9 +12,9 @@ export interface DeleteAccountResult {
 
 /**
  * Delete account: a confirmation (typing the email address), and a recent
- * sign-in (seed §8 requires-recent-login) — when the session's sign-in is
- * older than five minutes the server says so, the user signs in again here,
- * and the deletion continues with what they confirmed.
+ * sign-in (the identity service's requires-recent-login, ADR 030) — when the
+ * session's sign-in is older than five minutes the server says so, the user
+ * signs in again here, and the deletion continues with what they confirmed.
  */
 export function DeleteAccount({
   email,

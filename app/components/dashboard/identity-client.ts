@@ -4,7 +4,7 @@
  *
  * Import this module only with `await import("./identity-client")` inside an
  * event handler: the SDK then loads when a user needs it, and the dashboard's
- * own bundle stays free of Firebase code (DESIGN.md §2).
+ * own bundle stays free of Firebase code (ADR 030).
  */
 import { sendEmailVerification, updatePassword, type User } from "firebase/auth";
 import {
@@ -19,7 +19,7 @@ import {
 export type ConfirmMethod = { kind: "password"; email: string; password: string } | { kind: "google" };
 
 /**
- * Signs in again with the identity service ("requires-recent-login", seed §8)
+ * Signs in again with the identity service ("requires-recent-login", ADR 030)
  * and, with the fresh ID token, replaces the session cookie by one whose
  * sign-in is now. Then `then` runs with the signed-in client user, and the
  * client SDK signs out again: the server cookie stays the only session.
@@ -76,7 +76,10 @@ export async function changePassword(config: PublicFirebaseConfig, email: string
   }
 }
 
-/** The password policy's checks for a new password (seed §5; 6 characters where none is published). */
+/**
+ * The password policy's checks for a new password: the project's, or where none is published the
+ * identity service's default, at least 6 characters.
+ */
 export async function newPasswordChecks(config: PublicFirebaseConfig, password: string): Promise<PasswordCheck[]> {
   return checkPassword(await clientAuth(config), password);
 }

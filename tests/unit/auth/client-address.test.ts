@@ -3,7 +3,7 @@ import { forwardedClientAddress } from "~/auth/request.server";
 import { parseConfig } from "~/config.server";
 
 /**
- * L-2 (security review 2026-11): behind a proxy that appends to
+ * TRUST_PROXY (docs/configuration.md): behind a proxy that appends to
  * X-Forwarded-For, the leftmost entry is whatever the client sent, so taking
  * it let one client look like any number of addresses and walk past every
  * per-address limit. The client is the entry the outermost trusted proxy
@@ -16,7 +16,7 @@ describe("forwardedClientAddress", () => {
     expect(forwardedClientAddress("spoofed-1, spoofed-2,203.0.113.7", 1)).toBe("203.0.113.7");
   });
 
-  it("a spoofed first hop never changes the address (the review's bypass)", () => {
+  it("a spoofed first hop never changes the address (the bypass it once allowed)", () => {
     const seen = new Set(Array.from({ length: 20 }, (_, i) => forwardedClientAddress(`10.0.0.${i}, 198.51.100.1`, 1)));
     expect([...seen]).toEqual(["198.51.100.1"]);
   });

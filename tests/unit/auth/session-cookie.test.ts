@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 /**
- * L-7 (cookie tossing): the session cookie is `__Host-session` outside local
+ * Cookie tossing: the session cookie is `__Host-session` outside local
  * mode and `__session` in it; a request with two session cookies (twice one
  * name, or both names) has no session, whichever came first.
  */

@@ -5,9 +5,9 @@ import { Markdown } from "~/components/chat/markdown";
 import { MAX_MARKDOWN_CHARS, MAX_NESTING_DEPTH, markdownVerdict } from "~/components/chat/markdown-budget";
 
 /**
- * M-6: a reply is rendered as Markdown only when one linear scan says the
+ * ADR 050: a reply is rendered as Markdown only when one linear scan says the
  * parser will be quick on it; otherwise, and whenever rendering throws, it is
- * shown as escaped plain text. The two payloads of the review first.
+ * shown as escaped plain text. First, the two payloads that once held the server.
  */
 
 const BRACKETS_60KB = "[".repeat(30_000) + "a" + "]".repeat(30_000);
@@ -21,7 +21,7 @@ function timed<T>(work: () => T): { value: T; ms: number } {
   return { value, ms: performance.now() - start };
 }
 
-describe("the review's payloads", () => {
+describe("the payloads that once held the server", () => {
   it("60 KB of nested brackets → plain text, rendered at once (was 4–9 s)", () => {
     const { value: html, ms } = timed(() => render(BRACKETS_60KB));
     expect(html).toContain('class="markdown markdown-plain"');

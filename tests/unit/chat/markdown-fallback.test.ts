@@ -3,7 +3,7 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it, vi } from "vitest";
 
 /**
- * M-6: a reply that passes the cost scan but still makes the Markdown
+ * ADR 050: a reply that passes the cost scan but still makes the Markdown
  * pipeline throw (a parser bug, a plugin failure) is shown as plain text:
  * one message never fails its page.
  */

@@ -130,14 +130,14 @@ describe("calculator: errors come back as { error }, never thrown", () => {
 });
 
 /**
- * H-1 (security review 2026-11): decimal.js's work grows with its operands'
- * exponents, and the tool runs on the server's only thread: `1e10000000 mod 7`
- * took 86 s, `1e100000000 mod 7` hours, and some expressions allocated
- * gigabytes before a RangeError whose text reached the transcript. Each of the
- * review's expressions now gets a clear error at once (on the old code these
- * tests time out or return the library's RangeError).
+ * ADR 040: decimal.js's work grows with its operands' exponents, and the
+ * tool runs on the server's only thread: `1e10000000 mod 7` took 86 s,
+ * `1e100000000 mod 7` hours, and some expressions allocated gigabytes before
+ * a RangeError whose text reached the transcript. Each of those expressions
+ * now gets a clear error at once (on the old code these tests time out or
+ * return the library's RangeError).
  */
-describe("calculator: magnitudes are bounded (H-1)", () => {
+describe("calculator: magnitudes are bounded", () => {
   it.each([
     "1e10000000 mod 7",
     "1e100000000 mod 7",

@@ -80,7 +80,7 @@ describe("built-in tools", () => {
   });
 });
 
-describe("a tool that fails unexpectedly (H-1, I-7)", () => {
+describe("a tool that fails unexpectedly", () => {
   it("answers a plain { error } instead of the library's exception text, and logs only its kind", () => {
     const logs = captureLogs();
     try {

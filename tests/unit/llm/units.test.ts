@@ -116,8 +116,8 @@ describe("supportedUnits", () => {
   });
 });
 
-/** H-1: the converter takes decimal strings too; its magnitudes are bounded like the calculator's. */
-describe("convertUnits: magnitudes are bounded (H-1)", () => {
+/** ADR 040: the converter takes decimal strings too; its magnitudes are bounded like the calculator's. */
+describe("convertUnits: magnitudes are bounded", () => {
   it.each([
     ["1e9000000000000000", "km", "mi", /The value is too large to convert/],
     ["1e-100000000", "km", "mi", /The value is too close to zero to convert/],

@@ -4,7 +4,7 @@ import { BackendUnavailableError, logBackendFault, logBackendRecovered } from "~
 import { captureLogs } from "../../support/log-capture";
 
 /**
- * L-4: a fault's log line names the store, what was being done and the
+ * ADR 052: a fault's log line names the store, what was being done and the
  * error's class and code — never the error's message, which for a failed
  * query holds every parameter (a user's message, their uid) and could hold
  * newlines that forge log lines.

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { describeError, escapeForLog, logUnexpectedError } from "~/log/safe-log.server";
 import { captureLogs } from "../../support/log-capture";
 
-/** L-4: the shared helpers behind every log line that mentions an error. */
+/** ADR 052: the shared helpers behind every log line that mentions an error. */
 
 describe("escapeForLog", () => {
   it("turns every line break and control character into a visible escape", () => {

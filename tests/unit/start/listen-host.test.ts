@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isLoopback, listenPlan, localUrl } from "../../../scripts/listen-host";
 
 /**
- * M-7: local mode accepts unsigned emulator tokens, so `npm start` in local
+ * Local mode accepts unsigned emulator tokens, so `npm start` in local
  * mode listens on loopback unless HOST says otherwise, and says so.
  */
 
