@@ -1,17 +1,21 @@
 import { json } from "@remix-run/node";
+import { getConfig } from "~/config.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { deleteUnsentAttachment, getAttachmentFile, storeAttachment, type NewChunk } from "~/data/attachments.server";
-import { logBackendFault } from "~/deadline.server";
+import { hitRateLimit, secondsInWords } from "~/data/rate-limits.server";
+import type { Db } from "~/db/client.server";
+import { logBackendFault, withDeadline } from "~/deadline.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
-import { readCapped } from "~/http/body-limit.server";
+import { discardBody, readCapped } from "~/http/body-limit.server";
 import { isUuid } from "~/chat/uuid";
 import { isStorableText } from "~/text/storable-text";
 import { formatBytes, type AttachmentRef } from "./attachment-types";
 import { chunkDocument } from "./chunks";
-import { AttachmentError, extractText } from "./extract.server";
-import { attachmentLimitsFor } from "./limits.server";
+import { AttachmentError, extractText, type Extracted } from "./extract.server";
+import { attachmentLimitsFor, type AttachmentLimits } from "./limits.server";
 import { embedPassages } from "./embeddings.server";
-import { DOCX_MEDIA_TYPE, sniffFile } from "./sniff.server";
+import { ReadingQueue } from "./reading-queue.server";
+import { DOCX_MEDIA_TYPE, sniffFile, type SniffedKind } from "./sniff.server";
 
 /**
  * POST /api/attachments: the file's bytes as the body (so the browser can
@@ -22,7 +26,8 @@ import { DOCX_MEDIA_TYPE, sniffFile } from "./sniff.server";
  *
  *   201 stored · 400 unreadable or unsupported (nothing stored) · 401 not signed in
  *   404 no such file of yours · 413 larger than the role allows, or storage full
- *   503 a store is unreachable
+ *   429 uploading too fast, or too many of the account's documents waiting to be read
+ *   503 a store is unreachable, or too many documents waiting to be read (Retry-After)
  *
  * The body is counted while it streams in and cut off at the role's file size
  * limit, whatever Content-Length says. The kind is read from the content; a
@@ -41,11 +46,32 @@ const EMBED_DEADLINE_MS = 30_000;
 /** The longest file name kept (the rest is cut; the extension is kept). */
 const NAME_MAX = 200;
 
+const MINUTE = 60;
+
+/**
+ * PDFs and Word documents waiting to be read in this process
+ * (docs/decisions/074-reading-documents-in-a-bounded-process.md). Each reader
+ * is a child process that may use a core and up to 512 MB, so two at once.
+ * Ten documents an account: a message's worth at the default
+ * ATTACHMENTS_PER_MESSAGE, since the composer uploads all of a message's files
+ * at once. 32 waiting, and 256 MB of them (uploads wait in memory), keep the
+ * longest wait and the memory held bounded.
+ */
+const DOCUMENTS_PER_ACCOUNT = 10;
+const readingQueue = new ReadingQueue({ parallel: 2, perAccount: DOCUMENTS_PER_ACCOUNT, maxWaiting: 32, maxWaitingBytes: 256 * 1024 * 1024 });
+
+/** What a full reading queue asks the client to wait: about one document's read. */
+const QUEUE_FULL_RETRY_SECONDS = 10;
+
 export async function uploadAttachment(request: Request): Promise<Response> {
   const who = await signedIn(request);
-  if (who instanceof Response) return who;
+  if (who instanceof Response) return unread(request, who);
   const limits = attachmentLimitsFor(who);
   const name = fileName(headerFileName(request));
+  const db = await database();
+  if (db instanceof Response) return unread(request, db);
+  const tooFast = await refuseOverRateLimit(db, who.user.uid, limits);
+  if (tooFast) return unread(request, tooFast);
 
   let bytes: Uint8Array | undefined;
   try {
@@ -65,8 +91,8 @@ export async function uploadAttachment(request: Request): Promise<Response> {
   let chunks: NewChunk[] = [];
   if (sniffed.kind !== "image") {
     try {
-      const kind = sniffed.kind;
-      const extracted = await oneOfFew(() => extractText(bytes, kind, { deadlineMs: EXTRACT_DEADLINE_MS }));
+      const extracted = await readText(who.user.uid, bytes, sniffed.kind);
+      if (extracted instanceof Response) return extracted;
       text = extracted.text;
       pages = extracted.pages;
       chunks = chunkDocument(extracted);
@@ -82,8 +108,6 @@ export async function uploadAttachment(request: Request): Promise<Response> {
     }
   }
 
-  const db = await database();
-  if (db instanceof Response) return db;
   const id = crypto.randomUUID();
   try {
     const stored = await storeAttachment(
@@ -106,6 +130,69 @@ export async function uploadAttachment(request: Request): Promise<Response> {
   }
   const attachment: AttachmentRef = { id, name, kind: sniffed.kind, mediaType: sniffed.mediaType, size: bytes.byteLength, pages: pages ?? null };
   return json({ attachment }, { status: 201, headers: PRIVATE });
+}
+
+/**
+ * A text file is decoded here at once (cheap, and bounded by the upload's
+ * size); a PDF or a Word document waits its turn in the reading queue, or is
+ * refused with the reason the queue gives.
+ */
+async function readText(uid: string, bytes: Uint8Array, kind: Exclude<SniffedKind, "image">): Promise<Extracted | Response> {
+  if (kind === "text") return extractText(bytes, kind);
+  const turn = await readingQueue.run(uid, bytes.byteLength, () => extractText(bytes, kind, { deadlineMs: EXTRACT_DEADLINE_MS }));
+  if (turn.ok) return turn.value;
+  if (turn.refusal === "account-busy") {
+    return json(
+      { error: `You have ${DOCUMENTS_PER_ACCOUNT} documents being read already. Wait until they are ready, then attach the rest.` },
+      { status: 429, headers: { ...PRIVATE, "Retry-After": String(QUEUE_FULL_RETRY_SECONDS) } },
+    );
+  }
+  return json(
+    { error: "The assistant is busy reading other documents. Please try again in a few seconds." },
+    { status: 503, headers: { ...PRIVATE, "Retry-After": String(QUEUE_FULL_RETRY_SECONDS) } },
+  );
+}
+
+/**
+ * Uploads per account per minute, counted in PostgreSQL (shared by every
+ * instance): three messages' worth of files at the role's
+ * ATTACHMENTS_PER_MESSAGE, and never fewer than 30.
+ */
+function uploadsPerMinute(limits: AttachmentLimits): number {
+  return Math.max(30, 3 * limits.perMessage);
+}
+
+/** Undefined when allowed; otherwise the 429 (or the 503 when the count can't be kept). */
+async function refuseOverRateLimit(db: Db, uid: string, limits: AttachmentLimits): Promise<Response | undefined> {
+  let result;
+  try {
+    result = await withDeadline("postgres", getConfig().backendTimeoutMs, hitRateLimit(db, `upload:uid:${uid}`, uploadsPerMinute(limits), MINUTE));
+  } catch (error) {
+    logBackendFault("postgres", "counting an upload", error);
+    return unavailable();
+  }
+  if (result.allowed) return undefined;
+  return json(
+    { error: `You're attaching files faster than allowed. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.` },
+    { status: 429, headers: { ...PRIVATE, "Retry-After": String(result.retryAfterSeconds) } },
+  );
+}
+
+/** An answer given before the file was read: the file is read and dropped meanwhile, so a client still sending it gets the answer, not a reset. */
+function unread(request: Request, answer: Response): Response {
+  discardBody(request);
+  return answer;
+}
+
+/** X-File-Name, percent-encoded UTF-8 (header values are bytes; the name may be any text); as sent when it isn't valid percent-encoding. */
+function headerFileName(request: Request): string | null {
+  const raw = request.headers.get("X-File-Name");
+  if (raw === null) return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** GET /api/attachments/<id>: the file, to its owner (fileResponse). */
@@ -161,37 +248,6 @@ export async function removeUnsentAttachment(request: Request, id: string | unde
     return unavailable();
   }
   return json({ deleted: true }, { headers: PRIVATE });
-}
-
-/**
- * Documents read at once by this process: each is parsed in a worker thread
- * (app/attachments/extract.server.ts) that may use a core and hundreds of MB;
- * a burst of uploads waits its turn instead of starving the chat.
- */
-const PARALLEL_EXTRACTIONS = 2;
-let extracting = 0;
-const waiting: Array<() => void> = [];
-
-async function oneOfFew<T>(work: () => Promise<T>): Promise<T> {
-  if (extracting >= PARALLEL_EXTRACTIONS) await new Promise<void>((resolve) => waiting.push(resolve));
-  extracting += 1;
-  try {
-    return await work();
-  } finally {
-    extracting -= 1;
-    waiting.shift()?.();
-  }
-}
-
-/** X-File-Name, percent-encoded UTF-8 (header values are bytes; the name may be any text); as sent when it isn't valid percent-encoding. */
-function headerFileName(request: Request): string | null {
-  const raw = request.headers.get("X-File-Name");
-  if (raw === null) return null;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
 }
 
 /**

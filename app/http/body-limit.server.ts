@@ -32,9 +32,16 @@ export function bodyTooLarge(max: number): Response {
   );
 }
 
-/** The body's bytes, or undefined once more than `max` arrive (the rest is not read). */
+/**
+ * The body's bytes, or undefined once more than `max` arrive (or
+ * Content-Length says more will). Past the cap nothing more is kept; the rest
+ * is read and dropped while the caller answers (discardRest).
+ */
 export async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
-  if (Number(request.headers.get("Content-Length") ?? 0) > max) return undefined;
+  if (Number(request.headers.get("Content-Length") ?? 0) > max) {
+    if (request.body) void discardRest(request.body.getReader());
+    return undefined;
+  }
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -44,12 +51,42 @@ export async function readCapped(request: Request, max: number): Promise<Uint8Ar
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      await reader.cancel().catch(() => undefined);
+      void discardRest(reader);
       return undefined;
     }
     chunks.push(value);
   }
   return Buffer.concat(chunks);
+}
+
+/** For an answer given before the body is read (not signed in, too fast): the body is read and dropped, as past a cap. */
+export function discardBody(request: Request): void {
+  if (request.body && !request.bodyUsed && !request.body.locked) void discardRest(request.body.getReader());
+}
+
+/**
+ * How much of a body past its cap, or not needed, is read and dropped. Cancelling the body
+ * instead destroys the connection, and a client still sending then gets a
+ * reset rather than the 413 (the kernel discards the answer it had not read
+ * yet). A client that sends this much more after being answered is not
+ * listening: its connection is closed.
+ */
+const DISCARDED_AT_MOST = 64 * 1024 * 1024;
+
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let discarded = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      discarded += value.byteLength;
+      if (discarded > DISCARDED_AT_MOST) break;
+    }
+  } catch {
+    // The client went away: nothing left to drop.
+    return;
+  }
+  await reader.cancel().catch(() => undefined);
 }
 
 /** The body's bytes; throws a 413 Response beyond `max`. For routes that need no body, it still bounds what they accept. */

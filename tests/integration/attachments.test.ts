@@ -186,6 +186,24 @@ describe("uploading and downloading", () => {
     }
   });
 
+  it("limits how fast an account uploads (30 a minute here), counted in PostgreSQL, with Retry-After", async () => {
+    const minute = () => Math.floor(Date.now() / 60_000);
+    // The count is kept per clock minute: a run that crossed into the next minute proves nothing, and is run again.
+    let account, cookie, refused, started;
+    do {
+      started = minute();
+      ({ account, cookie } = await signedIn());
+      for (let index = 0; index < 30; index++) await uploaded(cookie, `note-${index}.txt`, `note ${index}`);
+      refused = await upload(cookie, "one-more.txt", "one more");
+    } while (minute() !== started);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^You're attaching files faster than allowed\. Please wait (a second|\d+ seconds) and try again\.$/);
+    expect(await rowsOf(account.uid)).toHaveLength(30);
+    // Another account is not held back.
+    await uploaded((await signedIn()).cookie, "mine.txt", "mine");
+  });
+
   it("refuses bad files with a clear message and stores nothing of them", async () => {
     const { account, cookie } = await signedIn();
     const damaged = (await pdfWithPages(3, (page) => `Page ${page}`)).slice(0, 400);
