@@ -35,9 +35,11 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      (replies that survive, two instances: reattach latency from another
  *                                      instance, PostgreSQL writes per reply, replies lost when tabs close
  *                                      and reopen elsewhere, quota; see scripts/perf/runs.ts)
- *   npm run bench -- --attachments [--uploads 5] [--upload-mb 15] [--pdf-runs 3] [--messages 30]
+ *   npm run bench -- --attachments [--uploads 5] [--upload-mb 15] [--pdf-runs 3] [--messages 30] [--bombs 10] [--fair-runs 5]
  *                                      (files in the chat: upload MB/s, indexing a 200-page PDF, retrieval's
- *                                      first-token overhead; see scripts/perf/attachments.ts)
+ *                                      first-token overhead, the server's memory around documents that inflate
+ *                                      to 1 GiB, another account's upload while one account's slow PDFs are
+ *                                      read; see scripts/perf/attachments.ts)
  *   npm run bench -- --budgets [--messages 150]
  *                                      (the budget check's overhead on a reply's first token; see scripts/perf/budgets.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
