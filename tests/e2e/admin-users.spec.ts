@@ -189,6 +189,40 @@ test.describe("accounts", () => {
     );
   });
 
+  test("an address that cannot hold a role shows why, has no role form, and can be deleted after a second question (docs/decisions/075)", async ({ page, newAccount }) => {
+    const adminAccount = await newAccount({ role: "admin" });
+    // Made at the identity service directly, as an account from before sign-in refused such addresses.
+    const email = `a/${Date.now()}@example.com`;
+    const made = await fetch(`http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email, password: "abcdef-1-pass", returnSecureToken: true }),
+    });
+    expect(made.ok).toBe(true);
+
+    await signIn(page, adminAccount);
+    const row = await openUsers(page, email);
+    await expect(row).toContainText("This address can't hold a role (it contains “/”");
+    const dialog = await openDialog(page, email);
+    await expect(dialog.getByRole("radio")).toHaveCount(0);
+    await expect(dialog.getByText("The account can still be disabled or deleted.", { exact: false })).toBeVisible();
+
+    await dialog.getByRole("button", { name: "Delete account…" }).click();
+    const question = dialog.getByRole("form", { name: `Delete ${email}'s account?` });
+    await expect(question.getByRole("button", { name: "Yes, delete the account" })).toBeFocused();
+    await question.getByRole("button", { name: "Cancel" }).click();
+    await expect(question).toHaveCount(0);
+    await dialog.getByRole("button", { name: "Delete account…" }).click();
+    await question.getByRole("button", { name: "Yes, delete the account" }).click();
+
+    await expect(page.getByRole("status").filter({ hasText: `${email} is deleted` })).toBeVisible();
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    await expect(page.getByRole("row").filter({ hasText: email }).filter({ has: page.getByRole("button") })).toHaveCount(0);
+    await expect(page.getByRole("table", { name: "Account changes, newest first" }).getByRole("row").filter({ hasText: email }).first()).toContainText(
+      "Deleted the account",
+    );
+  });
+
   test("each user's use this month shows in their row", async ({ page, browser, newAccount }) => {
     const adminAccount = await newAccount({ role: "admin" });
     const user = await newAccount();
