@@ -8,7 +8,7 @@ import { action as usersAction, loader as usersLoader } from "~/routes/admin.use
 import { captureLogs } from "../support/log-capture";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
-import type { TestAccount } from "../support/identity";
+import { idTokenFor, type TestAccount } from "../support/identity";
 import { get, postForm, respond } from "./admin-support";
 import { dataOf, firstMessage, postChat, readChunks } from "./chat-support";
 
@@ -61,16 +61,8 @@ async function signUp(email: string): Promise<TestAccount & { idToken: string }>
   return { uid: body.localId, email, password, idToken: await signInToken({ email, password }) };
 }
 
-async function signInToken(account: { email: string; password: string }): Promise<string> {
-  const response = await fetch(`http://${authHost()}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=demo-api-key`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: account.email, password: account.password, returnSecureToken: true }),
-  });
-  const body = (await response.json()) as { idToken?: string; error?: { message: string } };
-  if (!body.idToken) throw new Error(`Sign-in failed: ${body.error?.message}`);
-  return body.idToken;
-}
+/** A fresh ID token for the account, from the identity service directly. */
+const signInToken = (account: { email: string; password: string }) => idTokenFor(authHost(), account);
 
 /** A session made straight from the identity service, as one made before sign-in refused such addresses. */
 async function existingSession(account: { email: string; password: string }): Promise<string> {
