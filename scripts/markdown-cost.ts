@@ -14,8 +14,8 @@ import { markdownVerdict } from "~/components/chat/markdown-budget";
 const table = (cols: number, rows: number) => `${"|a".repeat(cols)}|\n${"|-".repeat(cols)}|\n${`${"|a".repeat(cols)}|\n`.repeat(rows)}`;
 
 const PAYLOADS: Record<string, string> = {
-  "review: 30 000 [ a 30 000 ] (60 KB)": `${"[".repeat(30_000)}a${"]".repeat(30_000)}`,
-  "review: 1 200 nested > (1.2 KB)": `${">".repeat(1_200)} x`,
+  "hostile: 30 000 [ a 30 000 ] (60 KB)": `${"[".repeat(30_000)}a${"]".repeat(30_000)}`,
+  "hostile: 1 200 nested > (1.2 KB)": `${">".repeat(1_200)} x`,
   "ordinary reply (3 KB)": "## Title\n\nSome **bold** text, a [link](https://example.org) and `code`.\n\n- one\n- two\n\n```js\nconst a = 1;\n```\n\n".repeat(25),
   "under the limits: 999 _a* in one paragraph": "_a*".repeat(333),
   "under the limits: 39 paragraphs of 66 markers": `${"_a*".repeat(33)}a\n\n`.repeat(39),

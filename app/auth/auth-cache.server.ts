@@ -6,7 +6,7 @@ import { countCacheLookup } from "~/metrics/metrics.server";
  * Short-lived caches for what every page needs and rarely changes: the
  * identity record (disabled, refresh tokens revoked), the logged-out
  * sessions list and the role. Their TTL is at most 30 s
- * (AUTH_CACHE_TTL_SECONDS; DESIGN.md §1 Freshness, docs/decisions/002). Logout,
+ * (AUTH_CACHE_TTL_SECONDS; docs/decisions/002, docs/operations.md "Freshness trade-off"). Logout,
  * sign-out-everywhere, role changes and disabling evict their entries at once
  * on every instance (invalidation.server.ts; the TTL bounds a lost notice);
  * /admin/* and every action bypass the caches.

@@ -1,6 +1,6 @@
 /**
- * Human messages for the identity service's error codes (seed §8). The user
- * never sees a raw code; an unknown code gets a general message.
+ * Human messages for the identity service's error codes (tests/e2e/login.spec.ts).
+ * The user never sees a raw code; an unknown code gets a general message.
  */
 export const WRONG_CREDENTIALS =
   "That email and password don't match. Check them and try again, or reset your password.";
@@ -62,7 +62,7 @@ export function authErrorMessage(error: unknown): string {
   return (code && MESSAGES[code]) || GENERAL;
 }
 
-/** Errors that sign the current user out (seed §4, §8). */
+/** Errors that sign the current user out: the account was disabled, or its credential expired or was revoked. */
 export function signsUserOut(error: unknown): boolean {
   const code = authErrorCode(error);
   return code === "auth/user-disabled" || code === "auth/user-token-expired";

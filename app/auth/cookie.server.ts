@@ -5,7 +5,7 @@ import { getConfig } from "~/config.server";
  *
  * Outside local mode it is `__Host-session`: browsers accept a `__Host-`
  * cookie only from this very host, Secure, with Path=/ and no Domain, so a
- * sibling subdomain cannot plant one next to ours (cookie tossing, L-7).
+ * sibling subdomain cannot plant one next to ours (cookie tossing).
  * Local mode serves plain http://localhost, where Secure cookies are not
  * guaranteed, so it keeps `__session`.
  *

@@ -97,9 +97,10 @@ export interface PasswordCheck {
 }
 
 /**
- * The project's password policy as the user types (seed §5). Where the
- * identity service provides no policy (the emulator answers 501), the seed's
- * default applies: at least 6 characters.
+ * The project's password policy as the user types (docs/features.md, "Signing
+ * up and signing in"). Where the identity service provides no policy (the
+ * emulator answers 501), the identity service's default applies: at least 6
+ * characters.
  */
 export async function checkPassword(authInstance: Auth, password: string): Promise<PasswordCheck[]> {
   try {

@@ -1,8 +1,8 @@
 /**
  * Why a visitor is on /login, said in words. The guards' redirect stays
- * exactly `/login?redirectTo=<path>` (DESIGN.md §1, relied on outside the
- * team), so the reason is read from the page they were sent from, through
- * this fixed list; nothing the URL carries is ever shown as it is
+ * exactly `/login?redirectTo=<path>` (relied on outside the team), so the
+ * reason is read from the page they were sent from, through this fixed
+ * list; nothing the URL carries is ever shown as it is
  * (docs/decisions/060-login-reason-from-redirect.md).
  */
 const REASONS: Array<{ prefix: string; reason: string }> = [

@@ -29,9 +29,10 @@ export function clientAddress(request: Request): string | undefined {
  * The address the outermost trusted proxy saw. Each proxy appends the address
  * it received the request from, so with `hops` proxies that entry is `hops`
  * from the right; everything left of it came from the client and is
- * forgeable (security review L-2: the leftmost entry let one client look like
- * many). Fewer entries than proxies: the request did not come through them
- * all, so no address is known rather than a forgeable one.
+ * forgeable (the leftmost entry would let one client look like many and slip
+ * the per-address limits; docs/configuration.md, `TRUST_PROXY`). Fewer
+ * entries than proxies: the request did not come through them all, so no
+ * address is known rather than a forgeable one.
  */
 export function forwardedClientAddress(header: string | null, hops: number): string | undefined {
   if (!header || hops < 1) return undefined;

@@ -50,7 +50,7 @@ export type SessionState =
       status: "signed-out";
       /** The cookie was invalid (revoked, expired, malformed, disabled user): clear it. */
       clearCookie: boolean;
-      /** The cookie to clear when not this mode's own (two session cookies: L-7). */
+      /** The cookie to clear when not this mode's own (two session cookies: cookie.server.ts). */
       clearName?: string;
       /** A cookie was presented but could not be checked (backend fault): keep it. */
       degraded: boolean;
@@ -60,7 +60,7 @@ export type SignedIn = Extract<SessionState, { status: "signed-in" }>;
 
 const SIGNED_OUT: SessionState = { status: "signed-out", clearCookie: false, degraded: false };
 const INVALID: SessionState = { status: "signed-out", clearCookie: true, degraded: false };
-// Two session cookies (L-7): signed out, and `__session` cleared, the name a sibling can plant or an old session left.
+// Two session cookies (a tossed one, cookie.server.ts): signed out, and `__session` cleared, the name a sibling can plant or an old session left.
 const REFUSED_COOKIES: SessionState = { status: "signed-out", clearCookie: true, degraded: false, clearName: LOCAL_SESSION_COOKIE };
 
 /** firebase-admin codes meaning "this cookie will never be good": sign out and clear it. */
@@ -232,7 +232,7 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
  * address changed since, the credential is dead, whatever the clock says:
  * the identity service's revocation counts whole seconds, so a cookie minted
  * in the second of an email change would otherwise survive it, with the old
- * address's role and the new address's verification (security review H-2).
+ * address's role and the new address's verification (ADR 042).
  */
 function emailClaimIsCurrent(decoded: DecodedIdToken, record: IdentityState): boolean {
   return (decoded.email ?? undefined) === (record.email ?? undefined);
@@ -297,7 +297,7 @@ export async function peekSession(request: Request): Promise<SessionPeek | null>
     return null;
   }
   const identity = authCache.getIdentity(decoded.uid);
-  // Keyed by the record's current email, never the cookie's claim (H-2).
+  // Keyed by the record's current email, never the cookie's claim (ADR 042).
   const role = identity?.email ? authCache.getRole(identity.email) : "";
   const revoked = authCache.getRevoked(sessionHash(cookie));
   if (!identity || role === undefined || revoked !== false) return { uid: decoded.uid, cached: null };

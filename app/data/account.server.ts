@@ -45,7 +45,7 @@ function deadline<T>(backend: string, work: Promise<T>): Promise<T> {
 
 // ---- the session -------------------------------------------------------------------
 
-/** Deleting the account needs a sign-in at most this old (seed §8 requires-recent-login). */
+/** Deleting the account needs a sign-in at most this old (the identity service's requires-recent-login, ADR 030). */
 export const RECENT_SIGN_IN_SECONDS = 5 * 60;
 
 export function isRecentSignIn(authTime: number, now = Date.now()): boolean {
@@ -127,7 +127,7 @@ function details(record: UserRecord): AccountDetails {
   };
 }
 
-/** The identity service's record of the user (seed §3), read fresh. */
+/** The identity service's record of the user (email, name, sign-in methods, dates), read fresh. */
 export async function getAccountDetails(uid: string): Promise<AccountDetails> {
   return details(await deadline("identity", adminAuth().getUser(uid)));
 }
@@ -159,7 +159,7 @@ export async function setDisplayName(uid: string, email: string | null, displayN
  * Revokes every refresh token of the user: every session cookie minted
  * before now is refused — at once on this instance; callers publish the
  * change to the others (publishInvalidation; a lost notice: within the
- * identity cache's TTL, DESIGN.md §1 Freshness).
+ * identity cache's TTL, ADR 002).
  */
 export async function revokeAllSessions(uid: string, email: string | null): Promise<void> {
   await deadline("identity", adminAuth().revokeRefreshTokens(uid));

@@ -13,7 +13,7 @@ import { roleKeyProblem } from "./roles.server";
 const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
 
 export const usersQuerySchema = z.object({
-  // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (review L-3).
+  // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (docs/security.md).
   q: z.preprocess(blankToUndefined, storableString().trim().max(254, "Search for at most 254 characters.").optional()),
   page: z.preprocess(blankToUndefined, storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional()),
 });

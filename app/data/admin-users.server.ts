@@ -194,7 +194,7 @@ const ROLE_CHANGE_LOCK = 74_210_002;
  * Role changes are serialised across instances by a transaction-scoped
  * advisory lock around read, count, write and audit: two admins demoting
  * themselves or each other at the same moment each counted the other as the
- * remaining admin, and none was left (security review L-1). With the lock
+ * remaining admin, and none was left (ADR 049). With the lock
  * the second one sees the first change and is refused.
  */
 export async function changeRole(
@@ -217,7 +217,7 @@ export async function changeRole(
     return { email, oldRole, newRole, changed: true };
   });
   // Every instance shows the new role on the user's next page (a lost
-  // notice: within the role cache's TTL, at most 30 s, DESIGN.md §1).
+  // notice: within the role cache's TTL, at most 30 s, ADR 002).
   if (result.changed) await publishInvalidation({ email, reason: "role" });
   return result;
 }
@@ -299,7 +299,7 @@ export async function changeAccount(
     await revokeAllSessions(uid, email || null);
     return { email, action, changed: true };
   });
-  // Every instance refuses their sessions at once (a lost notice: within the cache's TTL, DESIGN.md §1).
+  // Every instance refuses their sessions at once (a lost notice: within the cache's TTL, ADR 002).
   await publishInvalidation({ uid, email: email || undefined, reason: action });
   return result;
 }

@@ -5,7 +5,7 @@ import { adminFirestore } from "~/firebase.server";
 export { canHoldRole, roleKeyProblem };
 
 /**
- * The role record, users/{email}.stripeRole in Firestore (seed §3): it may be
+ * The role record, users/{email}.stripeRole in Firestore (ADR 001): it may be
  * written by other systems (a billing integration), so it is read, not copied.
  *
  * Every users/{email} path is made by userDoc, which refuses an address that

@@ -48,7 +48,7 @@ function unavailable(context: string, error: unknown): never {
   throw json({ error: "The user directory is unavailable right now. Please try again shortly." }, { status: 503, headers: NO_STORE });
 }
 
-// Every loader and action under /admin checks the role freshly (DESIGN.md §1).
+// Every loader and action under /admin checks the role freshly, never from the auth caches (ADR 002).
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user } = await requireAdmin(request);
   const parsed = querySchema.safeParse(Object.fromEntries(new URL(request.url).searchParams));

@@ -24,7 +24,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
  */
 
 // Every text field refuses what PostgreSQL cannot store (NUL, lone surrogates) before
-// any work: otherwise the insert fails and the sender sees a 503 forever (review L-3).
+// any work: otherwise the insert fails and the sender sees a 503 forever (docs/security.md).
 const storable = [isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }] as const;
 
 const message = z

@@ -8,7 +8,7 @@ import { freshDatabase, machineLine, option, percentile, rssMb, startAppUnderTes
 import { firstTextMs } from "./first-token";
 
 /**
- * `npm run bench -- --attachments`: files in the chat (issue 12, docs/decisions/071), one
+ * `npm run bench -- --attachments`: files in the chat (docs/decisions/071), one
  * instance on a fresh database on the PostgreSQL server (or embedded PGlite with
  * `--database-url ""`), the scripted model answering at once. Writes docs/benchmarks.md
  * ("Attachments").
@@ -165,7 +165,7 @@ export async function benchAttachments(): Promise<void> {
 
     const store = database ? "the PostgreSQL server (a fresh database)" : "embedded PGlite";
     const report = [
-      "## Attachments (issue 12)",
+      "## Attachments",
       "",
       `\`npm run bench -- --attachments\` on ${new Date().toISOString().slice(0, 10)}, ${machineLine()}, one instance on ${store}, ` +
         "the scripted model answering at once.",

@@ -2,7 +2,7 @@ import { expectNoAxeViolations } from "./a11y";
 import { expect, test } from "./fixtures";
 
 /**
- * The login page's wording and controls (issue 15, "Login"), at desktop and
+ * The login page's wording and controls (docs/features.md, "Signing up and signing in"), at desktop and
  * phone width: the requirements message points where the list is, a
  * show-password toggle, and one answer whether or not an account exists.
  */

@@ -3,7 +3,7 @@ import { env, expect, mainNav, test } from "./fixtures";
 import { SHOTS_DIR } from "./shots";
 
 /**
- * Issue 16, SSO: the e2e app runs with AUTH_PROVIDERS=password,google,oidc.acme
+ * SSO providers (ADR 053): the e2e app runs with AUTH_PROVIDERS=password,google,oidc.acme
  * and AUTH_PROVIDER_NAMES=oidc.acme=Acme SSO (playwright.config.ts).
  */
 test.describe("SSO providers on /login", () => {
@@ -20,7 +20,7 @@ test.describe("SSO providers on /login", () => {
 
   test("Acme SSO starts the SDK's popup flow for oidc.acme and, offline, fails with a clear message", async ({ page }) => {
     // As with Google: the SDK loads Google's gapi script before it opens the
-    // popup, and no Google host can be reached here (DESIGN.md §3).
+    // popup, and no Google host can be reached here (ADR 003).
     const gapi = page.waitForRequest((request) => request.url().startsWith("https://apis.google.com/js/api.js"));
     await page.goto("/login");
     await page.getByLabel("Email").fill("kept@example.com");

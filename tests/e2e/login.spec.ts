@@ -94,7 +94,7 @@ test.describe("the login page", () => {
 
   test("Google sign-in starts the SDK's popup flow and, offline, fails with a clear message", async ({ page }) => {
     // The SDK loads Google's gapi script before it opens the popup; no Google
-    // host can be reached here (DESIGN.md §3), so the flow stops there.
+    // host can be reached here (ADR 003), so the flow stops there.
     const gapi = page.waitForRequest((request) => request.url().startsWith("https://apis.google.com/js/api.js"));
     await page.goto("/login");
     await page.getByLabel("Email").fill("kept@example.com");
@@ -130,7 +130,7 @@ test.describe("the login page", () => {
   });
 });
 
-test.describe("identity errors show human messages and keep what was typed (seed §8)", () => {
+test.describe("identity errors show human messages and keep what was typed (app/auth/auth-errors.ts)", () => {
   test("email-already-in-use", async ({ page, newAccount }) => {
     const account = await newAccount();
     await page.goto("/login?mode=signup");

@@ -1,6 +1,6 @@
 import { env, expect, mainNav, signIn, test } from "./fixtures";
 
-test.describe("navigation (seed §2)", () => {
+test.describe("navigation (docs/features.md)", () => {
   test("signed out: Assistant, Dashboard, Tools and Login; no Admin, no Logout", async ({ page }) => {
     await page.goto("/");
     await expect(page).toHaveTitle("Nuvara²");

@@ -302,7 +302,7 @@ describe("the last admin", () => {
     }
   }
 
-  it("two admins stepping down at the same moment: exactly one succeeds, one admin remains (L-1)", async () => {
+  it("two admins stepping down at the same moment: exactly one succeeds, one admin remains (ADR 049)", async () => {
     const first = await createAccount(firebase, { role: "admin" });
     const second = await createAccount(firebase, { role: "admin" });
     const [firstCookie, secondCookie] = await Promise.all([sessionCookieFor(first), sessionCookieFor(second)]);

@@ -611,7 +611,7 @@ describe("two session cookies in one request (cookie tossing) → signed out, ne
   }
 });
 
-// ---- unknown /api paths and methods (security review I-3) ----------------------
+// ---- unknown /api paths and methods (docs/security.md, "API responses") ---------
 
 describe("unknown /api paths and unknown methods → a clear 4xx, never an HTML page or a 500", () => {
   // TRACE cannot be sent in-process (the Fetch API refuses to build such a
@@ -660,7 +660,7 @@ describe("unknown /api paths and unknown methods → a clear 4xx, never an HTML 
   }
 });
 
-// ---- chat message ids (security review M-1) ------------------------------------------
+// ---- chat message ids (ADR 044) ------------------------------------------------------
 
 describe("POST /api/chat · a message id already stored elsewhere → 409 before the model, never a failed save", () => {
   const storedId = randomUUID();
@@ -691,10 +691,10 @@ describe("POST /api/chat · a message id already stored elsewhere → 409 before
   }
 });
 
-// ---- Markdown replies and tossed cookies (security review M-6, L-7) --------------------
+// ---- Markdown replies and tossed cookies (ADR 050, app/auth/cookie.server.ts) --------
 
 describe("hostile Markdown replies open their conversation; tossed session cookies are cleared", () => {
-  /** The review's payloads: a stack overflow (500 forever) and seconds of parsing per view. */
+  /** ADR 050's payloads: a stack overflow (500 forever) and seconds of parsing per view. */
   const REPLIES = [
     { input: "1 200 nested `>` (1.2 KB)", text: `${">".repeat(1_200)} x`, shown: "&gt;".repeat(40) },
     { input: "30 000 `[`, a, 30 000 `]` (60 KB)", text: `${"[".repeat(30_000)}a${"]".repeat(30_000)}`, shown: `${"[".repeat(40)}a${"]".repeat(40)}` },
@@ -776,7 +776,7 @@ describe("every /api response carries the API headers", () => {
   });
 });
 
-// ---- hostile query strings and wrong methods: every page and GET route (issue 16) --------
+// ---- hostile query strings and wrong methods: every page and GET route -------------------
 
 /** Queries no page expects: each must get a 2xx-4xx and a same-origin redirect at most, and put nothing in a header. */
 const HOSTILE_QUERIES: Array<{ input: string; query: string }> = [
@@ -884,7 +884,7 @@ describe("GET /metrics with a token configured: anything but the exact bearer to
   });
 });
 
-// ---- every route file is attacked (issue 16) -----------------------------------------------
+// ---- every route file is attacked ----------------------------------------------------------
 
 /**
  * The paths the tables above send (and the hostile-redirect tests' routes),

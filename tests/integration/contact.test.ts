@@ -90,7 +90,7 @@ describe("POST /api/contact", () => {
     expect(await stored(marker)).toHaveLength(0);
   });
 
-  it("a NUL byte or a broken Unicode character → 400 saying so, nothing stored, nothing logged as a fault (L-3)", async () => {
+  it("a NUL byte or a broken Unicode character → 400 saying so, nothing stored, nothing logged as a fault (docs/security.md)", async () => {
     // Fault lines go to the app's logger (ADR 052): none at error level.
     const logs = captureLogs();
     try {
@@ -164,7 +164,7 @@ describe("POST /api/contact", () => {
     expect(limited.status).toBe(429);
   });
 
-  it("a burst of visitors' messages from distinct addresses does not shut the form for signed-in users (M-5)", async () => {
+  it("a burst of visitors' messages from distinct addresses does not shut the form for signed-in users (ADR 048)", async () => {
     // The attack: distinct addresses defeat the per-address limit, so one client sends until refused…
     let refusedAfter = 0;
     while (refusedAfter < 100) {

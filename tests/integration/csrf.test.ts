@@ -13,7 +13,7 @@ import { appHandler, importRoute, routeManifest } from "../support/remix-app";
 import { signedInstead } from "~/http/origin-guard.server";
 
 /**
- * M-2 (security review 2026-11): every route that has an action refuses a
+ * One origin check (ADR 047): every route that has an action refuses a
  * non-GET request whose Origin is not this app's, or that has no Origin —
  * as a document request and as a `?_data=<routeId>` data request alike (a
  * plain HTML form on a sibling origin can target either). The requests come
@@ -210,7 +210,7 @@ beforeAll(async () => {
   shareId = (await createShare(db, { uid: adminUid, conversationId, displayName: null }))!.id;
 });
 
-describe("M-2: one origin check for every non-GET request", () => {
+describe("ADR 047: one origin check for every non-GET request", () => {
   it("the table names every route that has an action", async () => {
     expect(Object.keys(CASES).sort()).toEqual((await actionRouteIds()).filter((id) => !SIGNED.includes(id)));
   });
@@ -276,8 +276,8 @@ describe("M-2: one origin check for every non-GET request", () => {
   }
 });
 
-describe("the attacks of the review, end to end", () => {
-  it("a sibling origin's form cannot make a user admin through ?_data (review's reproduction)", async () => {
+describe("the attacks ADR 047 describes, end to end", () => {
+  it("a sibling origin's form cannot make a user admin through ?_data (ADR 047's attack)", async () => {
     const target = await createAccount(firebase);
     const response = await post("/admin/users", {
       cookie: adminCookie,
