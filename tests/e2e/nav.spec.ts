@@ -96,7 +96,7 @@ test.describe("navigation (docs/features.md)", () => {
 
 test("the home page calls to action by state", async ({ page, newAccount }) => {
   await page.goto("/");
-  await expect(page.getByRole("main").getByRole("link", { name: "Sign in" })).toBeVisible();
+  await expect(page.getByRole("main").getByRole("link", { name: "Sign in", exact: true })).toBeVisible();
   await signIn(page, await newAccount({ displayName: "Hana Home" }));
   await page.goto("/");
   await expect(page.getByText("Welcome back, Hana Home.")).toBeVisible();
