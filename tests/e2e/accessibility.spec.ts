@@ -1,12 +1,13 @@
 import type { Browser, Page } from "@playwright/test";
+import { createAccount, type TestAccount } from "../support/identity";
 import { expectNoAxeViolations, expectNonTextContrast, expectVisibleFocus } from "./a11y";
 import { composer, expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
 
 /**
- * WCAG 2.2 AA, measured (issue 11): every page and state — signed out, a
- * user, an admin, the chat mid-stream and after an error, every dialog, the
- * phone's drawer — at 1280×800 and 390×844, in the light and the dark theme:
+ * WCAG 2.2 AA, measured: every page and state — signed out, a user, an admin,
+ * the chat mid-stream and after an error, every dialog, the phone's drawer —
+ * at 1280×800 and 390×844, in the light and the dark theme, one test each:
  * axe-core finds nothing, text fields, selects and icons stand out from what
  * is behind them by at least 3:1, and the first Tab stops show where focus is.
  */
@@ -18,9 +19,43 @@ const SIZES = [
 const SCHEMES = ["light", "dark"] as const;
 const headers = { Origin: env.baseURL };
 
-test.beforeEach(async () => {
-  await scriptedModel.reset();
-});
+/** What the pages need to show: a user with a conversation (code and a table) that is shared, an admin with a message in the inbox. */
+interface World {
+  user: TestAccount;
+  admin: TestAccount;
+  conversationPath: string;
+  sharePath: string;
+  inboxMessagePath: string;
+}
+
+type PathOf = (world: World) => string;
+const SIGNED_OUT: Array<[string, PathOf]> = [
+  ["home", () => "/"],
+  ["login", () => "/login"],
+  ["tools", () => "/tools"],
+  ["a tool", () => "/tools/summarize"],
+  ["pricing", () => "/pricing"],
+  ["a shared conversation", (world) => world.sharePath],
+  ["not found", () => "/no-such-page"],
+];
+const USER: Array<[string, PathOf]> = [
+  ["home", () => "/"],
+  ["dashboard", () => "/dashboard"],
+  ["tools", () => "/tools"],
+  ["a tool", () => "/tools/summarize"],
+  ["pricing", () => "/pricing"],
+  ["the assistant", () => "/nuvara"],
+  ["a conversation", (world) => world.conversationPath],
+];
+const ADMIN: Array<[string, PathOf]> = [
+  ["messages", () => "/admin/messages"],
+  ["a message", (world) => world.inboxMessagePath],
+  ["users", () => "/admin/users"],
+  ["feedback", () => "/admin/feedback"],
+  ["usage", () => "/admin/usage"],
+  ["a new tool", () => "/tools/new"],
+  ["editing a tool", () => "/tools/summarize/edit"],
+];
 
 async function pageAs(browser: Browser, viewport: { width: number; height: number }, colorScheme: "light" | "dark") {
   const context = await browser.newContext({ baseURL: env.baseURL, viewport, colorScheme });
@@ -41,82 +76,138 @@ async function visit(page: Page, path: string, state: string) {
   await expectAccessible(page, `${state} ${path}`);
 }
 
+async function prepareWorld(browser: Browser, accounts: { user: TestAccount; admin: TestAccount }): Promise<World> {
+  const { page, close } = await pageAs(browser, { width: 1280, height: 800 }, "light");
+  await signIn(page, accounts.user);
+  await page.goto("/nuvara");
+  await scriptedModel.reset();
+  await scriptedModel.enqueue({
+    type: "text",
+    text: "Here is **code**:\n\n```js\nconsole.log('hi');\n```\n\n| Name | Value |\n|---|---|\n| a | 1 |\n\nDone.",
+  });
+  await sendMessage(page, "Show me code and a table");
+  await expect(replies(page)).toHaveText([/Done\./]);
+  await expectConversationUrl(page);
+  const conversationPath = new URL(page.url()).pathname;
+  const share = await page.request.post(`/api/conversations/${conversationPath.split("/").at(-1)}/share`, {
+    form: { intent: "create", displayName: "Ada" },
+    headers: { ...headers, Accept: "application/json" },
+  });
+  expect(share.ok()).toBe(true);
+  const sharePath = ((await share.json()) as { share: { path: string } }).share.path;
+  await close();
+
+  const admin = await pageAs(browser, { width: 1280, height: 800 }, "light");
+  await signIn(admin.page, accounts.admin);
+  const contact = await admin.page.request.post("/api/contact", { form: { email: "visitor@example.com", message: "A question about plans" }, headers });
+  expect(contact.status()).toBe(201);
+  await admin.page.goto("/admin/messages");
+  const inboxMessagePath = await admin.page.locator('a[href^="/admin/messages/"]').first().getAttribute("href");
+  expect(inboxMessagePath).toBeTruthy();
+  await admin.close();
+  return { ...accounts, conversationPath, sharePath, inboxMessagePath: inboxMessagePath! };
+}
+
+let world: Promise<World> | undefined;
+
+test.beforeEach(async () => {
+  await scriptedModel.reset();
+});
+
 for (const size of SIZES) {
-  test.describe(`accessibility at ${size.name}`, () => {
-    test("signed out, and a user's pages, dialogs and chat states, in both themes", async ({ browser, newAccount }) => {
-      // Every page in both themes, with axe, contrast and focus checks: minutes on a busy 2-core machine.
-      test.setTimeout(360_000);
-      const account = await newAccount({ displayName: "Ada Reader" });
+  for (const scheme of SCHEMES) {
+    const state = `${scheme}, ${size.name}`;
 
-      // A conversation with a code block and a table, shared, for the pages that show one.
-      const setup = await pageAs(browser, size.viewport, "light");
-      await signIn(setup.page, account);
-      await setup.page.goto("/nuvara");
-      await scriptedModel.enqueue({
-        type: "text",
-        text: "Here is **code**:\n\n```js\nconsole.log('hi');\n```\n\n| Name | Value |\n|---|---|\n| a | 1 |\n\nDone.",
+    test.describe(`accessibility, ${state}`, () => {
+      // A page's checks (axe, contrast, a dozen Tab stops) take seconds on a busy 2-core machine.
+      test.describe.configure({ timeout: 90_000 });
+
+      test.beforeAll(async ({ browser, firebase }) => {
+        // Made once for the whole sweep, by the first group that needs it.
+        world ??= (async () =>
+          prepareWorld(browser, {
+            user: await createAccount(firebase, { displayName: "Ada Reader" }),
+            admin: await createAccount(firebase, { role: "admin" }),
+          }))();
+        await world;
       });
-      await sendMessage(setup.page, "Show me code and a table");
-      await expect(replies(setup.page)).toHaveText([/Done\./]);
-      await expectConversationUrl(setup.page);
-      const conversationPath = new URL(setup.page.url()).pathname;
-      const conversationId = conversationPath.split("/").at(-1)!;
-      const share = await setup.page.request.post(`/api/conversations/${conversationId}/share`, {
-        form: { intent: "create", displayName: "Ada" },
-        headers: { ...headers, Accept: "application/json" },
-      });
-      expect(share.ok()).toBe(true);
-      const sharePath = ((await share.json()) as { share: { path: string } }).share.path;
-      await setup.close();
 
-      for (const scheme of SCHEMES) {
-        const state = `${scheme}, ${size.name}`;
+      /** A page of the user's, signed in, in this size and theme. */
+      async function asUser(browser: Browser) {
+        const opened = await pageAs(browser, size.viewport, scheme);
+        await signIn(opened.page, (await world!).user);
+        return opened;
+      }
 
-        const visitor = await pageAs(browser, size.viewport, scheme);
-        for (const path of ["/", "/login", "/tools", "/tools/summarize", "/pricing", sharePath, "/no-such-page"]) {
-          await visit(visitor.page, path, `signed out, ${state}`);
+      for (const [label, pathOf] of SIGNED_OUT) {
+        test(`signed out: ${label}`, async ({ browser }) => {
+          const { page, close } = await pageAs(browser, size.viewport, scheme);
+          await visit(page, pathOf(await world!), `signed out, ${state}`);
+          await close();
+        });
+      }
+
+      for (const [label, pathOf] of USER) {
+        test(`a user: ${label}`, async ({ browser }) => {
+          const { page, close } = await asUser(browser);
+          await visit(page, pathOf(await world!), `user, ${state}`);
+          await close();
+        });
+      }
+
+      for (const [label, pathOf] of ADMIN) {
+        test(`an admin: ${label}`, async ({ browser }) => {
+          const { page, close } = await pageAs(browser, size.viewport, scheme);
+          await signIn(page, (await world!).admin);
+          await visit(page, pathOf(await world!), `admin, ${state}`);
+          await close();
+        });
+      }
+
+      /** Opens a sidebar item where a person finds it: in the drawer on a phone (checked open, too). */
+      async function openSidebarItem(page: Page, name: string) {
+        if (size.phone) {
+          const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+          // Once the page knows it is on a phone (its title says so) the button opens the drawer, not the desktop list.
+          await expect(toggle).toHaveAttribute("title", "Conversations");
+          await toggle.click();
+          await expect(page.getByRole("navigation", { name: "Conversations" })).toBeVisible();
+          await expectAccessible(page, `user, conversation drawer open, ${state}`, { focus: false });
         }
-        await visitor.close();
+        await page.getByRole("button", { name, exact: false }).first().click();
+      }
 
-        const user = await pageAs(browser, size.viewport, scheme);
-        await signIn(user.page, account);
-        for (const path of ["/", "/dashboard", "/tools", "/tools/summarize", "/pricing", "/nuvara", conversationPath]) {
-          await visit(user.page, path, `user, ${state}`);
-        }
-        const { page } = user;
+      for (const dialog of ["Keyboard shortcuts", "Custom instructions"]) {
+        test(`a user: the ${dialog.toLowerCase()} dialog`, async ({ browser }) => {
+          const { page, close } = await asUser(browser);
+          await page.goto((await world!).conversationPath);
+          await openSidebarItem(page, dialog);
+          await expect(page.getByRole("dialog", { name: dialog })).toBeVisible();
+          await expectAccessible(page, `user, ${dialog} dialog, ${state}`, { focus: false });
+          await close();
+        });
+      }
 
-        // Dialogs on the conversation (opened where a person opens them: the drawer on a phone).
-        const openSidebarItem = async (name: string) => {
-          if (size.phone) {
-            await page.getByRole("button", { name: "Conversations", exact: true }).click();
-            await expect(page.getByRole("navigation", { name: "Conversations" })).toBeVisible();
-            await expectAccessible(page, `user, conversation drawer open, ${state}`, { focus: false });
-          }
-          await page.getByRole("button", { name, exact: false }).first().click();
-        };
-        await openSidebarItem("Keyboard shortcuts");
-        await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
-        await expectAccessible(page, `user, shortcuts dialog, ${state}`, { focus: false });
-        await page.keyboard.press("Escape");
-
-        await page.goto(conversationPath);
-        await openSidebarItem("Custom instructions");
-        await expect(page.getByRole("dialog", { name: "Custom instructions" })).toBeVisible();
-        await expectAccessible(page, `user, custom instructions dialog, ${state}`, { focus: false });
-        await page.keyboard.press("Escape");
-
-        await page.goto(conversationPath);
+      test("a user: the report dialog", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto((await world!).conversationPath);
         await replies(page).last().getByRole("button", { name: "Report" }).click();
         await expect(page.getByRole("dialog")).toBeVisible();
         await expectAccessible(page, `user, report dialog, ${state}`, { focus: false });
-        await page.keyboard.press("Escape");
+        await close();
+      });
 
+      test("a user: the share dialog", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto((await world!).conversationPath);
         await page.getByRole("button", { name: "Share", exact: true }).click();
         await expect(page.getByRole("dialog", { name: "Share this conversation" }).getByRole("textbox", { name: "Link" })).toBeVisible();
         await expectAccessible(page, `user, share dialog, ${state}`, { focus: false });
-        await page.keyboard.press("Escape");
+        await close();
+      });
 
-        // The chat mid-stream (Stop showing), then a failed reply with Retry.
+      test("a user: a reply streaming", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
         await page.goto("/nuvara");
         await scriptedModel.enqueue({ type: "text", text: "one two three four five six seven eight nine ten eleven twelve", chunkDelayMs: 300 });
         await sendMessage(page, "Count slowly");
@@ -125,37 +216,18 @@ for (const size of SIZES) {
         await expectAccessible(page, `user, reply streaming, ${state}`, { focus: false });
         await page.keyboard.press("Escape");
         await expect(composer(page).send).toBeVisible();
+        await close();
+      });
 
+      test("a user: a failed reply with Retry", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto("/nuvara");
         await scriptedModel.failWith({ type: "http-error", status: 500 });
         await sendMessage(page, "This one fails");
         await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
         await expectAccessible(page, `user, failed reply with Retry, ${state}`, { focus: false });
-        await scriptedModel.failWith(null);
-        await user.close();
-      }
-    });
-
-    test("an admin's pages, in both themes", async ({ browser, newAccount }) => {
-      test.setTimeout(240_000);
-      const admin = await newAccount({ role: "admin" });
-      const setup = await pageAs(browser, size.viewport, "light");
-      await signIn(setup.page, admin);
-      expect(
-        (await setup.page.request.post("/api/contact", { form: { email: "visitor@example.com", message: "A question about plans" }, headers })).status(),
-      ).toBe(201);
-      await setup.page.goto("/admin/messages");
-      const firstMessage = await setup.page.locator('a[href^="/admin/messages/"]').first().getAttribute("href");
-      expect(firstMessage).toBeTruthy();
-      await setup.close();
-
-      for (const scheme of SCHEMES) {
-        const { page, close } = await pageAs(browser, size.viewport, scheme);
-        await signIn(page, admin);
-        for (const path of ["/admin/messages", firstMessage!, "/admin/users", "/admin/feedback", "/admin/usage", "/tools/new", "/tools/summarize/edit"]) {
-          await visit(page, path, `admin, ${scheme}, ${size.name}`);
-        }
         await close();
-      }
+      });
     });
-  });
+  }
 }

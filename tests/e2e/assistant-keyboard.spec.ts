@@ -176,7 +176,10 @@ test.describe("keyboard and focus in the assistant", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await page.getByRole("button", { name: "Conversations", exact: true }).click();
+    const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+    // Once the page knows it is on a phone (its title says so) the button opens the drawer, not the desktop list.
+    await expect(toggle).toHaveAttribute("title", "Conversations");
+    await toggle.click();
     await conversationList(page).getByRole("button", { name: "Keyboard shortcuts" }).click();
     const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
     await expect(help).toBeVisible();
