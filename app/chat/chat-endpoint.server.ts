@@ -1,7 +1,7 @@
 import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
-import { getSessionUser, peekSession, sessionHeaders, type SessionState, type SignedIn } from "~/auth/session.server";
+import { getSessionUser, peekSession, sessionHeaders, type SessionPeek, type SessionState, type SignedIn } from "~/auth/session.server";
 import { dailyLimitFor, largestMessageMaxChars, messageMaxCharsFor, reserveMessage, type Reservation } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
@@ -20,7 +20,7 @@ import { giveBack, startReply, type PendingReply } from "./reply.server";
 import { isDraining } from "./runs/runs.server";
 import { checkAttachments } from "~/attachments/message-attachments.server";
 import type { AttachmentRef } from "~/attachments/attachment-types";
-import { findAttachments } from "~/data/attachments.server";
+import { findAttachments, type AttachmentRow } from "~/data/attachments.server";
 import { budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
 import { applyBudget, type BudgetRefusal } from "./reply-budget.server";
 import { recordRefusal } from "~/data/refusals.server";
@@ -49,6 +49,39 @@ import { roleKey } from "./role-settings";
  * reservation back.
  */
 export async function handleChatRequest(request: Request): Promise<Response> {
+  const admitted = await admit(request);
+  if (admitted instanceof Response) return admitted;
+  const send = new ChatSend(admitted);
+  const confirmed = await send.confirmSender();
+  if (confirmed instanceof Response) return send.withdraw(confirmed);
+  const counted = await send.count(confirmed.session);
+  if (!counted.ok) return send.withdraw(counted.refusal);
+  const started = await send.startModel(confirmed);
+  if (started instanceof Response) return send.withdraw(started);
+
+  // From here the reply goes on without this request (docs/decisions/070); this response is one of its readers.
+  const run = started.pending.run(counted.quota);
+  return createUIMessageStreamResponse({
+    stream: run.read(),
+    headers: {
+      // remix-serve compresses responses; no-transform keeps it from buffering the stream.
+      "Cache-Control": "no-store, no-transform",
+    },
+  });
+}
+
+/** A request past the checks that need no store: same origin, a session cookie, a valid body, the database. */
+interface Admitted {
+  request: Request;
+  peek: SessionPeek;
+  /** The fresh session check, running. */
+  sessionCheck: Promise<SessionState>;
+  input: ChatRequest;
+  registry: ModelRegistry;
+  db: Db;
+}
+
+async function admit(request: Request): Promise<Admitted | Response> {
   // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
   if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
   // Shutting down (SIGTERM): the running replies finish here, new ones start on another instance.
@@ -57,132 +90,165 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   const sessionCheck = getSessionUser(request);
   if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please sign in to chat.");
 
-  // Read up to what the longest message any role may send needs; the sender's own cap is checked below.
+  // Read up to what the longest message any role may send needs; the sender's own cap is checked later.
   const largest = largestMessageMaxChars();
   const body = await readJsonBody(request, chatBodyBytes(largest));
   if (!body.ok) return refuse(body.status, body.error);
   const parsed = parseChatRequest(body.value, largest);
   if (!parsed.ok) return refuse(400, parsed.error);
-  const input = parsed.request;
   const registry = await getModelRegistry();
 
-  let db: Db;
   try {
-    db = await getDb();
+    return { request, peek, sessionCheck, input: parsed.request, registry, db: await getDb() };
   } catch (error) {
     logBackendFault("postgres", "opening the database for a chat", error);
     return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
   }
+}
 
-  // Reads only, on the account the cookie names; shown to no one before the session is confirmed.
-  const uid = peek.uid;
-  const messageId = input.message.id;
-  const context = quiet(loadChatContext(db, uid, input.conversationId, messageId));
-  const attachmentIds = [...new Set(input.attachments ?? [])];
-  const attached = attachmentIds.length > 0 ? quiet(findAttachments(db, uid, attachmentIds)) : undefined;
-  // A prompt tool's chat: its instructions go with the first exchange (read only for a new chat).
-  const tool = input.toolId && input.create ? quiet(loadTool(db, input.toolId)) : Promise.resolve(undefined);
-  // When the caches know the session, the message is counted on it at once (the rate limit, and
-  // the quota's claim of this message id), while the fresh check and the read run. The model
-  // request starts only once both counters have said yes: a send refused
-  // for the quota or the rate limit never reaches the model (docs/decisions/033).
-  const cached = peek.cached;
-  let rateLimit = cached ? quiet(checkChatRateLimit(db, cached, request)) : undefined;
-  let reservation = cached ? quiet(reserveMessage(db, uid, dailyLimitFor(cached), { messageId })) : undefined;
-  let limits = rateLimit && reservation ? quiet(checkLimits(db, rateLimit, reservation)) : undefined;
-  const length = input.message.parts[0].text.length;
-  // Not started early for a message over the cached role's cap (refused below once the role is confirmed).
-  const early = cached && length <= messageMaxCharsFor(cached) ? pickModel(registry, cached, input.model) : undefined;
-  let started: Promise<Started | undefined> | undefined;
-  // With files, the model request waits for them to be checked (below).
-  if (early && limits && !attached) {
-    started = quiet(
+/** The sender as the fresh check confirmed them, the model they may use, and their checked files. */
+interface Confirmed {
+  session: SignedIn;
+  model: ModelOption;
+  files: AttachmentRef[];
+}
+
+/**
+ * One message on its way to a reply. Made as soon as the request is
+ * admitted, it starts the reads on the account the cookie names and, when
+ * the caches know the session, the counting and the model request; each
+ * later step confirms or redoes that work for the sender the fresh check
+ * returns. Whatever it began is taken back by withdraw().
+ */
+class ChatSend {
+  private readonly uid: string;
+  private readonly messageId: string;
+  private readonly length: number;
+  private readonly context: Promise<ChatContext>;
+  private readonly attachmentIds: string[];
+  private readonly attached: Promise<AttachmentRow[]> | undefined;
+  private readonly tool: Promise<Awaited<ReturnType<typeof loadTool>> | undefined>;
+  private rateLimit: ReturnType<typeof checkChatRateLimit> | undefined;
+  private reservation: Promise<Reservation> | undefined;
+  private limits: ReturnType<typeof checkLimits> | undefined;
+  private started: Promise<Started | undefined> | undefined;
+
+  constructor(private readonly admitted: Admitted) {
+    const { db, input, peek, registry, request } = admitted;
+    // Reads only, on the account the cookie names; shown to no one before the session is confirmed.
+    this.uid = peek.uid;
+    this.messageId = input.message.id;
+    this.length = input.message.parts[0].text.length;
+    this.context = quiet(loadChatContext(db, this.uid, input.conversationId, this.messageId));
+    this.attachmentIds = [...new Set(input.attachments ?? [])];
+    this.attached = this.attachmentIds.length > 0 ? quiet(findAttachments(db, this.uid, this.attachmentIds)) : undefined;
+    // A prompt tool's chat: its instructions go with the first exchange (read only for a new chat).
+    this.tool = input.toolId && input.create ? quiet(loadTool(db, input.toolId)) : Promise.resolve(undefined);
+    // When the caches know the session, the message is counted on it at once (the rate limit, and
+    // the quota's claim of this message id), while the fresh check and the read run. The model
+    // request starts only once both counters have said yes: a send refused
+    // for the quota or the rate limit never reaches the model (docs/decisions/033).
+    const cached = peek.cached;
+    if (!cached) return;
+    this.rateLimit = quiet(checkChatRateLimit(db, cached, request));
+    this.reservation = quiet(reserveMessage(db, this.uid, dailyLimitFor(cached), { messageId: this.messageId }));
+    const limits = quiet(checkLimits(db, this.rateLimit, this.reservation));
+    this.limits = limits;
+    // Not started early for a message over the cached role's cap (refused once the role is confirmed),
+    // nor with files: the model request waits for them to be checked.
+    const early = this.length <= messageMaxCharsFor(cached) ? pickModel(registry, cached, input.model) : undefined;
+    if (!early || this.attached) return;
+    this.started = quiet(
       limits.then(async (counted) =>
-        counted.ok && cached ? begin(db, cached, await context, input, early, registry, request, usable(await tool, cached)) : undefined,
+        counted.ok ? begin(db, cached, await this.context, input, early, registry, request, usable(await this.tool, cached)) : undefined,
       ),
     );
   }
 
   /** A refused message takes back all it began: no token shown, no quota used. */
-  const withdraw = async (response: Response) => {
-    cancel(started);
-    if (reservation) await settle(db, reservation);
+  async withdraw(response: Response): Promise<Response> {
+    cancel(this.started);
+    if (this.reservation) await settle(this.admitted.db, this.reservation);
     return response;
-  };
-
-  const session = await sessionCheck;
-  const refusal = sessionRefusal(session);
-  if (refusal || session.status !== "signed-in") return withdraw(refusal ?? refuse(401, "Please sign in to chat."));
-  if (cached && (cached.isAdmin !== session.isAdmin || budgetRuleOf(cached) !== budgetRuleOf(session))) {
-    // Started early for an admin who no longer is (a switched-off tool must not slip through),
-    // or under another role's budgets: planned again for the confirmed role.
-    cancel(started);
-    started = undefined;
   }
-  const maxChars = messageMaxCharsFor(session);
-  if (length > maxChars) return withdraw(refuse(400, messageTooLongText(length, maxChars)));
-  const model = pickModel(registry, session, input.model);
-  if (!model) {
-    const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
-    return withdraw(
-      refuse(
+
+  /** The fresh session check, then what the confirmed role allows: the message's length, the model, the files. */
+  async confirmSender(): Promise<Confirmed | Response> {
+    const { input, peek, registry, sessionCheck } = this.admitted;
+    const session = await sessionCheck;
+    const refusal = sessionRefusal(session);
+    if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please sign in to chat.");
+    const cached = peek.cached;
+    if (cached && (cached.isAdmin !== session.isAdmin || budgetRuleOf(cached) !== budgetRuleOf(session))) {
+      // Started early for an admin who no longer is (a switched-off tool must not slip through),
+      // or under another role's budgets: planned again for the confirmed role.
+      cancel(this.started);
+      this.started = undefined;
+    }
+    const maxChars = messageMaxCharsFor(session);
+    if (this.length > maxChars) return refuse(400, messageTooLongText(this.length, maxChars));
+    const model = pickModel(registry, session, input.model);
+    if (!model) {
+      const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
+      return refuse(
         400,
         `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
-      ),
-    );
+      );
+    }
+    const files = await this.checkedFiles(session, model);
+    return files instanceof Response ? files : { session, model, files };
   }
-  let files: AttachmentRef[] = [];
-  if (attached) {
+
+  private async checkedFiles(session: SignedIn, model: ModelOption): Promise<AttachmentRef[] | Response> {
+    if (!this.attached) return [];
+    const { registry } = this.admitted;
     let checked;
     try {
-      checked = checkAttachments(attachmentIds, await attached, { messageId, model, session, visionModels: modelsForRole(registry, session).filter((option) => option.vision) });
+      const visionModels = modelsForRole(registry, session).filter((option) => option.vision);
+      checked = checkAttachments(this.attachmentIds, await this.attached, { messageId: this.messageId, model, session, visionModels });
     } catch (error) {
       logBackendFault("postgres", "reading a message's attachments", error);
-      return withdraw(refuse(503, "Your files can't be reached right now. Please try again shortly."));
+      return refuse(503, "Your files can't be reached right now. Please try again shortly.");
     }
-    if (!checked.ok) return withdraw(refuse(400, checked.error));
-    files = checked.files;
+    return checked.ok ? checked.files : refuse(400, checked.error);
   }
-  if (reservation && cached && dailyLimitFor(cached) !== dailyLimitFor(session)) {
-    // The role changed since the caches saw it, and with it the daily limit: count again against the new one.
-    await settle(db, reservation);
-    reservation = undefined;
-    limits = undefined;
-  }
-  rateLimit ??= quiet(checkChatRateLimit(db, session, request));
-  reservation ??= quiet(reserveMessage(db, uid, dailyLimitFor(session), { messageId }));
-  limits ??= quiet(checkLimits(db, rateLimit, reservation));
-  const counted = await limits;
-  if (!counted.ok) return withdraw(counted.refusal);
 
-  // Counted and confirmed: the model request starts now unless it started early.
-  let plan: Started | undefined;
-  try {
-    const loaded = await context;
-    plan = started ? await started : undefined;
-    if (!plan) {
-      const now = await begin(db, session, loaded, input, model, registry, request, usable(await tool, session), files);
-      started = Promise.resolve(now);
-      plan = now;
+  /** The rate limit's and the quota's answers for the confirmed sender (counted again if their daily limit changed). */
+  async count(session: SignedIn): ReturnType<typeof checkLimits> {
+    const { db, peek, request } = this.admitted;
+    const cached = peek.cached;
+    if (this.reservation && cached && dailyLimitFor(cached) !== dailyLimitFor(session)) {
+      // The role changed since the caches saw it, and with it the daily limit: count again against the new one.
+      await settle(db, this.reservation);
+      this.reservation = undefined;
+      this.limits = undefined;
     }
-    if ("refusal" in plan) return withdraw(refusalResponse(plan.refusal));
-  } catch (error) {
-    if (isAccountDeleted(error)) return withdraw(refuse(401, ACCOUNT_DELETED_MESSAGE));
-    logBackendFault("postgres", "loading a conversation for a chat", error);
-    return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
+    this.rateLimit ??= quiet(checkChatRateLimit(db, session, request));
+    this.reservation ??= quiet(reserveMessage(db, this.uid, dailyLimitFor(session), { messageId: this.messageId }));
+    this.limits ??= quiet(checkLimits(db, this.rateLimit, this.reservation));
+    return this.limits;
   }
 
-  if (!plan || !("pending" in plan)) return withdraw(refuse(503, "Conversations can't be reached right now. Please try again shortly."));
-
-  // From here the reply goes on without this request (docs/decisions/070); this response is one of its readers.
-  const run = plan.pending.run(counted.quota);
-  return createUIMessageStreamResponse({
-    stream: run.read(),
-    headers: {
-      // remix-serve compresses responses; no-transform keeps it from buffering the stream.
-      "Cache-Control": "no-store, no-transform",
-    },
-  });
+  /** Counted and confirmed: the model request, started now unless it started early. */
+  async startModel({ session, model, files }: Confirmed): Promise<{ pending: PendingReply } | Response> {
+    const { db, input, registry, request } = this.admitted;
+    let plan: Started | undefined;
+    try {
+      const loaded = await this.context;
+      plan = this.started ? await this.started : undefined;
+      if (!plan) {
+        const now = await begin(db, session, loaded, input, model, registry, request, usable(await this.tool, session), files);
+        this.started = Promise.resolve(now);
+        plan = now;
+      }
+      if ("refusal" in plan) return refusalResponse(plan.refusal);
+    } catch (error) {
+      if (isAccountDeleted(error)) return refuse(401, ACCOUNT_DELETED_MESSAGE);
+      logBackendFault("postgres", "loading a conversation for a chat", error);
+      return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
+    }
+    return plan && "pending" in plan ? plan : refuse(503, "Conversations can't be reached right now. Please try again shortly.");
+  }
 }
 
 const ACCOUNT_DELETED_MESSAGE = "This account has been deleted.";
