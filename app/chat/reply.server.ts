@@ -102,6 +102,7 @@ export interface PendingReply {
   run(reservation: Reservation): LocalRun;
 }
 
+/** Why a reply's model request was aborted: the abort's reason says which ending it was. */
 class ModelTimeoutError extends Error {}
 class ClientGoneError extends Error {}
 class CancelledError extends Error {}
@@ -109,266 +110,324 @@ class StopError extends Error {}
 class ShutdownError extends Error {}
 
 export function startReply(db: Db, plan: ReplyPlan, requestSignal: AbortSignal): PendingReply {
-  const abort = new AbortController();
-  // Until the reply is a run, a request that goes away takes its model request with it.
-  const onRequestAbort = () => abort.abort(new ClientGoneError("the browser hung up"));
-  if (requestSignal.aborted) onRequestAbort();
-  else requestSignal.addEventListener("abort", onRequestAbort, { once: true });
-
-  // The AI SDK's own timeouts surface as a plain abort; ours says which it was.
-  let watchdog: NodeJS.Timeout | undefined;
-  const armWatchdog = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => abort.abort(new ModelTimeoutError("no token in time")), plan.timeoutMs);
+  const call = new ModelCall(db, plan, requestSignal);
+  return {
+    cancel: () => call.cancel(),
+    run: (reservation) => runReply(db, plan, call, reservation),
   };
-  armWatchdog();
+}
 
-  const usage: ReplyUsage = { inputTokens: 0, outputTokens: 0, unbelievable: false };
-  const usageCeiling = reportedUsageCeiling(promptEstimateOf(plan), plan.maxOutputTokens ?? getConfig().budgets.maxOutputTokens);
-  /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */
-  const outOfHold = () => {
-    if (plan.promptTokens === undefined || plan.maxOutputTokens === undefined) return false;
-    // What was used is no longer known: what is left of the hold cannot be told either.
-    if (usage.unbelievable) return true;
-    const held = plan.promptTokens + plan.maxOutputTokens;
-    const nextPrompt = usage.inputTokens + usage.outputTokens;
-    return usage.inputTokens + usage.outputTokens + nextPrompt + MIN_REPLY_TOKENS > held;
-  };
-  let modelError: unknown;
-  const replyId = crypto.randomUUID();
-  // Running from the model request until finish (below); first shown part and tokens on /metrics.
-  const generation = trackGeneration(plan.model.id);
-
+/**
+ * The model request of one reply: its abort (with the reason), the watchdog
+ * that ends a wait for a token, what the provider reports it used, and the
+ * reply's stream of UI chunks as the AI SDK writes them.
+ */
+class ModelCall {
+  readonly abort = new AbortController();
+  readonly replyId = crypto.randomUUID();
+  readonly usage: ReplyUsage = { inputTokens: 0, outputTokens: 0, unbelievable: false };
+  /** The first error the model or the SDK reported. */
+  modelError: unknown;
   /** The passages the reply is given from attached documents (its Sources), once the context is read. */
-  let sources: SourcePassage[] = [];
-  const uiStream = (async () => {
-    const context = await attachmentContext(db, plan.uid, plan.history, plan.vision);
-    sources = context.sources;
+  sources: SourcePassage[] = [];
+  readonly stream: Promise<AsyncIterable<UIMessageChunk> & ReadableStream<UIMessageChunk>>;
+  // Running from the model request until finish; first shown part and tokens on /metrics.
+  readonly generation: ReturnType<typeof trackGeneration>;
+  private watchdog: NodeJS.Timeout | undefined;
+  // Until the reply is a run, a request that goes away takes its model request with it.
+  private readonly onRequestAbort = () => this.abort.abort(new ClientGoneError("the browser hung up"));
+
+  constructor(
+    private readonly db: Db,
+    private readonly plan: ReplyPlan,
+    private readonly requestSignal: AbortSignal,
+  ) {
+    if (requestSignal.aborted) this.onRequestAbort();
+    else requestSignal.addEventListener("abort", this.onRequestAbort, { once: true });
+    this.armWatchdog();
+    this.generation = trackGeneration(plan.model.id);
+    this.stream = this.streamFromModel();
+  }
+
+  /** The AI SDK's own timeouts surface as a plain abort; ours says which it was. */
+  armWatchdog() {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.abort.abort(new ModelTimeoutError("no token in time")), this.plan.timeoutMs);
+  }
+
+  stopWatchdog() {
+    clearTimeout(this.watchdog);
+  }
+
+  /** From now on the reply no longer depends on the request. */
+  detachFromRequest() {
+    this.requestSignal.removeEventListener("abort", this.onRequestAbort);
+  }
+
+  finish() {
+    this.generation.end(this.usage);
+    this.stopWatchdog();
+    this.detachFromRequest();
+  }
+
+  cancel() {
+    this.abort.abort(new CancelledError("cancelled before the reply was shown"));
+    this.finish();
+    // Nobody will read the stream: let it end without an unhandled rejection.
+    void this.stream.then((stream) => stream.cancel()).catch(() => undefined);
+  }
+
+  /** Stops the model request: a Stop from any tab, or this instance shutting down. */
+  stop(reason: "stop" | "shutdown") {
+    this.abort.abort(reason === "shutdown" ? new ShutdownError("the server is shutting down") : new StopError("stopped"));
+  }
+
+  private async streamFromModel(): Promise<AsyncIterable<UIMessageChunk> & ReadableStream<UIMessageChunk>> {
+    const { plan } = this;
+    const context = await attachmentContext(this.db, plan.uid, plan.history, plan.vision);
+    this.sources = context.sources;
     const messages = await convertToModelMessages(context.history, {
       tools: plan.tools,
       ignoreIncompleteToolCalls: true,
       convertDataPart: context.convertDataPart,
     });
+    const usageCeiling = reportedUsageCeiling(promptEstimateOf(plan), plan.maxOutputTokens ?? getConfig().budgets.maxOutputTokens);
     const result = streamText({
       model: plan.languageModel,
       system: plan.system,
       messages,
       tools: plan.tools,
       maxOutputTokens: plan.maxOutputTokens,
-      stopWhen: plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), outOfHold],
+      stopWhen: plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), () => this.outOfHold()],
       // The person chatting decides about retrying (the Retry button); automatic
       // retries would multiply the wait and the provider's bill.
       maxRetries: 0,
-      abortSignal: abort.signal,
+      abortSignal: this.abort.signal,
       onStepEnd: (step) => {
         const reported = believableUsage(step.usage, usageCeiling);
-        if (!reported) usage.unbelievable = true;
-        usage.inputTokens += reported?.inputTokens ?? 0;
-        usage.outputTokens += reported?.outputTokens ?? 0;
+        if (!reported) this.usage.unbelievable = true;
+        this.usage.inputTokens += reported?.inputTokens ?? 0;
+        this.usage.outputTokens += reported?.outputTokens ?? 0;
       },
       onError: ({ error }) => {
-        modelError ??= error;
+        this.modelError ??= error;
       },
     });
     return result.toUIMessageStream<ChatMessage>({
-      generateMessageId: () => replyId,
+      generateMessageId: () => this.replyId,
       sendReasoning: false,
-      // Held back until the exchange is stored (see finish below).
+      // Held back until the exchange is stored (storeReply).
       sendFinish: false,
       messageMetadata: ({ part }) =>
-        part.type === "start"
-          ? { model: plan.model.id, demo: plan.model.demo || undefined, fallback: plan.fallback || undefined }
-          : undefined,
+        part.type === "start" ? { model: plan.model.id, demo: plan.model.demo || undefined, fallback: plan.fallback || undefined } : undefined,
       onError: (error) => {
-        modelError ??= error;
+        this.modelError ??= error;
         return describeModelError(error);
       },
       // A tool's error (e.g. bad input from the model) is a result the model
       // reads and recovers from, not a failed reply: keep its own words.
       redactToolErrors: false,
     });
-  })();
+  }
 
-  const finish = () => {
-    generation.end(usage);
-    clearTimeout(watchdog);
-    requestSignal.removeEventListener("abort", onRequestAbort);
-  };
-
-  return {
-    cancel() {
-      abort.abort(new CancelledError("cancelled before the reply was shown"));
-      finish();
-      // Nobody will read the stream: let it end without an unhandled rejection.
-      void uiStream.then((stream) => stream.cancel()).catch(() => undefined);
-    },
-
-    run(reservation) {
-      // From now on the reply no longer depends on the request.
-      requestSignal.removeEventListener("abort", onRequestAbort);
-      const run = startRun(db, {
-        id: replyId,
-        uid: plan.uid,
-        conversationId: plan.conversationId,
-        userMessageId: plan.user.id,
-        model: plan.model.id,
-        exchange: {
-          uid: plan.uid,
-          conversationId: plan.conversationId,
-          kind: plan.kind,
-          parentId: plan.parentId,
-          user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString(), attachments: plan.user.attachments },
-          usageDay: reservation.day,
-          title: plan.title,
-          create: plan.create,
-        },
-      });
-      run.onStop = (reason) => abort.abort(reason === "shutdown" ? new ShutdownError("the server is shutting down") : new StopError("stopped"));
-      const send = (chunk: UIMessageChunk) => run.push(chunk);
-      // Which run this is, once any instance can find it: a new chat then takes its address (a reload finds it).
-      void run.recorded.then((ok) => ok && send({ type: "data-run", data: { runId: replyId, conversationId: plan.conversationId }, transient: true }));
-      // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
-      const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
-      heartbeat.unref();
-      let ended: RunStatus = "failed";
-      void relay()
-        .catch((error) => logBackendFault("model", `reply with ${plan.model.id}`, error))
-        .finally(() => {
-          clearInterval(heartbeat);
-          finish();
-          void run.end(ended === "running" ? "failed" : ended);
-        });
-      return run;
-
-      async function relay() {
-        /**
-         * Tells the readers the reply failed, then settles the quota: a reply of
-         * which anything was shown counts even though it was not stored
-         * (docs/decisions/044), so failing a save on purpose gains nothing; one
-         * that showed nothing is given back.
-         */
-        const fail = async (errorText?: string) => {
-          if (errorText !== undefined) send({ type: "error", errorText });
-          ended = "failed";
-          // Settled before the readers hear the end (so a reload shows the right count), but they
-          // never wait long for a store that may be stalled: the error is what they need.
-          const settled = shown ? keepCounted(db, reservation, spentBy(plan, usage, [])) : giveBack(db, reservation);
-          await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
-          void run.end("failed");
-          await settled;
-        };
-
-        // A second copy of the chunks builds the reply as the readers see it, for storing.
-        const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
-        const copyWriter = copy.writable.getWriter();
-        const assembled = lastMessage(
-          readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined }),
-        ).catch(() => undefined);
-
-        let received = 0;
-        let thrown = false;
-        /** Whether the readers were sent any of the reply (text, a tool step), not only its frame. */
-        let shown = false;
-        try {
-          for await (const chunk of await uiStream) {
-            received += 1;
-            armWatchdog();
-            // After our own timeout the readers get an error, not the SDK's plain abort.
-            if (chunk.type === "abort" && abort.signal.reason instanceof ModelTimeoutError) continue;
-            void copyWriter.write(chunk).catch(() => undefined);
-            send(chunk);
-            if (chunk.type === "start" && sources.length > 0) {
-              // Right after the reply's first chunk: stored with it, even if it is interrupted.
-              const listed: UIMessageChunk = { type: "data-sources", data: { passages: sources } };
-              void copyWriter.write(listed).catch(() => undefined);
-              send(listed);
-            }
-            shown ||= showsContent(chunk);
-            if (shown) generation.firstContent();
-          }
-        } catch (error) {
-          // A connection dropped mid-stream makes the iteration throw (the SDK sends no error chunk then).
-          thrown = !abort.signal.aborted;
-          modelError ??= error;
-        }
-        clearTimeout(watchdog);
-        void copyWriter.close().catch(() => undefined);
-        const reply = await assembled;
-
-        const reason = abort.signal.reason;
-        let failure: string | undefined;
-        if (reason instanceof ModelTimeoutError) failure = MODEL_TIMEOUT_MESSAGE;
-        else if (thrown && received > 0) failure = MODEL_DROPPED_MESSAGE;
-        else if (modelError !== undefined && !abort.signal.aborted) failure = describeModelError(modelError);
-
-        if (failure !== undefined) {
-          logBackendFault("model", `reply with ${plan.model.id}`, modelError ?? reason);
-          // The SDK already sent its error chunk for errors it saw itself.
-          await fail(reason instanceof ModelTimeoutError || thrown ? failure : undefined);
-          return;
-        }
-
-        // Stopped (from any tab), or handed over at shutdown with what it had.
-        const status: ReplyStatus = !abort.signal.aborted ? "completed" : reason instanceof ShutdownError ? "interrupted" : "stopped";
-        if (status === "completed") logBackendRecovered("model");
-        const parts = settleParts(reply?.parts ?? []);
-        // Ended before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
-        const refund = status !== "completed" && !shown;
-        const spent = spentBy(plan, usage, parts);
-        try {
-          const saved = await saveExchange(db, {
-            uid: plan.uid,
-            conversationId: plan.conversationId,
-            kind: plan.kind,
-            parentId: plan.parentId,
-            user: plan.user,
-            reply: {
-              id: replyId,
-              parts,
-              content: messageText({ parts }),
-              status,
-              model: plan.model.id,
-              inputTokens: spent.inputTokens,
-              outputTokens: spent.outputTokens,
-              costMicroUsd: spent.costMicroUsd,
-            },
-            usageDay: reservation.day,
-            role: plan.role,
-            title: plan.title,
-            create: plan.create,
-            refund,
-          });
-          if (!saved) {
-            await fail("This conversation was deleted, so the reply was not saved.");
-            return;
-          }
-          // Only now does the conversation exist: a new chat can take its URL (docs/decisions/033).
-          send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
-          const confirmation: SavedExchange = {
-            conversationId: plan.conversationId,
-            userMessageId: plan.user.id,
-            replyId,
-            status,
-            title: saved.title,
-            remaining: refund && reservation.remaining !== null ? reservation.remaining + 1 : reservation.remaining,
-            budget: plan.budget === undefined ? undefined : await budgetAfter(db, plan),
-          };
-          send({ type: "data-saved", data: confirmation, transient: true });
-          send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
-          ended = status;
-        } catch (error) {
-          if (isAccountDeleted(error)) {
-            await fail("This account was deleted, so the reply was not saved.");
-            return;
-          }
-          logBackendFault("postgres", "saving a reply", error);
-          await fail("The reply could not be saved. Please try again.");
-        }
-      }
-    },
-  };
+  /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */
+  private outOfHold(): boolean {
+    const { plan, usage } = this;
+    if (plan.promptTokens === undefined || plan.maxOutputTokens === undefined) return false;
+    // What was used is no longer known: what is left of the hold cannot be told either.
+    if (usage.unbelievable) return true;
+    const held = plan.promptTokens + plan.maxOutputTokens;
+    const nextPrompt = usage.inputTokens + usage.outputTokens;
+    return usage.inputTokens + usage.outputTokens + nextPrompt + MIN_REPLY_TOKENS > held;
+  }
 }
 
+/** The reply as a run (docs/decisions/070): relayed to its readers, stored when it ends, its quota settled. */
+function runReply(db: Db, plan: ReplyPlan, call: ModelCall, reservation: Reservation): LocalRun {
+  call.detachFromRequest();
+  const run = startRun(db, {
+    id: call.replyId,
+    uid: plan.uid,
+    conversationId: plan.conversationId,
+    userMessageId: plan.user.id,
+    model: plan.model.id,
+    exchange: {
+      uid: plan.uid,
+      conversationId: plan.conversationId,
+      kind: plan.kind,
+      parentId: plan.parentId,
+      user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString(), attachments: plan.user.attachments },
+      usageDay: reservation.day,
+      title: plan.title,
+      create: plan.create,
+    },
+  });
+  run.onStop = (reason) => call.stop(reason === "shutdown" ? "shutdown" : "stop");
+  const send = (chunk: UIMessageChunk) => run.push(chunk);
+  // Which run this is, once any instance can find it: a new chat then takes its address (a reload finds it).
+  void run.recorded.then((ok) => ok && send({ type: "data-run", data: { runId: call.replyId, conversationId: plan.conversationId }, transient: true }));
+  // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
+  const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
+  heartbeat.unref();
+  const ending: Ending = { status: "failed", shown: false };
+  void relayAndStore({ db, plan, call, reservation, run, send, ending })
+    .catch((error) => logBackendFault("model", `reply with ${plan.model.id}`, error))
+    .finally(() => {
+      clearInterval(heartbeat);
+      call.finish();
+      void run.end(ending.status === "running" ? "failed" : ending.status);
+    });
+  return run;
+}
+
+/** How the run ended, as far as it got: what its readers were told, and whether any of the reply was shown. */
+interface Ending {
+  status: RunStatus;
+  shown: boolean;
+}
+
+interface Relay {
+  db: Db;
+  plan: ReplyPlan;
+  call: ModelCall;
+  reservation: Reservation;
+  run: LocalRun;
+  send: (chunk: UIMessageChunk) => void;
+  ending: Ending;
+}
+
+async function relayAndStore(relay: Relay) {
+  const { call, plan } = relay;
+  const relayed = await relayChunks(relay);
+  const failure = failureOf(call, relayed);
+  if (failure !== undefined) {
+    logBackendFault("model", `reply with ${plan.model.id}`, call.modelError ?? call.abort.signal.reason);
+    // The SDK already sent its error chunk for errors it saw itself.
+    await failRun(relay, call.abort.signal.reason instanceof ModelTimeoutError || relayed.thrown ? failure : undefined);
+    return;
+  }
+  await storeReply(relay, relayed.reply);
+}
+
+/**
+ * Sends the model's chunks to the run's readers as they come, and builds from
+ * a second copy of them the reply as the readers see it, for storing.
+ */
+async function relayChunks({ call, send, ending }: Relay) {
+  const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
+  const copyWriter = copy.writable.getWriter();
+  const assembled = lastMessage(readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined })).catch(() => undefined);
+
+  let received = 0;
+  let thrown = false;
+  try {
+    for await (const chunk of await call.stream) {
+      received += 1;
+      call.armWatchdog();
+      // After our own timeout the readers get an error, not the SDK's plain abort.
+      if (chunk.type === "abort" && call.abort.signal.reason instanceof ModelTimeoutError) continue;
+      void copyWriter.write(chunk).catch(() => undefined);
+      send(chunk);
+      if (chunk.type === "start" && call.sources.length > 0) {
+        // Right after the reply's first chunk: stored with it, even if it is interrupted.
+        const listed: UIMessageChunk = { type: "data-sources", data: { passages: call.sources } };
+        void copyWriter.write(listed).catch(() => undefined);
+        send(listed);
+      }
+      // Whether the readers were sent any of the reply (text, a tool step), not only its frame.
+      ending.shown ||= showsContent(chunk);
+      if (ending.shown) call.generation.firstContent();
+    }
+  } catch (error) {
+    // A connection dropped mid-stream makes the iteration throw (the SDK sends no error chunk then).
+    thrown = !call.abort.signal.aborted;
+    call.modelError ??= error;
+  }
+  call.stopWatchdog();
+  void copyWriter.close().catch(() => undefined);
+  return { reply: await assembled, received, thrown };
+}
+
+/** What the readers are told went wrong, or undefined when the reply ended as it should (or was stopped). */
+function failureOf(call: ModelCall, { received, thrown }: { received: number; thrown: boolean }): string | undefined {
+  const reason = call.abort.signal.reason;
+  if (reason instanceof ModelTimeoutError) return MODEL_TIMEOUT_MESSAGE;
+  if (thrown && received > 0) return MODEL_DROPPED_MESSAGE;
+  if (call.modelError !== undefined && !call.abort.signal.aborted) return describeModelError(call.modelError);
+  return undefined;
+}
+
+/**
+ * Tells the readers the reply failed, then settles the quota: a reply of
+ * which anything was shown counts even though it was not stored
+ * (docs/decisions/044), so failing a save on purpose gains nothing; one
+ * that showed nothing is given back.
+ */
+async function failRun({ db, plan, call, reservation, run, send, ending }: Relay, errorText?: string) {
+  if (errorText !== undefined) send({ type: "error", errorText });
+  ending.status = "failed";
+  // Settled before the readers hear the end (so a reload shows the right count), but they
+  // never wait long for a store that may be stalled: the error is what they need.
+  const settled = ending.shown ? keepCounted(db, reservation, spentBy(plan, call.usage, [])) : giveBack(db, reservation);
+  await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
+  void run.end("failed");
+  await settled;
+}
+
+/** Completed, stopped (from any tab) or handed over at shutdown with what it had: stored with the user's message, then confirmed. */
+async function storeReply(relay: Relay, reply: ChatMessage | undefined) {
+  const { db, plan, call, reservation, send, ending } = relay;
+  const reason = call.abort.signal.reason;
+  const status: ReplyStatus = !call.abort.signal.aborted ? "completed" : reason instanceof ShutdownError ? "interrupted" : "stopped";
+  if (status === "completed") logBackendRecovered("model");
+  const parts = settleParts(reply?.parts ?? []);
+  // Ended before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).
+  const refund = status !== "completed" && !ending.shown;
+  const spent = spentBy(plan, call.usage, parts);
+  try {
+    const saved = await saveExchange(db, {
+      uid: plan.uid,
+      conversationId: plan.conversationId,
+      kind: plan.kind,
+      parentId: plan.parentId,
+      user: plan.user,
+      reply: {
+        id: call.replyId,
+        parts,
+        content: messageText({ parts }),
+        status,
+        model: plan.model.id,
+        inputTokens: spent.inputTokens,
+        outputTokens: spent.outputTokens,
+        costMicroUsd: spent.costMicroUsd,
+      },
+      usageDay: reservation.day,
+      role: plan.role,
+      title: plan.title,
+      create: plan.create,
+      refund,
+    });
+    if (!saved) return failRun(relay, "This conversation was deleted, so the reply was not saved.");
+    // Only now does the conversation exist: a new chat can take its URL (docs/decisions/033).
+    send({ type: "data-conversation", data: { id: plan.conversationId }, transient: true });
+    const confirmation: SavedExchange = {
+      conversationId: plan.conversationId,
+      userMessageId: plan.user.id,
+      replyId: call.replyId,
+      status,
+      title: saved.title,
+      remaining: refund && reservation.remaining !== null ? reservation.remaining + 1 : reservation.remaining,
+      budget: plan.budget === undefined ? undefined : await budgetAfter(db, plan),
+    };
+    send({ type: "data-saved", data: confirmation, transient: true });
+    send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
+    ending.status = status;
+  } catch (error) {
+    if (isAccountDeleted(error)) return failRun(relay, "This account was deleted, so the reply was not saved.");
+    logBackendFault("postgres", "saving a reply", error);
+    await failRun(relay, "The reply could not be saved. Please try again.");
+  }
+}
 
 /**
  * A reply that showed nothing does not use up the quota. When the store
