@@ -24,6 +24,8 @@ async function dropFiles(page: Page, files: Array<{ name: string; type: string; 
     return data;
   }, files);
   const chat = page.locator("section.chat");
+  // A drop before the page is live reaches no handler: wait for it, as for Attach files.
+  await expect(page.getByRole("button", { name: "Attach files" })).toBeEnabled({ timeout: 20_000 });
   await chat.dispatchEvent("dragenter", { dataTransfer: transfer });
   await chat.dispatchEvent("dragover", { dataTransfer: transfer });
   await expect(page.getByText("Drop files to attach them")).toBeVisible();

@@ -46,7 +46,8 @@ export function composer(page: Page) {
 export async function sendMessage(page: Page, text: string) {
   const { box, send } = composer(page);
   await box.fill(text);
-  await expect(send).toBeEnabled();
+  // Send is enabled once the page is live: hydration takes seconds on a slow device or a busy machine.
+  await expect(send).toBeEnabled({ timeout: 20_000 });
   await box.press("Enter");
 }
 

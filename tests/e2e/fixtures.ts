@@ -1,6 +1,7 @@
 import { test as base, expect, type Page } from "@playwright/test";
 import { emulatorAdmin, type EmulatorAdmin } from "../../scripts/local/admin-client";
 import { createAccount, idTokenFor, type TestAccount } from "../support/identity";
+import { scriptedModel } from "./assistant-support";
 
 /**
  * Browser-test fixtures. Tests log in by minting a real session (emulator ID
@@ -23,9 +24,17 @@ export async function signIn(page: Page, account: Pick<TestAccount, "email" | "p
 }
 
 export const test = base.extend<
-  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount>; cpuSlowdown: number },
+  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount>; cpuSlowdown: number; freshModel: void },
   { firebase: EmulatorAdmin }
 >({
+  // Every test starts with the scripted model as new: replies a failed test queued never answer the next one.
+  freshModel: [
+    async ({}, use) => {
+      await scriptedModel.reset();
+      await use();
+    },
+    { auto: true },
+  ],
   firebase: [
     async ({}, use) => {
       const admin = emulatorAdmin(env.projectId, env.authHost, env.firestoreHost);

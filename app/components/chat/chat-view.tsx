@@ -405,7 +405,8 @@ export function ChatView(props: ChatViewProps) {
             <select
               value={model}
               onChange={(event) => chooseModel(event.target.value)}
-              disabled={busy || models.length === 0}
+              // Before the page is live a choice would be undone by hydration: it waits, like Send.
+              disabled={!hydrated || busy || models.length === 0}
             >
               {models.map((option) => (
                 <option key={option.id} value={option.id}>
