@@ -161,8 +161,22 @@ export function docxSizeLieBomb(mib = 1024): Uint8Array {
   return zipOf([small("[Content_Types].xml", CONTENT_TYPES), small("_rels/.rels", RELS), document]);
 }
 
-/** A ZIP of deflated entries whose headers declare `declaredSize`, true or not. */
-function zipOf(entries: Array<{ name: string; packed: Buffer; crc: number; declaredSize: number }>): Uint8Array {
+/** One deflated entry of a hand-written ZIP. */
+export interface ZipEntryBytes {
+  name: string;
+  packed: Buffer;
+  crc: number;
+  /** The uncompressed size both headers declare, true or not. */
+  declaredSize: number;
+  /** An uncompressed size the central directory declares in ZIP64 form instead. */
+  zip64Size?: number;
+}
+
+/**
+ * A ZIP of deflated entries written by hand, declaring the sizes it is told
+ * (true or not), for the readers' checks of what a ZIP claims.
+ */
+export function zipOf(entries: ZipEntryBytes[]): Uint8Array {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
@@ -178,17 +192,26 @@ function zipOf(entries: Array<{ name: string; packed: Buffer; crc: number; decla
     local.writeUInt16LE(name.length, 26);
     parts.push(local, name, entry.packed);
 
+    const zip64 = entry.zip64Size !== undefined;
+    const extra = Buffer.alloc(zip64 ? 20 : 0);
+    if (zip64) {
+      extra.writeUInt16LE(0x0001, 0);
+      extra.writeUInt16LE(16, 2);
+      extra.writeBigUInt64LE(BigInt(entry.zip64Size!), 4);
+      extra.writeBigUInt64LE(BigInt(entry.packed.length), 12);
+    }
     const header = Buffer.alloc(46);
     header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
+    header.writeUInt16LE(zip64 ? 45 : 20, 4);
     header.writeUInt16LE(20, 6);
     header.writeUInt16LE(8, 10);
     header.writeUInt32LE(entry.crc, 16);
-    header.writeUInt32LE(entry.packed.length, 20);
-    header.writeUInt32LE(entry.declaredSize, 24);
+    header.writeUInt32LE(zip64 ? 0xffffffff : entry.packed.length, 20);
+    header.writeUInt32LE(zip64 ? 0xffffffff : entry.declaredSize, 24);
     header.writeUInt16LE(name.length, 28);
+    header.writeUInt16LE(extra.length, 30);
     header.writeUInt32LE(offset, 42);
-    central.push(header, name);
+    central.push(header, name, extra);
     offset += local.length + name.length + entry.packed.length;
   }
   const directory = Buffer.concat(central);

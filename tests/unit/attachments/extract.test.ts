@@ -1,6 +1,6 @@
 import zlib from "node:zlib";
 import { strToU8, zipSync } from "fflate";
-import { CONTENT_TYPES, docx, documentXml, docxSizeLieBomb, pdfStreamBomb, RELS } from "../../support/document-fixtures";
+import { CONTENT_TYPES, docx, documentXml, docxSizeLieBomb, pdfStreamBomb, RELS, zipOf } from "../../support/document-fixtures";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkDocument, describeLocation } from "~/attachments/chunks";
@@ -68,54 +68,15 @@ interface ZipFixtureEntry {
  * entry, and able to declare sizes in ZIP64 form.
  */
 function writeZip(entries: ZipFixtureEntry[]): Uint8Array {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name);
-    const packed = zlib.deflateRawSync(entry.data, { level: entry.level ?? 6 });
-    const crc = zlib.crc32(entry.data);
-
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    parts.push(local, name, packed);
-
-    const zip64 = entry.claimedZip64Size !== undefined;
-    const extra = Buffer.alloc(zip64 ? 20 : 0);
-    if (zip64) {
-      extra.writeUInt16LE(0x0001, 0);
-      extra.writeUInt16LE(16, 2);
-      extra.writeBigUInt64LE(BigInt(entry.claimedZip64Size!), 4);
-      extra.writeBigUInt64LE(BigInt(packed.length), 12);
-    }
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(45, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(8, 10);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(zip64 ? 0xffffffff : packed.length, 20);
-    header.writeUInt32LE(zip64 ? 0xffffffff : entry.data.length, 24);
-    header.writeUInt16LE(name.length, 28);
-    header.writeUInt16LE(extra.length, 30);
-    header.writeUInt32LE(offset, 42);
-    central.push(header, name, extra);
-    offset += local.length + name.length + packed.length;
-  }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...parts, directory, end]));
+  return zipOf(
+    entries.map((entry) => ({
+      name: entry.name,
+      packed: zlib.deflateRawSync(entry.data, { level: entry.level ?? 6 }),
+      crc: zlib.crc32(entry.data),
+      declaredSize: entry.data.length,
+      zip64Size: entry.claimedZip64Size,
+    })),
+  );
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
