@@ -1,4 +1,4 @@
-import { parseModelNames } from "~/llm/model-names";
+import { parseModelNames } from "~/settings/model-names";
 import { z } from "zod";
 import {
   parseFallbackModels,
@@ -7,8 +7,8 @@ import {
   parseTokenBudgets,
   type BudgetLimit,
   type ModelPrice,
-} from "~/budgets/budget-settings";
-import { parsePlans, type Plan } from "~/billing/plan-settings";
+} from "~/settings/budget-settings";
+import { parsePlans, type Plan } from "~/settings/plan-settings";
 import {
   ATTACHMENT_MAX_MB_CEILING,
   DEFAULT_ATTACHMENT_MAX_MB,
@@ -22,7 +22,7 @@ import {
   type DailyLimit,
   type ModelAllowance,
   type RoleMap,
-} from "~/chat/role-settings";
+} from "~/settings/role-settings";
 import { parseSmtpUrl, type SmtpSettings } from "~/mail/smtp-url";
 import {
   DEFAULT_AUTH_PROVIDERS,
@@ -30,7 +30,7 @@ import {
   parseProviderList,
   parseProviderNames,
   type AuthProvider,
-} from "~/auth/auth-providers";
+} from "~/settings/auth-providers";
 
 /**
  * Server configuration, read once from the environment and validated, so a
@@ -114,7 +114,7 @@ const envSchema = z.object({
   REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(60)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
-  // The assistant's model provider (ADR 014, docs/configuration.md) and per-role policy (app/chat/role-settings.ts).
+  // The assistant's model provider (ADR 014, docs/configuration.md) and per-role policy (app/settings/role-settings.ts).
   LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_API_KEY: optionalString,
   LLM_MODELS: optionalString,
@@ -149,7 +149,7 @@ const envSchema = z.object({
   // Where the Stripe API is; only for a local stand-in (tests). Default: Stripe itself.
   STRIPE_API_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_MAX_OUTPUT_TOKENS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(1_000_000).default(4096)),
-  // Sign-in methods on /login (app/auth/auth-providers.ts): each parsed here, checked together below.
+  // Sign-in methods on /login (app/settings/auth-providers.ts): each parsed here, checked together below.
   AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
   AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
   // GET /metrics answers only with this bearer token (404 when unset; ADR 052).

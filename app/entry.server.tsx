@@ -8,7 +8,7 @@ import { NonceProvider } from "~/components/nonce";
 import { contextFor, runInRequest } from "~/log/request-context.server";
 import { logUnexpectedError } from "~/log/safe-log.server";
 import { REQUEST_ID_HEADER } from "~/metrics/instrument-routes.server";
-import { applySecurityHeaders, createNonce } from "~/security-headers.server";
+import { applySecurityHeaders, createNonce } from "~/http/security-headers.server";
 
 const ABORT_DELAY = 5_000;
 

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import type { SavedExchange } from "../app/chat/message-types";
+import type { SavedExchange } from "~/conversation/message-types";
 import {
   chatBody,
   freshDatabase,

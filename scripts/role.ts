@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { ConfigError, getConfig } from "../app/config.server";
-import { readRole, roleKeyProblem, writeRole } from "../app/data/roles.server";
+import { readRole, roleKeyProblem, writeRole } from "~/auth/roles.server";
 import { withDeadline } from "../app/deadline.server";
 import { adminAuth } from "../app/firebase.server";
 

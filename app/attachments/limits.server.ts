@@ -1,4 +1,4 @@
-import { lookupRole, roleKey } from "~/chat/role-settings";
+import { lookupRole, roleKey } from "~/settings/role-settings";
 import { getConfig } from "~/config.server";
 
 /** A role's attachment limits (ATTACHMENT_MAX_MB, ATTACHMENTS_PER_MESSAGE, ATTACHMENT_STORAGE_MB). */
@@ -13,7 +13,7 @@ const MB = 1024 * 1024;
 export function attachmentLimitsFor(who: { role: string; isAdmin: boolean }): AttachmentLimits {
   const { maxMb, perMessage, storageMb } = getConfig().attachments;
   const key = roleKey(who);
-  // Never undefined: each map keeps its `*` default (app/chat/role-settings.ts).
+  // Never undefined: each map keeps its `*` default (app/settings/role-settings.ts).
   return {
     maxFileBytes: (lookupRole(maxMb, key) ?? 20) * MB,
     perMessage: lookupRole(perMessage, key) ?? 10,

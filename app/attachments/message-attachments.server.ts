@@ -1,7 +1,7 @@
 import type { SignedIn } from "~/auth/session.server";
 import type { AttachmentRow } from "~/data/attachments.server";
 import type { ModelOption } from "~/llm/models.server";
-import type { AttachmentRef } from "./attachment-types";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 import { attachmentLimitsFor } from "./limits.server";
 
 /**

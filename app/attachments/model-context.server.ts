@@ -1,8 +1,8 @@
 import type { FilePart, TextPart } from "ai";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { attachmentContents, firstPassages, searchPassages, type FoundPassage } from "~/data/attachments.server";
 import type { Db } from "~/db/client.server";
-import { formatBytes, type AttachmentRef, type SourcePassage } from "./attachment-types";
+import { formatBytes, type AttachmentRef, type SourcePassage } from "~/conversation/attachment-types";
 import { describeLocation } from "./chunks";
 import { embeddingsEnabled, embedQuestion } from "./embeddings.server";
 

@@ -18,7 +18,7 @@ import {
   type AuthProvider as FirebaseAuthProvider,
   type UserCredential,
 } from "firebase/auth";
-import type { AuthProvider } from "~/auth/auth-providers";
+import type { AuthProvider } from "~/settings/auth-providers";
 
 /**
  * The Firebase client SDK, used by the login page only (other pages ship no

@@ -1,8 +1,8 @@
 import { json, redirect } from "@remix-run/node";
 import type { DecodedIdToken, UserRecord } from "firebase-admin/auth";
 import { getConfig } from "~/config.server";
-import { isSessionRevoked, revokeSession, sessionHash } from "~/data/revoked-sessions.server";
-import { readRole } from "~/data/roles.server";
+import { isSessionRevoked, revokeSession, sessionHash } from "~/auth/revoked-sessions.server";
+import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import {
   BackendUnavailableError,

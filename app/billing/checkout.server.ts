@@ -1,7 +1,7 @@
 import { getConfig } from "~/config.server";
 import { customerOf, saveCustomer } from "~/data/billing.server";
 import type { Db } from "~/db/client.server";
-import type { Plan } from "./plan-settings";
+import type { Plan } from "~/settings/plan-settings";
 import { stripeClient } from "./stripe.server";
 
 /**

@@ -1,7 +1,7 @@
 import { BUDGET_KINDS, budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
 import { dailyLimitFor } from "~/data/quotas.server";
 import { getModelRegistry, modelsForRole } from "~/llm/models.server";
-import { formatAmount, type BudgetKind } from "~/chat/budget-text";
+import { formatAmount, type BudgetKind } from "~/budgets/budget-text";
 import { getConfig } from "~/config.server";
 
 /** What a plan gives, read from its role's settings (quota, budgets, models), for /pricing. */

@@ -9,7 +9,7 @@ import {
   recordEvent,
   updateCustomerEmail,
 } from "~/data/billing.server";
-import { readRole, writeRole } from "~/data/roles.server";
+import { readRole, writeRole } from "~/auth/roles.server";
 import type { Tx } from "~/data/account-lock.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";

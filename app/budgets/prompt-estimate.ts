@@ -1,4 +1,4 @@
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 
 /**
  * How many tokens a prompt will be, estimated before the model is asked (the

@@ -8,23 +8,23 @@ import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
 import { getModelRegistry, modelsForRole, type ModelOption, type ModelRegistry } from "~/llm/models.server";
 import { countRefusal } from "~/metrics/metrics.server";
-import { chatBodyBytes, messageTooLongText } from "./chat-limits";
-import { parseChatRequest, type ChatRequest } from "./chat-request";
+import { chatBodyBytes, messageTooLongText } from "~/settings/chat-limits";
+import { parseChatRequest, type ChatRequest } from "~/conversation/chat-request";
 import { checkChatRateLimit } from "./chat-rate-limit.server";
-import { quotaExhaustedMessage } from "./quota-text";
+import { quotaExhaustedMessage } from "~/budgets/quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
-import { getPromptTool } from "~/data/prompt-tools.server";
+import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { planReply, type ChatTool, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
 import { isDraining } from "./runs/runs.server";
 import { checkAttachments } from "~/attachments/message-attachments.server";
-import type { AttachmentRef } from "~/attachments/attachment-types";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 import { findAttachments, type AttachmentRow } from "~/data/attachments.server";
 import { budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
 import { applyBudget, type BudgetRefusal } from "./reply-budget.server";
 import { recordRefusal } from "~/data/refusals.server";
-import { roleKey } from "./role-settings";
+import { roleKey } from "~/settings/role-settings";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message

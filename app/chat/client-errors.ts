@@ -1,5 +1,5 @@
-import { budgetSpentMessage, type BudgetView } from "./budget-text";
-import { quotaExhaustedMessage } from "./quota-text";
+import { budgetSpentMessage, type BudgetView } from "~/budgets/budget-text";
+import { quotaExhaustedMessage } from "~/budgets/quota-text";
 
 /**
  * What went wrong with a send, in plain words, from the error useChat reports:

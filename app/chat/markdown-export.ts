@@ -1,4 +1,4 @@
-import type { ChatMessage } from "./message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 
 /** A conversation as a Markdown document, for download. */
 export interface ExportedConversation {

@@ -1,11 +1,11 @@
-import { hasBudget } from "~/budgets/budget-settings";
+import { hasBudget } from "~/settings/budget-settings";
 import { estimatePromptTokens } from "~/budgets/prompt-estimate";
 import { budgetLimitsFor, fallbackModelFor, holdBudget, priceOf, type BudgetStatus } from "~/data/budgets.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { log } from "~/log/logger.server";
-import { budgetSpentMessage, budgetTooSmallMessage, toBudgetView, type BudgetView } from "./budget-text";
+import { budgetSpentMessage, budgetTooSmallMessage, toBudgetView, type BudgetView } from "~/budgets/budget-text";
 import type { ReplyPlan } from "./reply.server";
 
 /**

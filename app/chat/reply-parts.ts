@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { ChatMessage } from "./message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 
 type Part = ChatMessage["parts"][number];
 

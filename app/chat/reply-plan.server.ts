@@ -1,11 +1,11 @@
-import type { AttachmentRef } from "~/attachments/attachment-types";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 import type { ChatContext } from "~/data/chat-context.server";
 import { toChatMessage } from "~/data/messages.server";
 import { getConfig } from "~/config.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { buildTools } from "~/llm/tools.server";
-import type { ChatRequest } from "./chat-request";
-import { HistoryError, historyForReply, ParentError, trimHistory } from "./history";
+import type { ChatRequest } from "~/conversation/chat-request";
+import { HistoryError, historyForReply, ParentError, trimHistory } from "~/conversation/history";
 import type { ReplyPlan } from "./reply.server";
 import { systemPrompt } from "./system-prompt";
 import { titleFromExchange } from "./title";

@@ -18,18 +18,18 @@ import {
   type Reservation,
 } from "~/data/quotas.server";
 import { saveExchange, type Exchange } from "~/data/messages.server";
-import { costMicroUsd } from "~/budgets/budget-settings";
+import { costMicroUsd } from "~/settings/budget-settings";
 import { estimatePromptTokens, estimateTextTokens } from "~/budgets/prompt-estimate";
 import { getBudgetStatus, MIN_REPLY_TOKENS, priceOf } from "~/data/budgets.server";
-import { toBudgetView, type BudgetView } from "./budget-text";
-import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
+import { toBudgetView, type BudgetView } from "~/budgets/budget-text";
+import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
 import { attachmentContext } from "~/attachments/model-context.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
 import { trackGeneration } from "~/metrics/metrics.server";
-import type { ExchangeKind } from "./history";
-import type { ChatMessage, ReplyStatus, SavedExchange } from "./message-types";
-import { messageText } from "./message-types";
+import type { ExchangeKind } from "~/conversation/history";
+import type { ChatMessage, ReplyStatus, SavedExchange } from "~/conversation/message-types";
+import { messageText } from "~/conversation/message-types";
 import { describeModelError, MODEL_DROPPED_MESSAGE, MODEL_TIMEOUT_MESSAGE } from "./model-errors.server";
 import { believableUsage, reportedUsageCeiling } from "./reported-usage";
 import { lastMessage, settleParts, showsContent } from "./reply-parts";

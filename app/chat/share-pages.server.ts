@@ -20,7 +20,7 @@ import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { storableString } from "~/text/storable-text";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /** What the share routes (/s/<id>, /api/conversations/<id>/share, /api/shares/<id>) load and do. */
 

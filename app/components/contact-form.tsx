@@ -1,6 +1,6 @@
 import { useFetcher, useRevalidator, useSearchParams } from "@remix-run/react";
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { solveChallenge, WORK_FIELDS, type ContactChallenge } from "./contact-work";
+import { solveChallenge, WORK_FIELDS, type ContactChallenge } from "~/data/contact-work";
 
 /** Limits shared by the form and POST /api/contact, which enforces them. */
 export const CONTACT_LIMITS = { message: 5_000, email: 254, name: 100 } as const;

@@ -4,7 +4,7 @@ import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { UserRecord } from "firebase-admin/auth";
 import { authCache } from "~/auth/auth-cache.server";
 import { publishInvalidation } from "~/auth/invalidation.server";
-import { DISPLAY_NAME_MAX } from "~/components/dashboard/display-name-form";
+import { DISPLAY_NAME_MAX } from "./display-name";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
@@ -28,7 +28,7 @@ import {
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { deleteForAccount } from "./account-lock.server";
-import { deleteRoleRecord } from "./roles.server";
+import { deleteRoleRecord } from "~/auth/roles.server";
 
 /**
  * A user's account as a whole: what the identity service knows of them, and

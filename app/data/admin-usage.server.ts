@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { lastUtcDays } from "~/chat/day";
+import { lastUtcDays } from "~/time/day";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";

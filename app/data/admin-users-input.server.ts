@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
-import { roleKeyProblem } from "./roles.server";
+import { roleKeyProblem } from "~/auth/roles.server";
 
 /*
  * What /admin/users accepts: its query string and the role change form.

@@ -8,7 +8,7 @@ import { logBackendFault, withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { deleteAccount, revokeAllSessions } from "./account.server";
 import { recordAccountAction, recordRoleChange } from "./audit.server";
-import { canHoldRole, readRole, readRoles, roleKeyProblem, UnkeyableEmailError, usersCollection, writeRole } from "./roles.server";
+import { canHoldRole, readRole, readRoles, roleKeyProblem, UnkeyableEmailError, usersCollection, writeRole } from "~/auth/roles.server";
 
 /**
  * Users as the role page shows them: identities from the identity service

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { attachmentChunks, attachmentData, attachments } from "~/db/schema";
-import type { AttachmentKind } from "~/attachments/attachment-types";
+import type { AttachmentKind } from "~/conversation/attachment-types";
 import type { Chunk } from "~/attachments/chunks";
 import { writeForAccount, type Tx } from "./account-lock.server";
 

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
-import { nextUtcMidnight, utcDay } from "~/chat/day";
-import { lookupRole } from "~/chat/role-settings";
+import { nextUtcMidnight, utcDay } from "~/time/day";
+import { lookupRole } from "~/settings/role-settings";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { quotaReservations, usageDaily } from "~/db/schema";
-import { costMicroUsd, FREE, hasBudget, NO_BUDGETS, type BudgetLimits, type ModelPrice } from "~/budgets/budget-settings";
+import { costMicroUsd, FREE, hasBudget, NO_BUDGETS, type BudgetLimits, type ModelPrice } from "~/settings/budget-settings";
 import { AccountDeletedError, type Tx } from "./account-lock.server";
 import { RESERVATION_LEASE, roleKeyOf, type RoleInput } from "./quotas.server";
 
@@ -31,7 +31,7 @@ export const MIN_REPLY_TOKENS = 64;
 /** Below this share of a budget left, the composer warns. */
 export const NEARLY_SPENT_SHARE = 0.2;
 
-import type { BudgetKind } from "~/chat/budget-text";
+import type { BudgetKind } from "~/budgets/budget-text";
 export type { BudgetKind };
 export const BUDGET_KINDS: readonly BudgetKind[] = ["dailyTokens", "monthlyTokens", "dailyMicroUsd", "monthlyMicroUsd"];
 

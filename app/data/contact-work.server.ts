@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { leadingZeroBits, workInput, type ContactChallenge } from "~/components/contact-work";
+import { leadingZeroBits, workInput, type ContactChallenge } from "~/data/contact-work";
 import type { Db } from "~/db/client.server";
 import { recordOnce } from "./rate-limits.server";
 import { serverSecret } from "./server-secrets.server";

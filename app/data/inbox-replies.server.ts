@@ -7,7 +7,7 @@ import { log } from "~/log/logger.server";
 import { quoted, sendReplyMail } from "~/mail/reply-mail.server";
 import { storableString } from "~/text/storable-text";
 import { withDatabase } from "./inbox.server";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /**
  * A message's thread on the admin desk: the admins' replies to it, the 👍/👎

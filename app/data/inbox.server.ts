@@ -15,7 +15,7 @@ import {
 } from "~/db/schema";
 import { logBackendFault, logBackendRecovered, withDeadline } from "~/deadline.server";
 import { writeForAccount, type Tx } from "./account-lock.server";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /**
  * The admin inbox in PostgreSQL: contact messages and reports on assistant

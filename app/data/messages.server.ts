@@ -1,8 +1,8 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { branchPath, latestLeaf } from "~/chat/branches";
-import { userParts, type ExchangeKind } from "~/chat/history";
-import type { AttachmentRef } from "~/attachments/attachment-types";
-import type { ChatMessage, ReplyStatus } from "~/chat/message-types";
+import { branchPath, latestLeaf } from "~/conversation/branches";
+import { userParts, type ExchangeKind } from "~/conversation/history";
+import type { AttachmentRef } from "~/conversation/attachment-types";
+import type { ChatMessage, ReplyStatus } from "~/conversation/message-types";
 import type { Db } from "~/db/client.server";
 import { attachments, conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
-import { nextUtcMidnight, utcDay } from "~/chat/day";
-import { lookupRole, roleKey, type DailyLimit } from "~/chat/role-settings";
+import { DEFAULT_MESSAGE_MAX_CHARS } from "~/settings/chat-limits";
+import { nextUtcMidnight, utcDay } from "~/time/day";
+import { lookupRole, roleKey, type DailyLimit } from "~/settings/role-settings";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { quotaReservations, usageDaily } from "~/db/schema";

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { utcDay } from "~/chat/day";
+import { utcDay } from "~/time/day";
 import type { Db } from "~/db/client.server";
 import { limitRefusals } from "~/db/schema";
 import { logBackendFault } from "~/deadline.server";

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { and, asc, count, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversations, messages, sharedConversations } from "~/db/schema";
-import { branchPath } from "~/chat/branches";
+import { branchPath } from "~/conversation/branches";
 import { writeForAccount } from "./account-lock.server";
 
 /**

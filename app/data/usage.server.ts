@@ -1,5 +1,5 @@
 import { and, eq, gte } from "drizzle-orm";
-import { lastUtcDays } from "~/chat/day";
+import { lastUtcDays } from "~/time/day";
 import type { Db } from "~/db/client.server";
 import { usageDaily } from "~/db/schema";
 

@@ -2,10 +2,10 @@ import path from "node:path";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { ensureInvalidationListener } from "~/auth/invalidation.server";
 import { getConfig } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
 import { watchPool } from "~/metrics/metrics.server";
+import { ensureNoticeListener } from "./notices.server";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
@@ -77,7 +77,7 @@ export function getDb(): Promise<Db> {
     ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).then(
       (db) => {
         watchPool(db.$client); // its use on /metrics
-        ensureInvalidationListener(databaseUrl); // auth caches evicted at once on every instance
+        ensureNoticeListener(databaseUrl); // auth caches evicted and replies followed at once on every instance
         return db;
       },
       (error) => {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { getConfig } from "~/config.server";
-import { readRole } from "~/data/roles.server";
+import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";

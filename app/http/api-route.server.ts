@@ -1,6 +1,6 @@
 import { json } from "@remix-run/node";
 import { logUnexpectedError } from "~/log/safe-log.server";
-import { applyApiHeaders } from "~/security-headers.server";
+import { applyApiHeaders } from "~/http/security-headers.server";
 
 /**
  * The one wrapper for the loaders and actions of /api/* (resource routes).
@@ -8,7 +8,7 @@ import { applyApiHeaders } from "~/security-headers.server";
  * entry.server's handleRequest or handleDataRequest, where pages and data
  * requests get their security headers. So every response an API handler
  * returns or throws, and the 500 for an unexpected error, leaves here with
- * the API headers (app/security-headers.server.ts).
+ * the API headers (app/http/security-headers.server.ts).
  */
 type Handler<Args extends { request: Request }> = (args: Args) => Response | Promise<Response>;
 

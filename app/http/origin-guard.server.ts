@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { json, type ServerBuild } from "@remix-run/node";
 import { isSameOrigin } from "~/auth/request.server";
-import { applyApiHeaders } from "~/security-headers.server";
+import { applyApiHeaders } from "~/http/security-headers.server";
 
 /**
  * The one origin check (CSRF) for every request that can change something

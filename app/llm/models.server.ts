@@ -6,7 +6,7 @@
  * built-in demo model, which is labelled as a demo wherever it appears.
  */
 import type { LanguageModel } from "ai";
-import { lookupRole, roleKey } from "~/chat/role-settings";
+import { lookupRole, roleKey } from "~/settings/role-settings";
 import { getConfig, type Config } from "~/config.server";
 import { createDemoModel, DEMO_MODEL_ID, DEMO_MODEL_LABEL } from "./demo-model.server";
 import { createChatModel, listOllamaModels } from "./provider.server";

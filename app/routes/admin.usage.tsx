@@ -2,7 +2,7 @@ import { json, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction 
 import { useLoaderData } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { requireAdmin } from "~/auth/session.server";
-import { formatMicroUsd } from "~/chat/budget-text";
+import { formatMicroUsd } from "~/budgets/budget-text";
 import { planName } from "~/components/dashboard/plan";
 import { getConfig } from "~/config.server";
 import { emailsOf, usageReport } from "~/data/admin-usage.server";

@@ -8,7 +8,7 @@ import {
 } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
-import { ADMIN_KEY, lookupRole, NO_ROLE_KEY, OTHER_ROLES_KEY } from "~/chat/role-settings";
+import { ADMIN_KEY, lookupRole, NO_ROLE_KEY, OTHER_ROLES_KEY } from "~/settings/role-settings";
 import { AccountAuditTable } from "~/components/admin/account-audit-table";
 import { firstError } from "~/components/admin/labels";
 import { RoleAuditTable } from "~/components/admin/role-audit-table";
@@ -29,7 +29,7 @@ import {
   type RoleChangeResult,
 } from "~/data/admin-users.server";
 import { accountActionSchema, roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
-import { readRole, UnkeyableEmailError } from "~/data/roles.server";
+import { readRole, UnkeyableEmailError } from "~/auth/roles.server";
 import { withDatabase } from "~/data/inbox.server";
 import { fieldErrors, readBody } from "~/data/inbox-input.server";
 import { getDb } from "~/db/client.server";

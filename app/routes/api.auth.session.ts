@@ -1,6 +1,6 @@
 import { json, redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
-import { acceptsSignIn } from "~/auth/auth-providers";
+import { acceptsSignIn } from "~/settings/auth-providers";
 import { safeRedirect } from "~/auth/redirect";
 import { clientAddress, isSameOrigin } from "~/auth/request.server";
 import { createSessionCookie, refuseUnusableAddress, SessionError, verifySignInToken } from "~/auth/session.server";

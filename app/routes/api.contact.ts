@@ -3,7 +3,7 @@ import { z } from "zod";
 import { isSameOrigin } from "~/auth/request.server";
 import { getSessionUser } from "~/auth/session.server";
 import { CONTACT_LIMITS, HONEYPOT_FIELD } from "~/components/contact-form";
-import { WORK_FIELDS } from "~/components/contact-work";
+import { WORK_FIELDS } from "~/data/contact-work";
 import { getConfig } from "~/config.server";
 import { checkWindowedLimits, contactLimitRules, type ContactSender } from "~/data/contact-limits.server";
 import { spendContactWork, type WorkRefusal } from "~/data/contact-work.server";

@@ -1,5 +1,5 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { exportConversation } from "~/chat/assistant-pages.server";
+import { exportConversation } from "~/chat/chat-pages.server";
 import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
 
 /** GET /api/conversations/<id>/markdown: the conversation as a Markdown download. */

@@ -28,6 +28,7 @@ import { sharesForDashboard } from "~/chat/share-pages.server";
 import { getConfig } from "~/config.server";
 import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
 import { listConversations } from "~/data/conversations.server";
+import { useRootData } from "~/root";
 import { getQuotaStatus } from "~/data/quotas.server";
 import { themeIntent } from "~/data/theme.server";
 import { getUsageByDay } from "~/data/usage.server";
@@ -158,6 +159,7 @@ export async function action({ request }: ActionFunctionArgs) {
 export default function DashboardPage() {
   const { now, profile, plan, adminPending, account, usage, quota, files, budget, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const theme = useRootData()?.theme ?? "system";
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
     <div className="page dashboard">
@@ -197,7 +199,7 @@ export default function DashboardPage() {
           <>
             <AccountFacts account={account} firebase={firebase} localMode={localMode} />
             <DisplayNameForm current={account.displayName} result={actionData} />
-            <ThemeSwitch />
+            <ThemeSwitch stored={theme} />
             {account.hasPassword && account.email ? <ChangePassword firebase={firebase} email={account.email} /> : null}
           </>
         ) : (

@@ -2,7 +2,7 @@ import { json, redirect, type LoaderFunctionArgs, type MetaFunction } from "@rem
 import { Link, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { authErrorCode, authErrorMessage, PASSWORD_RULES_UNMET, signsUserOut, UNUSABLE_EMAIL } from "~/auth/auth-errors";
-import type { AuthProvider } from "~/auth/auth-providers";
+import type { AuthProvider } from "~/settings/auth-providers";
 import {
   checkPassword,
   clientAuth,

@@ -1,7 +1,7 @@
 import { json, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { changeConversation, loadConversation } from "~/chat/assistant-pages.server";
-import type { ChatMessage } from "~/chat/message-types";
+import { changeConversation, loadConversation } from "~/chat/chat-pages.server";
+import type { ChatMessage } from "~/conversation/message-types";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
 import { AppErrorBoundary } from "~/components/error-boundary";

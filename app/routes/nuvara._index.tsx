@@ -2,11 +2,11 @@ import { json, type LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData, useLocation, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useMemo } from "react";
 import { requireUser } from "~/auth/session.server";
-import { uuid } from "~/chat/uuid";
+import { uuid } from "~/ids/uuid";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
-import { getPromptTool, toolStore } from "~/data/prompt-tools.server";
+import { getPromptTool, toolStore } from "~/data/prompt-tools/prompt-tools.server";
 
 /**
  * /nuvara: a new chat. Its id is chosen here; the first message creates the

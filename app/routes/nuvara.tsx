@@ -1,5 +1,4 @@
 import {
-  json,
   type ActionFunctionArgs,
   type LinksFunction,
   type LoaderFunctionArgs,
@@ -7,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
-import { loadAssistant, updateInstructions } from "~/chat/assistant-pages.server";
+import { chatLayoutPage, updateInstructions } from "~/chat/chat-pages.server";
 import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
 import { MESSAGE_BOX_ID } from "~/components/chat/composer";
 import { CustomInstructions } from "~/components/chat/instructions-dialog";
@@ -17,7 +16,6 @@ import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-stat
 import { AppErrorBoundary } from "~/components/error-boundary";
 import { NavItems } from "~/components/nav";
 import { SignedInAs } from "~/components/signed-in-as";
-import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
 import { pageTitle } from "~/meta";
 import type { loader as rootLoader } from "~/root";
 import chatStyles from "~/styles/chat.css";
@@ -29,11 +27,8 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: chatStyles
 /** The root renders this as the page's first Tab stop (app/root.tsx). */
 export const handle = { skipLink: { href: `#${MESSAGE_BOX_ID}`, label: "Skip to message box" } };
 
-export async function loader({ request }: LoaderFunctionArgs) {
-  const assistant = await loadAssistant(request);
-  // A new account lands here (app/auth/login-reason.ts): it is told to verify its address.
-  const verifyEmail = await verifyEmailPrompt(assistant.user);
-  return json({ ...assistant, verifyEmail }, { headers: { "Cache-Control": "private, no-store" } });
+export function loader({ request }: LoaderFunctionArgs) {
+  return chatLayoutPage(request);
 }
 
 export function action({ request }: ActionFunctionArgs) {

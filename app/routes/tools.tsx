@@ -12,7 +12,7 @@ import {
   filterCatalogue,
   type FunctionToolSummary,
   type PromptToolSummary,
-} from "~/components/tools/catalogue";
+} from "~/data/prompt-tools/catalogue";
 import { FunctionToolList } from "~/components/tools/function-tool-list";
 import { PromptToolCard, type AdminActionResult } from "~/components/tools/prompt-tool-card";
 import { ToolFilters } from "~/components/tools/tool-filters";
@@ -30,7 +30,7 @@ import {
   setPromptToolEnabled,
   toolStore,
   type PromptTool,
-} from "~/data/prompt-tools.server";
+} from "~/data/prompt-tools/prompt-tools.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { pageTitle } from "~/meta";

@@ -9,10 +9,10 @@ import { Link, useActionData, useLoaderData, useNavigate } from "@remix-run/reac
 import { useEffect } from "react";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import { prepareFirstMessage, toolChatUrl } from "~/components/tools/chat-handoff";
-import { toolInputName } from "~/components/tools/form-fields";
+import { toolInputName } from "~/data/prompt-tools/form-fields";
 import { ToolInputForm } from "~/components/tools/tool-input-form";
 import { readBody } from "~/data/inbox-input.server";
-import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools.server";
+import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools/prompt-tools.server";
 import { refuseToolRunOverLimit } from "~/data/tool-run-limit.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";

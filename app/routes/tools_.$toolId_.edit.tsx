@@ -16,7 +16,7 @@ import {
   toolFormValues,
   toolStore,
   updatePromptTool,
-} from "~/data/prompt-tools.server";
+} from "~/data/prompt-tools/prompt-tools.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 

@@ -1,4 +1,4 @@
-import { userDoc } from "../../app/data/roles.server";
+import { userDoc } from "~/auth/roles.server";
 import type { EmulatorAdmin } from "./admin-client";
 
 /** The demo accounts local mode creates (and prints): verified, so "admin" counts. */

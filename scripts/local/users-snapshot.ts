@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { canHoldRole, userDoc, usersCollection } from "../../app/data/roles.server";
+import { canHoldRole, userDoc, usersCollection } from "~/auth/roles.server";
 import type { EmulatorAdmin } from "./admin-client";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRole } from "~/data/roles.server";
+import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { usageDaily } from "~/db/schema";
 import { loader as rootLoader } from "~/root";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
+import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { attachmentChunks, attachments, conversations, messages } from "~/db/schema";

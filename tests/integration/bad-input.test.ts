@@ -7,7 +7,7 @@ import { saveExchange } from "~/data/messages.server";
 import { createShare } from "~/data/shares.server";
 import { getDb } from "~/db/client.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { chatBodyBytes, DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
+import { chatBodyBytes, DEFAULT_MESSAGE_MAX_CHARS } from "~/settings/chat-limits";
 import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
 import { STRIPE_EVENT_MAX_BYTES } from "~/billing/webhook.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";

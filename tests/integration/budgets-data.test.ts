@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FREE, NO_BUDGETS, type BudgetLimits } from "~/budgets/budget-settings";
+import { FREE, NO_BUDGETS, type BudgetLimits } from "~/settings/budget-settings";
 import { getBudgetStatus, holdBudget, type Hold } from "~/data/budgets.server";
 import { refundMessage, reserveMessage, settleMessage } from "~/data/quotas.server";
 import { openDatabase, type Db } from "~/db/client.server";

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { getPromptTool, resetPromptTool, setPromptToolEnabled } from "~/data/prompt-tools.server";
+import { getPromptTool, resetPromptTool, setPromptToolEnabled } from "~/data/prompt-tools/prompt-tools.server";
 import { getDb } from "~/db/client.server";
 import { action as catalogueAction, loader as catalogueLoader } from "~/routes/tools";
 import { action as useToolAction, loader as toolLoader } from "~/routes/tools_.$toolId";

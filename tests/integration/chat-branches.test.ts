@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
-import type { SavedExchange } from "~/chat/message-types";
+import type { SavedExchange } from "~/conversation/message-types";
 import { findReportedExchange } from "~/data/inbox.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages, usageDaily } from "~/db/schema";

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages, usageDaily } from "~/db/schema";
-import type { SavedExchange } from "~/chat/message-types";
+import type { SavedExchange } from "~/conversation/message-types";
 import { setCustomInstructions, setToolEnabled } from "~/data/preferences.server";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";

@@ -6,7 +6,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, describe, expect, it } from "vitest";
-import { branchPath } from "~/chat/branches";
+import { branchPath } from "~/conversation/branches";
 
 /**
  * Migration 0010 (docs/decisions/069) on data stored before the message tree:

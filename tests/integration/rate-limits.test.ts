@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hitRateLimit, hitRateLimits } from "~/data/rate-limits.server";
-import { isSessionRevoked, revokeSession, sessionHash } from "~/data/revoked-sessions.server";
+import { isSessionRevoked, revokeSession, sessionHash } from "~/auth/revoked-sessions.server";
 import { openDatabase, type Db } from "~/db/client.server";
 import { testDatabases } from "../support/databases";
 

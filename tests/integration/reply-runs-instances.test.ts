@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SavedExchange } from "~/chat/message-types";
+import type { SavedExchange } from "~/conversation/message-types";
 import { freshDatabase } from "../../scripts/perf/app-under-test";
 import { buildApp, startApp, type AppProcess } from "../support/app-process";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRole, writeRole } from "~/data/roles.server";
+import { readRole, writeRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { billingCustomers, stripeEvents } from "~/db/schema";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";

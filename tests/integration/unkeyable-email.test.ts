@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getSessionUser } from "~/auth/session.server";
-import { readRole, writeRole } from "~/data/roles.server";
+import { readRole, writeRole } from "~/auth/roles.server";
 import { action as deleteAction } from "~/routes/api.account.delete";
 import { action as sessionAction } from "~/routes/api.auth.session";
 import { action as usersAction, loader as usersLoader } from "~/routes/admin.users";

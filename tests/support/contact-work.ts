@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { APIRequestContext } from "@playwright/test";
-import { leadingZeroBits, WORK_FIELDS, workInput, type ContactChallenge } from "../../app/components/contact-work";
+import { leadingZeroBits, WORK_FIELDS, workInput, type ContactChallenge } from "~/data/contact-work";
 
 /**
  * The work a visitor's browser does before posting the contact form

@@ -6,7 +6,7 @@ import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { BODY_LIMITS, bodyTooLarge, readCapped } from "~/http/body-limit.server";
 import { getRun } from "./run-store.server";
 import { readRun, stopRun } from "./runs.server";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /**
  * GET /api/runs/<id>: a reply being generated, as the same UI message stream

@@ -2,7 +2,7 @@ import type { UIMessageChunk } from "ai";
 import type { Db } from "~/db/client.server";
 import { onNotice, RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
 import { logBackendFault } from "~/deadline.server";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 import { log } from "~/log/logger.server";
 import { LocalRun } from "./local-run.server";
 import { expiredRuns, getRun, pruneRuns, readBatches, requestStop, type RunIdentity, type RunNotice, type RunRow } from "./run-store.server";

@@ -1,4 +1,4 @@
-import { attachmentUrl, formatBytes, type AttachmentRef, type SourcePassage } from "~/attachments/attachment-types";
+import { attachmentUrl, formatBytes, type AttachmentRef, type SourcePassage } from "~/conversation/attachment-types";
 import type { PendingFile } from "./attachment-uploads";
 
 /** The files waiting in the composer: name, size, progress or error, and Remove. */

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { attachmentUrl, formatBytes, type AttachmentRef } from "~/attachments/attachment-types";
+import { attachmentUrl, formatBytes, type AttachmentRef } from "~/conversation/attachment-types";
 
 /**
  * Files the user is attaching to the next message: each uploads at once (so

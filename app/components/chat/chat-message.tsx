@@ -1,13 +1,13 @@
 import { useState, type FormEvent, type KeyboardEvent } from "react";
-import type { ChatMessage } from "~/chat/message-types";
-import { messageText } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
+import { messageText } from "~/conversation/message-types";
 import { focusComposer } from "./composer";
 import { CopyButton } from "./copy-button";
 import { FeedbackButtons, type FeedbackState } from "./feedback-buttons";
 import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
 import { MessageAttachments, Sources } from "./attachment-chips";
-import type { AttachmentRef } from "~/attachments/attachment-types";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 
 export interface MessageActions {
   /** Offered on every reply when idle: a new version beside it. */

@@ -1,8 +1,8 @@
-import type { AttachmentRef } from "~/attachments/attachment-types";
-import type { ChatRequest } from "~/chat/chat-request";
-import type { ChatDataParts, ChatMessage, SavedExchange } from "~/chat/message-types";
-import { messageText } from "~/chat/message-types";
-import { uuid } from "~/chat/uuid";
+import type { AttachmentRef } from "~/conversation/attachment-types";
+import type { ChatRequest } from "~/conversation/chat-request";
+import type { ChatDataParts, ChatMessage, SavedExchange } from "~/conversation/message-types";
+import { messageText } from "~/conversation/message-types";
+import { uuid } from "~/ids/uuid";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
 import { StreamChat } from "./stream-chat";
 

@@ -1,15 +1,15 @@
 import { useFetcher, useNavigate, useRevalidator } from "@remix-run/react";
 import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from "react";
 import { describeChatError } from "~/chat/client-errors";
-import type { ChatMessage } from "~/chat/message-types";
-import { messageText } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
+import { messageText } from "~/conversation/message-types";
 import {
   formatResetTime,
   quotaExhaustedMessage,
   remainingText,
-} from "~/chat/quota-text";
-import { budgetLeftText, budgetSpentMessage, fallbackText, type BudgetView } from "~/chat/budget-text";
-import { branchPath, latestLeaf, versionsOf } from "~/chat/branches";
+} from "~/budgets/quota-text";
+import { budgetLeftText, budgetSpentMessage, fallbackText, type BudgetView } from "~/budgets/budget-text";
+import { branchPath, latestLeaf, versionsOf } from "~/conversation/branches";
 import { ChatMessageView, type MessageActions } from "./chat-message";
 import { chatSession } from "./chat-sessions";
 import { useNonce } from "~/components/nonce";

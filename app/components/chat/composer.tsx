@@ -1,7 +1,7 @@
 import { useEffect, useRef, type ClipboardEvent, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { PendingChips } from "./attachment-chips";
 import type { PendingFile } from "./attachment-uploads";
-import { messageTooLongText } from "~/chat/chat-limits";
+import { messageTooLongText } from "~/settings/chat-limits";
 import { useAssistantData } from "./assistant-data";
 import { useHydrated } from "./use-hydrated";
 import { useBrowserLayoutEffect } from "./use-browser-layout-effect";

@@ -1,7 +1,7 @@
-import type { AttachmentRef } from "~/attachments/attachment-types";
-import { userParts } from "~/chat/history";
+import type { AttachmentRef } from "~/conversation/attachment-types";
+import { userParts } from "~/conversation/history";
 import { useSyncExternalStore } from "react";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { showsContent } from "~/chat/reply-parts";
 import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type ReplyState } from "./ui-message-stream";
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 
 type ToolPart = Extract<ChatMessage["parts"][number], { toolCallId: string }>;
 

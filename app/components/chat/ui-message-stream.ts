@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from "ai";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 
 /**
  * Reading the chat endpoint's reply in the browser: the AI SDK's UI message

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
-import type { ChatMessage } from "~/chat/message-types";
-import { messageText } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
+import { messageText } from "~/conversation/message-types";
 import { finishedAnnouncement } from "./starter-suggestions";
 
 /**

@@ -1,6 +1,5 @@
 import { Form, useNavigation } from "@remix-run/react";
-
-export const DISPLAY_NAME_MAX = 80;
+import { DISPLAY_NAME_MAX } from "~/data/display-name";
 
 export interface DisplayNameResult {
   ok?: boolean;

@@ -1,7 +1,6 @@
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { useHydrated } from "~/components/chat/use-hydrated";
-import { useRootData } from "~/root";
 
 const CHOICES = [
   { value: "system", label: "System" },
@@ -10,11 +9,9 @@ const CHOICES = [
 ] as const;
 
 /** Light, dark or the system's colours, remembered for the account (posted to the dashboard's action). */
-export function ThemeSwitch() {
-  const root = useRootData();
+export function ThemeSwitch({ stored }: { stored: string }) {
   const fetcher = useFetcher<{ ok?: boolean; theme?: string; fieldErrors?: { theme?: string } }>();
   const hydrated = useHydrated();
-  const stored = root?.theme ?? "system";
   // The choice shows at once (set in the same event, so the radio never flips back while saving);
   // the page's colours follow when the root data is read again after saving.
   const [chosen, setChosen] = useState<string>(stored);

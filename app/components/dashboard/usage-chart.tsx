@@ -1,5 +1,5 @@
 import { useId } from "react";
-import { formatMicroUsd } from "~/chat/budget-text";
+import { formatMicroUsd } from "~/budgets/budget-text";
 import { formatDay, formatNumber, plural } from "./format";
 
 export interface DayUsage {

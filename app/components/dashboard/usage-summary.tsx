@@ -1,5 +1,5 @@
-import { formatBytes } from "~/attachments/attachment-types";
-import { formatAmount, type BudgetKind } from "~/chat/budget-text";
+import { formatBytes } from "~/conversation/attachment-types";
+import { formatAmount, type BudgetKind } from "~/budgets/budget-text";
 import { LocalTime } from "~/components/time/local-time";
 import { formatDuration, formatNumber, plural } from "./format";
 import type { DayUsage } from "./usage-chart";

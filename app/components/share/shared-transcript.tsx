@@ -1,8 +1,8 @@
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { Markdown } from "~/components/chat/markdown";
 import { isToolPart, ToolStep } from "~/components/chat/tool-step";
 import { MessageAttachments, Sources } from "~/components/chat/attachment-chips";
-import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
+import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
 
 /** A message of a shared snapshot, as the loader sends it. */
 export interface SharedMessage {

@@ -1,5 +1,5 @@
 import { Link, useFetcher } from "@remix-run/react";
-import type { FunctionToolSummary } from "./catalogue";
+import type { FunctionToolSummary } from "~/data/prompt-tools/catalogue";
 
 /**
  * The functions the assistant can call, each with an on/off switch that

@@ -1,6 +1,6 @@
 import { Link, useFetcher } from "@remix-run/react";
 import { useState } from "react";
-import type { PromptToolSummary } from "./catalogue";
+import type { PromptToolSummary } from "~/data/prompt-tools/catalogue";
 
 export interface AdminActionResult {
   ok?: boolean;

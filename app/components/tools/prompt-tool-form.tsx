@@ -1,5 +1,5 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
-import { PROMPT_TOOL_LIMITS, promptFieldName as fieldName, type PromptToolFormValues } from "./form-fields";
+import { PROMPT_TOOL_LIMITS, promptFieldName as fieldName, type PromptToolFormValues } from "~/data/prompt-tools/form-fields";
 
 export const EMPTY_PROMPT_TOOL: PromptToolFormValues = {
   name: "",

@@ -1,6 +1,6 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
 import { useEffect, useRef } from "react";
-import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "./catalogue";
+import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/data/prompt-tools/catalogue";
 
 /**
  * Search and category filter: a plain GET form (the filters live in the URL,

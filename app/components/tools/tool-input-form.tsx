@@ -1,7 +1,7 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type ChangeEvent } from "react";
 import type { PromptToolField } from "~/db/schema/tools";
-import { toolInputName } from "./form-fields";
+import { toolInputName } from "~/data/prompt-tools/form-fields";
 
 // One object, so the reset below runs on a new answer from the server only.
 const NO_ERRORS: Record<string, string> = {};

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { costMicroUsd, dollarsToMicro, parseFallbackModels, parseModelPrices, parseMoneyBudgets, parseTokenBudgets } from "~/budgets/budget-settings";
+import { costMicroUsd, dollarsToMicro, parseFallbackModels, parseModelPrices, parseMoneyBudgets, parseTokenBudgets } from "~/settings/budget-settings";
 import { estimatePromptTokens, estimateTextTokens } from "~/budgets/prompt-estimate";
-import { budgetLeftText, budgetSpentMessage, budgetTooSmallMessage, fallbackText, formatMicroUsd, toBudgetView } from "~/chat/budget-text";
+import { budgetLeftText, budgetSpentMessage, budgetTooSmallMessage, fallbackText, formatMicroUsd, toBudgetView } from "~/budgets/budget-text";
 import { budgetStatus } from "~/data/budgets.server";
 import { parseConfig } from "~/config.server";
-import { NO_BUDGETS } from "~/budgets/budget-settings";
-import type { ChatMessage } from "~/chat/message-types";
+import { NO_BUDGETS } from "~/settings/budget-settings";
+import type { ChatMessage } from "~/conversation/message-types";
 
 describe("budget settings", () => {
   it("reads token budgets per role, with unlimited and digit separators", () => {

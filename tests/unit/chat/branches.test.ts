@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchPath, latestLeaf, versionsOf } from "~/chat/branches";
+import { branchPath, latestLeaf, versionsOf } from "~/conversation/branches";
 
 // u1 ─ a1 ─ u2 ─ a2          (u2 edited into u2b; a2b regenerated into a2c)
 //         └ u2b ─ a2b

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MESSAGE_MAX_CHARS } from "~/chat/chat-limits";
-import { parseChatRequest } from "~/chat/chat-request";
+import { DEFAULT_MESSAGE_MAX_CHARS } from "~/settings/chat-limits";
+import { parseChatRequest } from "~/conversation/chat-request";
 
 const id = "6f1c1a52-4f7e-4b7a-9d55-0c9b3c7e2a11";
 const valid = {

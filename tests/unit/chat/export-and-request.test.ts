@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "~/chat/markdown-export";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { chatRequestBody } from "~/components/chat/chat-sessions";
 
 const messages: ChatMessage[] = [

@@ -2,9 +2,9 @@ import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { tooFastMessage } from "~/chat/chat-rate-limit.server";
 import { describeChatError } from "~/chat/client-errors";
-import { lastUtcDays, nextUtcMidnight, utcDay } from "~/chat/day";
+import { lastUtcDays, nextUtcMidnight, utcDay } from "~/time/day";
 import { describeModelError } from "~/chat/model-errors.server";
-import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/chat/quota-text";
+import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/budgets/quota-text";
 
 describe("quota days and reset times", () => {
   it("counts UTC days and resets at the next UTC midnight", () => {

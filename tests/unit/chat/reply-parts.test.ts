@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { settleParts } from "~/chat/reply-parts";
 
 describe("settleParts: what a stopped reply stores", () => {

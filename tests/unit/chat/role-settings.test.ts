@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lookupRole, parseDailyLimits, parseMessageMaxChars, parseRoleModels, roleKey } from "~/chat/role-settings";
+import { lookupRole, parseDailyLimits, parseMessageMaxChars, parseRoleModels, roleKey } from "~/settings/role-settings";
 
 describe("per-role settings", () => {
   it("default quotas: none 20, any other role 200, admin unlimited", () => {

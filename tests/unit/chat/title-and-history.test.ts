@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HistoryError, historyForReply, ParentError, trimHistory } from "~/chat/history";
-import type { ChatMessage } from "~/chat/message-types";
+import { HistoryError, historyForReply, ParentError, trimHistory } from "~/conversation/history";
+import type { ChatMessage } from "~/conversation/message-types";
 import { titleFromExchange } from "~/chat/title";
 
 const user = (id: string, text: string): ChatMessage => ({ id, role: "user", parts: [{ type: "text", text }] });

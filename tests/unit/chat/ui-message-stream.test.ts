@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createUIMessageStreamResponse, readUIMessageStream, type UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatMessage } from "~/chat/message-types";
+import type { ChatMessage } from "~/conversation/message-types";
 import { StreamChat, type FinishInfo } from "~/components/chat/stream-chat";
 import { applyChunk, newReply, readChunks } from "~/components/chat/ui-message-stream";
 

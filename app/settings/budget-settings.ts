@@ -1,8 +1,8 @@
-import { parseRoleMap, type RoleMap } from "~/chat/role-settings";
+import { parseRoleMap, type RoleMap } from "~/settings/role-settings";
 
 /**
  * Budgets per role (docs/decisions/072), written like the other per-role
- * settings (app/chat/role-settings.ts):
+ * settings (app/settings/role-settings.ts):
  *
  *   BUDGET_DAILY_TOKENS="none=20000;pro=500000;admin=unlimited"
  *   BUDGET_MONTHLY_USD="none=0.50;pro=20"

@@ -1,6 +1,6 @@
 import type { UIMessage } from "ai";
-import type { AttachmentRef, SourcePassage } from "~/attachments/attachment-types";
-import type { BudgetView } from "./budget-text";
+import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { BudgetView } from "~/budgets/budget-text";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI

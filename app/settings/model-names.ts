@@ -1,4 +1,4 @@
-import { parseNameList } from "~/name-list";
+import { parseNameList } from "~/settings/name-list";
 
 /** LLM_MODEL_NAMES: readable names for model ids in the model menu (the id is still what is sent and stored). */
 

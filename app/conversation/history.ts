@@ -1,4 +1,4 @@
-import type { AttachmentRef } from "~/attachments/attachment-types";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 import type { ChatMessage } from "./message-types";
 import { branchPath } from "./branches";
 import { messageText } from "./message-types";

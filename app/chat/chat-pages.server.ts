@@ -10,11 +10,12 @@ import {
   setConversationModel,
 } from "~/data/conversations.server";
 import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
+import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
 import { getConversationWithMessages, showBranch, shownBranch, toChatMessage } from "~/data/messages.server";
 import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
 import { getQuotaStatus, messageMaxCharsFor } from "~/data/quotas.server";
 import { fallbackModelFor, getBudgetStatus } from "~/data/budgets.server";
-import { toBudgetView } from "./budget-text";
+import { toBudgetView } from "~/budgets/budget-text";
 import { upgradeUrl } from "~/billing/plans.server";
 import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { getDb, type Db } from "~/db/client.server";
@@ -27,7 +28,7 @@ import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /** What the /nuvara routes load and do; the route modules stay thin. */
 
@@ -48,6 +49,14 @@ function requireSameOrigin(request: Request) {
 }
 
 const notFound = () => json({ error: "This conversation doesn't exist." }, { status: 404 });
+
+/** The /nuvara layout's answer: what loadAssistant reads, and whether to ask for the address to be verified. */
+export async function chatLayoutPage(request: Request) {
+  const assistant = await loadAssistant(request);
+  // A new account lands here (app/auth/login-reason.ts): it is told to verify its address.
+  const verifyEmail = await verifyEmailPrompt(assistant.user);
+  return json({ ...assistant, verifyEmail }, { headers: { "Cache-Control": "private, no-store" } });
+}
 
 /** The layout: conversation list (searched), quota, models, instructions. */
 export async function loadAssistant(request: Request) {

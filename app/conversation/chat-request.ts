@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
-import { DEFAULT_MESSAGE_MAX_CHARS, messageTooLongText } from "./chat-limits";
+import { DEFAULT_MESSAGE_MAX_CHARS, messageTooLongText } from "~/settings/chat-limits";
 
 /**
  * The body of POST /api/chat, shared by the browser (which builds it) and the
@@ -11,7 +11,7 @@ import { DEFAULT_MESSAGE_MAX_CHARS, messageTooLongText } from "./chat-limits";
  * before, with the same text: answered again (regenerate, or Retry after a failure).
  */
 // Defined without zod in ./chat-limits so that the browser can import them alone.
-export { MAX_MESSAGE_LENGTH } from "./chat-limits";
+export { MAX_MESSAGE_LENGTH } from "~/settings/chat-limits";
 
 /** A message for a value of the wrong type; zod's own wording (e.g. for unknown keys) otherwise. */
 function onlyForWrongType(message: string) {

@@ -1,4 +1,4 @@
-import { parseNameList } from "~/name-list";
+import { parseNameList } from "~/settings/name-list";
 
 /**
  * The sign-in methods /login offers (AUTH_PROVIDERS), with the names their

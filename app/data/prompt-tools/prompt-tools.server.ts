@@ -7,9 +7,9 @@ import {
   TOOL_INPUT_LIMITS,
   toolInputName,
   type PromptToolFormValues,
-} from "~/components/tools/form-fields";
-import { MAX_MESSAGE_LENGTH } from "~/chat/chat-request";
-import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/components/tools/catalogue";
+} from "~/data/prompt-tools/form-fields";
+import { MAX_MESSAGE_LENGTH } from "~/conversation/chat-request";
+import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/data/prompt-tools/catalogue";
 import { getConfig } from "~/config.server";
 import { readBody } from "~/data/inbox-input.server";
 import { getDb, type Db } from "~/db/client.server";
@@ -25,7 +25,7 @@ import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
-import { isUuid } from "~/chat/uuid";
+import { isUuid } from "~/ids/uuid";
 
 /**
  * Prompt tools: a ready-made set of instructions (the conversation's system
