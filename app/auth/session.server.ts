@@ -346,6 +346,24 @@ export async function requireUser(request: Request): Promise<SignedIn> {
   throw redirect(loginPath(new URL(request.url)), { headers: sessionHeaders(state) });
 }
 
+/**
+ * requireUser for the account's API routes (fresh: they are actions). A
+ * visitor whose session ended meanwhile comes back to the dashboard after
+ * signing in, not to the API route itself.
+ */
+export async function requireAccountUser(request: Request): Promise<SignedIn> {
+  try {
+    return await requireUser(request);
+  } catch (thrown) {
+    if (thrown instanceof Response && thrown.status >= 300 && thrown.status < 400) {
+      const headers = new Headers(thrown.headers);
+      headers.set("Location", "/login?redirectTo=%2Fdashboard");
+      throw new Response(null, { status: thrown.status, headers });
+    }
+    throw thrown;
+  }
+}
+
 export async function requireAdmin(request: Request): Promise<SignedIn> {
   const state = await requireUser(request);
   if (!state.isAdmin) {

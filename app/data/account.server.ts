@@ -5,7 +5,6 @@ import type { UserRecord } from "firebase-admin/auth";
 import { authCache } from "~/auth/auth-cache.server";
 import { publishInvalidation } from "~/auth/invalidation.server";
 import { DISPLAY_NAME_MAX } from "./display-name";
-import { requireUser, type SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import {
@@ -50,24 +49,6 @@ export const RECENT_SIGN_IN_SECONDS = 5 * 60;
 
 export function isRecentSignIn(authTime: number, now = Date.now()): boolean {
   return now / 1000 - authTime <= RECENT_SIGN_IN_SECONDS;
-}
-
-/**
- * requireUser for the account's API routes (fresh: they are actions). A
- * visitor whose session ended meanwhile comes back to the dashboard after
- * signing in, not to the API route itself.
- */
-export async function requireAccountUser(request: Request): Promise<SignedIn> {
-  try {
-    return await requireUser(request);
-  } catch (thrown) {
-    if (thrown instanceof Response && thrown.status >= 300 && thrown.status < 400) {
-      const headers = new Headers(thrown.headers);
-      headers.set("Location", "/login?redirectTo=%2Fdashboard");
-      throw new Response(null, { status: thrown.status, headers });
-    }
-    throw thrown;
-  }
 }
 
 // ---- the identity service ------------------------------------------------------

@@ -6,7 +6,7 @@ import { adminAudit, conversations, inboxReplies, messageFeedback, messages, typ
 import { log } from "~/log/logger.server";
 import { quoted, sendReplyMail } from "~/mail/reply-mail.server";
 import { storableString } from "~/text/storable-text";
-import { withDatabase } from "./inbox.server";
+import { withDatabase } from "~/http/with-database.server";
 import { isUuid } from "~/ids/uuid";
 
 /**

@@ -1,4 +1,3 @@
-import { json } from "@remix-run/node";
 import { and, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
@@ -313,20 +312,5 @@ export async function newMessageCountForNav(): Promise<number | null> {
   } catch (error) {
     logBackendFault("postgres", "counting new admin messages", error);
     return null;
-  }
-}
-
-/**
- * Runs admin-area work on the database with a deadline; a fault becomes a
- * 503 page (the admin area fails closed) instead of a 500 or a hang.
- */
-export async function withDatabase<T>(context: string, work: (db: Db) => Promise<T>): Promise<T> {
-  try {
-    const result = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then(work));
-    logBackendRecovered("postgres");
-    return result;
-  } catch (error) {
-    logBackendFault("postgres", context, error);
-    throw json({ error: "The admin data is unavailable right now. Please try again shortly." }, { status: 503 });
   }
 }

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
+import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
+import { withDeadline } from "~/deadline.server";
 import { countRefusal, limitName } from "~/metrics/metrics.server";
 
 /**
@@ -82,4 +84,24 @@ export async function recordOnce(db: Db, key: string, until: Date): Promise<bool
     returning key
   `);
   return result.rows.length === 1;
+}
+
+export interface LimitRule {
+  key: string;
+  limit: number;
+}
+
+const HOUR = 60 * 60;
+
+/**
+ * Counts the request against each rule in turn, most specific first, and
+ * stops at the first one exceeded: a refused request does not also use up
+ * the shared budgets (overall) that others need.
+ */
+export async function checkHourlyLimits(db: Db, rules: LimitRule[]): Promise<{ retryAfterSeconds: number } | undefined> {
+  for (const rule of rules) {
+    const result = await withDeadline("postgres", getConfig().backendTimeoutMs, hitRateLimit(db, rule.key, rule.limit, HOUR));
+    if (!result.allowed) return { retryAfterSeconds: result.retryAfterSeconds };
+  }
+  return undefined;
 }

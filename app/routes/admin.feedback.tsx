@@ -3,7 +3,7 @@ import { useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
 import { ThumbIcon } from "~/components/chat/thumb-icon";
 import { recentFeedback } from "~/data/feedback.server";
-import { withDatabase } from "~/data/inbox.server";
+import { withDatabase } from "~/http/with-database.server";
 import { pageTitle } from "~/meta";
 import { LocalTime } from "~/components/time/local-time";
 

@@ -12,8 +12,10 @@ import { firstError } from "~/components/admin/labels";
 import { InboxFilters } from "~/components/admin/inbox-filters";
 import { listSearch, summarise } from "~/components/admin/inbox-summary";
 import { InboxTable } from "~/components/admin/inbox-table";
-import { listInbox, withDatabase } from "~/data/inbox.server";
-import { fieldErrors, inboxActionSchema, readBody, runInboxAction } from "~/data/inbox-input.server";
+import { listInbox } from "~/data/inbox.server";
+import { withDatabase } from "~/http/with-database.server";
+import { inboxActionSchema, runInboxAction } from "~/data/inbox-input.server";
+import { fieldErrors, readBody } from "~/http/forms.server";
 import { inboxQuerySchema as querySchema } from "~/data/inbox-query.server";
 import { pageTitle } from "~/meta";
 

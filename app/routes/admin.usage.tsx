@@ -6,7 +6,7 @@ import { formatMicroUsd } from "~/budgets/budget-text";
 import { planName } from "~/components/dashboard/plan";
 import { getConfig } from "~/config.server";
 import { emailsOf, usageReport } from "~/data/admin-usage.server";
-import { withDatabase } from "~/data/inbox.server";
+import { withDatabase } from "~/http/with-database.server";
 import { pageTitle } from "~/meta";
 
 export const meta: MetaFunction = () => pageTitle("Admin usage");

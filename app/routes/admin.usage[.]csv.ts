@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { requireAdmin } from "~/auth/session.server";
 import { emailsOf, usageCsv, usageReport } from "~/data/admin-usage.server";
-import { withDatabase } from "~/data/inbox.server";
+import { withDatabase } from "~/http/with-database.server";
 
 /** GET /admin/usage.csv: the usage page's tables as one CSV download (admins only, read fresh). */
 export async function loader({ request }: LoaderFunctionArgs) {

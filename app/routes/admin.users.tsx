@@ -30,8 +30,8 @@ import {
 } from "~/data/admin-users.server";
 import { accountActionSchema, roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
 import { readRole, UnkeyableEmailError } from "~/auth/roles.server";
-import { withDatabase } from "~/data/inbox.server";
-import { fieldErrors, readBody } from "~/data/inbox-input.server";
+import { withDatabase } from "~/http/with-database.server";
+import { fieldErrors, readBody } from "~/http/forms.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";

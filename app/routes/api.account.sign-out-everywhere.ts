@@ -1,8 +1,8 @@
 import { redirect, type ActionFunctionArgs } from "@remix-run/node";
 import { isSameOrigin } from "~/auth/request.server";
 import { publishInvalidation } from "~/auth/invalidation.server";
-import { destroySession } from "~/auth/session.server";
-import { requireAccountUser, revokeAllSessions } from "~/data/account.server";
+import { destroySession, requireAccountUser } from "~/auth/session.server";
+import { revokeAllSessions } from "~/data/account.server";
 import { logBackendFault } from "~/deadline.server";
 import { apiRoute, methodNotAllowed } from "~/http/api-route.server";
 import { BODY_LIMITS, requireBodyWithin } from "~/http/body-limit.server";

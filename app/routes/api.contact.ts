@@ -8,7 +8,7 @@ import { getConfig } from "~/config.server";
 import { checkWindowedLimits, contactLimitRules, type ContactSender } from "~/data/contact-limits.server";
 import { spendContactWork, type WorkRefusal } from "~/data/contact-work.server";
 import { addContactMessage, type Sender } from "~/data/inbox.server";
-import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/data/inbox-input.server";
+import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/http/forms.server";
 import { getDb } from "~/db/client.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";

@@ -4,16 +4,8 @@ import { clientAddress, isSameOrigin } from "~/auth/request.server";
 import { getSessionUser } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import { addReport, findReportedExchange } from "~/data/inbox.server";
-import {
-  backToReferrer,
-  checkHourlyLimits,
-  fieldErrors,
-  isDocumentSubmission,
-  problem,
-  readBody,
-  tooMany,
-  type LimitRule,
-} from "~/data/inbox-input.server";
+import { backToReferrer, fieldErrors, isDocumentSubmission, problem, readBody, tooMany } from "~/http/forms.server";
+import { checkHourlyLimits, type LimitRule } from "~/data/rate-limits.server";
 import { getDb } from "~/db/client.server";
 import { REPORT_REASONS } from "~/db/schema";
 import { isAccountDeleted } from "~/data/account-lock.server";

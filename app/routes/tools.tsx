@@ -16,7 +16,7 @@ import {
 import { FunctionToolList } from "~/components/tools/function-tool-list";
 import { PromptToolCard, type AdminActionResult } from "~/components/tools/prompt-tool-card";
 import { ToolFilters } from "~/components/tools/tool-filters";
-import { readBody } from "~/data/inbox-input.server";
+import { readBody } from "~/http/forms.server";
 import { getEnabledToolIds, setToolEnabled } from "~/data/preferences.server";
 import {
   adminToolActionSchema,

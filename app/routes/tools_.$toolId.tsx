@@ -11,7 +11,7 @@ import { requireUser, type SignedIn } from "~/auth/session.server";
 import { prepareFirstMessage, toolChatUrl } from "~/components/tools/chat-handoff";
 import { toolInputName } from "~/data/prompt-tools/form-fields";
 import { ToolInputForm } from "~/components/tools/tool-input-form";
-import { readBody } from "~/data/inbox-input.server";
+import { readBody } from "~/http/forms.server";
 import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools/prompt-tools.server";
 import { refuseToolRunOverLimit } from "~/data/tool-run-limit.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";

@@ -11,7 +11,7 @@ import {
 import { MAX_MESSAGE_LENGTH } from "~/conversation/chat-request";
 import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/data/prompt-tools/catalogue";
 import { getConfig } from "~/config.server";
-import { readBody } from "~/data/inbox-input.server";
+import { readBody } from "~/http/forms.server";
 import { getDb, type Db } from "~/db/client.server";
 import {
   PROMPT_FIELD_KINDS,
