@@ -6,7 +6,8 @@ import { uuid } from "~/ids/uuid";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
-import { getPromptTool, toolStore } from "~/data/prompt-tools/prompt-tools.server";
+import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
+import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 
 /**
  * /nuvara: a new chat. Its id is chosen here; the first message creates the

@@ -18,19 +18,10 @@ import { PromptToolCard, type AdminActionResult } from "~/components/tools/promp
 import { ToolFilters } from "~/components/tools/tool-filters";
 import { readBody } from "~/http/forms.server";
 import { getEnabledToolIds, setToolEnabled } from "~/data/preferences.server";
-import {
-  adminToolActionSchema,
-  BUILT_IN_PROMPT_TOOLS,
-  deletePromptTool,
-  findBuiltInPromptTool,
-  functionSwitchSchema,
-  parseCatalogueFilters,
-  listPromptTools,
-  resetPromptTool,
-  setPromptToolEnabled,
-  toolStore,
-  type PromptTool,
-} from "~/data/prompt-tools/prompt-tools.server";
+import { deletePromptTool, listPromptTools, resetPromptTool, setPromptToolEnabled } from "~/data/prompt-tools/prompt-tools.server";
+import { adminToolActionSchema, functionSwitchSchema, parseCatalogueFilters } from "~/data/prompt-tools/prompt-tool-forms.server";
+import { BUILT_IN_PROMPT_TOOLS, findBuiltInPromptTool, type PromptTool } from "~/data/prompt-tools/built-in-tools.server";
+import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
 import { pageTitle } from "~/meta";

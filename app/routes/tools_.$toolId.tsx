@@ -12,7 +12,10 @@ import { prepareFirstMessage, toolChatUrl } from "~/components/tools/chat-handof
 import { toolInputName } from "~/data/prompt-tools/form-fields";
 import { ToolInputForm } from "~/components/tools/tool-input-form";
 import { readBody } from "~/http/forms.server";
-import { findBuiltInPromptTool, getPromptTool, parseToolInputs, toolStore, type PromptTool } from "~/data/prompt-tools/prompt-tools.server";
+import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
+import { findBuiltInPromptTool, type PromptTool } from "~/data/prompt-tools/built-in-tools.server";
+import { parseToolInputs } from "~/data/prompt-tools/prompt-tool-forms.server";
+import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { refuseToolRunOverLimit } from "~/data/tool-run-limit.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";

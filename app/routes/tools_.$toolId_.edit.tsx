@@ -8,15 +8,9 @@ import {
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
 import { PromptToolForm } from "~/components/tools/prompt-tool-form";
-import {
-  getPromptTool,
-  promptToolCategories,
-  promptToolNotFound,
-  savePromptToolForm,
-  toolFormValues,
-  toolStore,
-  updatePromptTool,
-} from "~/data/prompt-tools/prompt-tools.server";
+import { getPromptTool, promptToolCategories, updatePromptTool } from "~/data/prompt-tools/prompt-tools.server";
+import { promptToolNotFound, savePromptToolForm, toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
+import { toolFormValues } from "~/data/prompt-tools/prompt-tool-forms.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 

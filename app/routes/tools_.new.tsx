@@ -8,7 +8,8 @@ import {
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
 import { EMPTY_PROMPT_TOOL, PromptToolForm } from "~/components/tools/prompt-tool-form";
-import { createPromptTool, promptToolCategories, savePromptToolForm, toolStore } from "~/data/prompt-tools/prompt-tools.server";
+import { createPromptTool, promptToolCategories } from "~/data/prompt-tools/prompt-tools.server";
+import { savePromptToolForm, toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 

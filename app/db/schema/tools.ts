@@ -3,7 +3,7 @@ import { boolean, check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } fr
 
 /**
  * Prompt tools defined by admins (the built-in ones live in code:
- * app/data/prompt-tools/prompt-tools.server.ts). They are the product's catalogue, not
+ * app/data/prompt-tools/built-in-tools.server.ts). They are the product's catalogue, not
  * any user's data, so they carry no uid: deleting an admin's account leaves
  * the tools they wrote in place.
  */
@@ -45,7 +45,7 @@ export type PromptToolRow = typeof promptTools.$inferSelect;
 
 /**
  * An admin's changes to a built-in prompt tool, by its slug. The defaults stay
- * in code (app/data/prompt-tools/prompt-tools.server.ts): a row with null content only
+ * in code (app/data/prompt-tools/built-in-tools.server.ts): a row with null content only
  * hides or shows the tool, and "Reset to default" nulls the content again.
  * Content is all set or all null, so a half-edited tool cannot exist.
  */
