@@ -5,7 +5,7 @@ import { expectConversationUrl, replies, scriptedModel, sendMessage, userMessage
 /**
  * A send that fails — the model or a store — keeps the user's text in the
  * transcript with Retry; once the fault is gone, Retry gives exactly one
- * message and one reply, in the page and after a reload (issue #7, Faults).
+ * message and one reply, in the page and after a reload.
  * Store faults are injected in the integration tests (tests/integration/
  * chat-faults.test.ts), behind fault proxies this browser setup does not
  * have; here the browser gets the endpoint's answer to them, a 503.

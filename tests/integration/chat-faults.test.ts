@@ -11,7 +11,7 @@ import { chunkOfType, dataOf, firstMessage, messagesToday, postChat, readChunks,
 
 /**
  * The chat endpoint with each backend stopped, stalled or answering errors in
- * turn (issue #7, Faults): a clear answer within a deadline, nothing
+ * turn: a clear answer within a deadline, nothing
  * half-written, no quota used unless part of the reply was shown (then it
  * counts, docs/decisions/044); once the fault is gone, Retry (the same
  * message id) stores one message and one reply and counts the quota once more.

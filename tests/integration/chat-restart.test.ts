@@ -10,7 +10,7 @@ import { dataOf, firstMessage, newMessage, readChunks, readUntil, replyText, typ
 
 /**
  * The built app (remix-serve in a child process, against the test backends)
- * killed in the middle of a streamed reply, then started again (issue #7):
+ * killed in the middle of a streamed reply, then started again:
  * every exchange confirmed as saved is there exactly; the interrupted one is
  * absent or stored with a status; the quota counts what is stored, once.
  */
