@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { now } from "~/time/clock.server";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
@@ -7,8 +8,13 @@ import { countRefusal, limitName } from "~/metrics/metrics.server";
 /**
  * Rate limits in fixed windows, counted in PostgreSQL (rate_limits) so that
  * every server instance shares the counts. Each hit is one atomic upsert:
- * concurrent hits never lose a count.
+ * concurrent hits never lose a count. The windows are of the app's clock
+ * (app/time/clock.server.ts), which tests hold still so that a window cannot
+ * end in the middle of one; instances whose clocks differ by a moment
+ * differ only on which side of a window's edge a hit at that edge falls.
  */
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -28,23 +34,26 @@ export interface RateLimitRule {
 
 /** Counts one hit against each key, in one statement; the count after it and the seconds left in the window. */
 async function countHits(db: Db, keys: string[], windowSeconds: number) {
+  const at = now().getTime();
+  const windowMs = windowSeconds * 1000;
+  const windowStart = Math.floor(at / windowMs) * windowMs;
+  const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000));
   const list = sql.join(
     keys.map((key) => sql`${key}`),
     sql`, `,
   );
-  const result = await db.execute<{ key: string; count: number; retry_after: number }>(sql`
+  const result = await db.execute<{ key: string; count: number }>(sql`
     insert into rate_limits (key, window_start, count)
-    select key, to_timestamp(floor(extract(epoch from now()) / ${windowSeconds}) * ${windowSeconds}), 1
+    select key, ${new Date(windowStart).toISOString()}::timestamptz, 1
     from unnest(array[${list}]::text[]) as key
     on conflict (key, window_start) do update set count = rate_limits.count + 1
-    returning key, count,
-      ceil(extract(epoch from (window_start + make_interval(secs => ${windowSeconds}) - now())))::int as retry_after
+    returning key, count
   `);
   // Old windows are useless; trimming now and then keeps the table small.
   if (Math.random() < 0.01) {
-    await db.execute(sql`delete from rate_limits where window_start < now() - interval '1 day'`);
+    await db.execute(sql`delete from rate_limits where window_start < ${new Date(at - DAY_MS).toISOString()}::timestamptz`);
   }
-  return result.rows.map((row) => ({ key: row.key, count: Number(row.count), retryAfterSeconds: Math.max(1, row.retry_after) }));
+  return result.rows.map((row) => ({ key: row.key, count: Number(row.count), retryAfterSeconds }));
 }
 
 /** Counts one hit against `key`. */

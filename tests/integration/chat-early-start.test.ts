@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getSessionUser, peekSession } from "~/auth/session.server";
 import { getDb } from "~/db/client.server";
 import { conversations } from "~/db/schema";
+import { holdAppClockInEachTest } from "../support/clock";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { dataOf, firstMessage, messagesToday, postChat, readChunks, waitUntil } from "./chat-support";
@@ -40,12 +41,11 @@ afterAll(async () => {
   await firebase.close();
 });
 
-beforeEach(async () => {
+beforeEach(() => {
   model.reset();
-  // The rate limit counts per minute (fixed windows): keep each test inside one window.
-  const secondsLeft = 60 - new Date().getUTCSeconds();
-  if (secondsLeft < 12) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
 });
+// The rate limit counts in fixed minutes: with the app's clock held still, none ends mid-test.
+holdAppClockInEachTest();
 
 async function conversationExists(id: string) {
   const db = await getDb();

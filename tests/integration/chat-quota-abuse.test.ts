@@ -5,6 +5,7 @@ import { authCache } from "~/auth/auth-cache.server";
 import { deleteConversation } from "~/data/conversations.server";
 import { getDb } from "~/db/client.server";
 import { messages } from "~/db/schema";
+import { holdAppClockInEachTest } from "../support/clock";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, stopChat, waitUntil } from "./chat-support";
@@ -38,12 +39,11 @@ afterAll(async () => {
   await firebase.close();
 });
 
-beforeEach(async () => {
+beforeEach(() => {
   model.reset();
-  // The rate limit counts per minute (fixed windows): keep each test inside one window.
-  const secondsLeft = 60 - new Date().getUTCSeconds();
-  if (secondsLeft < 15) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
 });
+// The rate limit counts in fixed minutes: with the app's clock held still, none ends mid-test.
+holdAppClockInEachTest();
 
 async function signedIn(role = "") {
   const account = await createAccount(firebase, { role });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { pinClock } from "~/time/clock.server";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { buildApp, startApp, type AppProcess } from "../support/app-process";
@@ -191,11 +192,14 @@ describe("chat metrics", () => {
 
     const hurried = await createAccount(firebase);
     const restore = setAppEnv({ CHAT_RATE_LIMIT_PER_MINUTE: "1" });
+    // One a minute, in fixed minutes of the app's clock: held still, the second send falls in the first one's minute.
+    pinClock(new Date());
     try {
       const cookie = await sessionCookieFor(hurried);
       await readChunks(await sendChat(firstMessage("first"), cookie));
       expect((await sendChat(firstMessage("second"), cookie)).status).toBe(429);
     } finally {
+      pinClock(undefined);
       restore();
     }
     const afterRate = await scrape();

@@ -6,6 +6,7 @@ import { createConversation } from "~/data/conversations.server";
 import { saveExchange } from "~/data/messages.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
+import { holdAppClockInEachTest } from "../support/clock";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler } from "../support/remix-app";
@@ -18,6 +19,8 @@ import { appHandler } from "../support/remix-app";
 
 const firebase = admin();
 afterAll(() => firebase.close());
+// Making links is limited in fixed hours: with the app's clock held still, none ends mid-test.
+holdAppClockInEachTest();
 
 let handle: (request: Request) => Promise<Response>;
 let owner: TestAccount;
@@ -62,12 +65,6 @@ function post(path: string, fields: Record<string, string>, cookie?: string) {
 }
 
 const get = (path: string, cookie?: string) => handle(appRequest(path, { cookie }));
-
-/** Rate limits count in fixed windows: a test that fills one first waits out the last seconds of a window about to close. */
-async function clearOfWindowEdge(windowSeconds: number) {
-  const secondsLeft = () => windowSeconds - ((Date.now() / 1000) % windowSeconds);
-  while (secondsLeft() < 10) await new Promise((resolve) => setTimeout(resolve, 250));
-}
 
 async function share(conversationId: string, fields: Record<string, string> = {}, cookie = ownerCookie) {
   const response = await post(`/api/conversations/${conversationId}/share`, { intent: "create", ...fields }, cookie);
@@ -234,7 +231,6 @@ describe("sharing a conversation", () => {
     const cookie = await sessionCookieFor(sharer);
     const first = await conversationOf(sharer.uid, [["One", "1."]]);
     const second = await conversationOf(sharer.uid, [["Two", "2."]]);
-    await clearOfWindowEdge(3600);
     // Within each conversation's 20 open links: only the rate limit can refuse.
     for (let i = 0; i < 30; i++) await share(i < 15 ? first : second, {}, cookie);
     const refused = await post(`/api/conversations/${first}/share`, { intent: "create" }, cookie);
