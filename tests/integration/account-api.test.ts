@@ -9,7 +9,7 @@ import { setCustomInstructions } from "~/data/preferences.server";
 import { createConversation } from "~/data/conversations.server";
 import { getDb } from "~/db/client.server";
 import { conversations, userPreferences } from "~/db/schema";
-import { backdateAccount } from "../support/identity";
+import { backdateAccount, pastSignInSecond } from "../support/identity";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 
 /** The account's API routes: export, sign out of all devices, delete (with its recent sign-in). */
@@ -42,15 +42,6 @@ function withSignInAge(cookie: string, ageSeconds: number): string {
   const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
   claims.auth_time = Math.floor(Date.now() / 1000) - ageSeconds;
   return `__session=${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.`;
-}
-
-/**
- * The identity service revokes sessions with one-second granularity: a
- * session whose sign-in is in the same second as the revocation survives it.
- * Waiting for the next second makes the sessions below clearly older.
- */
-async function nextSecond() {
-  await new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
 }
 
 describe("POST /api/account/export", () => {
@@ -93,7 +84,7 @@ describe("POST /api/account/sign-out-everywhere", () => {
     const elsewhere = await sessionCookieFor(account);
     const someoneElse = await sessionCookieFor(bystander);
     expect(await signedInUser(elsewhere)).toMatchObject({ uid: account.uid });
-    await nextSecond();
+    await pastSignInSecond(here, elsewhere);
 
     const response = await call(signOutEverywhere, post("/api/account/sign-out-everywhere", { cookie: here }));
     expect(response.status).toBe(303);

@@ -9,7 +9,7 @@ import { conversations, messages } from "~/db/schema";
 import { action as deleteAction } from "~/routes/api.account.delete";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
-import { firstMessage, postChat, waitUntil } from "./chat-support";
+import { firstMessage, nothingUnderWay, postChat, waitUntil } from "./chat-support";
 
 /**
  * Deleting an account while its chat requests are in flight must leave no
@@ -98,7 +98,7 @@ describe("POST /api/account/delete with chat requests in flight", () => {
         const outcomes = await Promise.all(model.requests.map((request) => Promise.race([request.outcome, Promise.resolve("open")])));
         return !outcomes.includes("open");
       }, 15_000);
-      await sleep(100);
+      await waitUntil("every reply to have ended and its writes to be done", nothingUnderWay);
 
       const left = await rowsLeft(account.uid);
       expect(left, `run ${run}: rows left after deletion (answers: ${statuses.join(",")})`).toEqual(

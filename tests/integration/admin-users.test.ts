@@ -5,7 +5,7 @@ import { usageDaily } from "~/db/schema";
 import { loader as rootLoader } from "~/root";
 import { action as usersAction, loader as usersLoader } from "~/routes/admin.users";
 import { admin, createAccount, freshIdToken, sessionCookieFor } from "../support/app-env";
-import type { TestAccount } from "../support/identity";
+import { pastSignInSecond, type TestAccount } from "../support/identity";
 import { get, postForm, respond } from "./admin-support";
 
 const firebase = admin();
@@ -144,11 +144,6 @@ function accountAction(intent: string, uid: string, cookie = myCookie) {
   return respond(usersAction, postForm("/admin/users", { intent, uid }, { cookie }));
 }
 
-/** Sessions revoke with one-second granularity: a sign-in in the revocation's second would survive it. */
-async function nextSecond() {
-  await new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
-}
-
 describe("an account's use this month", () => {
   it("sums messages and tokens of this UTC month only, per user", async () => {
     const busy = await createAccount(firebase, { prefix: "usage" });
@@ -172,7 +167,7 @@ describe("disabling, enabling and signing out an account", () => {
     const target = await createAccount(firebase, { prefix: "disable-me" });
     const cookie = await sessionCookieFor(target);
     expect(await signedIn(cookie)).toBe(true);
-    await nextSecond(); // so that the revocation that comes with disabling is clearly after this sign-in
+    await pastSignInSecond(cookie); // so that the revocation that comes with disabling is after this sign-in
 
     const response = await accountAction("disable", target.uid);
     expect(response.status).toBe(200);
@@ -203,13 +198,13 @@ describe("disabling, enabling and signing out an account", () => {
   it("sign out everywhere ends every session of theirs, and is recorded; they may sign in again", async () => {
     const target = await createAccount(firebase, { prefix: "signout" });
     const [phone, laptop] = [await sessionCookieFor(target), await sessionCookieFor(target)];
-    await nextSecond();
+    await pastSignInSecond(phone, laptop);
     const response = await accountAction("sign-out-everywhere", target.uid);
     expect(response.status).toBe(200);
     expect((await response.json()).notice).toBe(`${target.email} is signed out on every device.`);
     expect(await signedIn(phone)).toBe(false);
     expect(await signedIn(laptop)).toBe(false);
-    await nextSecond();
+    // At once: a sign-in in the revocation's own second is valid too (ADR 042).
     expect(await signedIn(await sessionCookieFor(target))).toBe(true);
     const [latest] = (await usersPage()).accountActions;
     expect(latest).toMatchObject({ actorEmail: me.email, targetEmail: target.email, action: "sign-out-everywhere" });

@@ -4,6 +4,7 @@ import { getSessionUser, peekSession } from "~/auth/session.server";
 import { getDb } from "~/db/client.server";
 import { conversations } from "~/db/schema";
 import { holdAppClockInEachTest } from "../support/clock";
+import { pastSignInSecond } from "../support/identity";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { dataOf, firstMessage, messagesToday, postChat, readChunks, waitUntil } from "./chat-support";
@@ -97,8 +98,7 @@ describe("peekSession: the session with no round trip", () => {
 describe("POST /api/chat: started early, confirmed before anything is shown", () => {
   it("a session revoked on another instance (caches still valid here) gets 401, no token, quota given back", async () => {
     const { account, cookie } = await chattingUser("");
-    // Revocation has one-second granularity: revoke in a later second than the sign-in.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await pastSignInSecond(cookie);
     await firebase.auth.revokeRefreshTokens(account.uid);
 
     slowReply();

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "~/config.server";
+import { readRole } from "~/data/roles.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
@@ -51,8 +52,27 @@ async function heal() {
   modelProxy.setMode("pass");
   model.setFailureMode(null);
   await healAll();
-  // Healing closes the connections the proxies held: let the database pool notice before the next query.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await dropClosedConnections();
+  // Firestore's client reconnects after a backoff once its connection failed: it reads again before the next send.
+  await vi.waitFor(() => readRole("healed@probe.invalid"), { timeout: 15_000, interval: 100 });
+}
+
+/**
+ * Healing closes the connections the proxies held, the database pool's idle
+ * ones too: each is tried, and one that fails is dropped, so the next query
+ * does not get a connection that is already closed.
+ */
+async function dropClosedConnections() {
+  const pool = (await getDb()).$client;
+  const clients = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+  await Promise.all(
+    clients.map((client) =>
+      client.query("select 1").then(
+        () => client.release(),
+        (error: Error) => client.release(error),
+      ),
+    ),
+  );
 }
 
 interface Attempt {

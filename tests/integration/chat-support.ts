@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
 import { and, eq } from "drizzle-orm";
+import { localRuns } from "~/chat/runs/runs.server";
 import { getDb } from "~/db/client.server";
 import { usageDaily } from "~/db/schema";
 import { APP_ORIGIN, appRequest } from "../support/app-env";
@@ -114,6 +115,16 @@ export async function waitUntil(what: string, check: () => Promise<boolean> | bo
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * Whether the app in this process has nothing left under way: no reply
+ * running here (each has stored what it had, or failed to, and settled its
+ * quota) and no database query running or waiting.
+ */
+export async function nothingUnderWay(): Promise<boolean> {
+  const pool = (await getDb()).$client;
+  return localRuns().length === 0 && pool.idleCount === pool.totalCount && pool.waitingCount === 0;
 }
 
 /** The user's message count for today (UTC), as the quota sees it. */

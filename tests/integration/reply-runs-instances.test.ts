@@ -1,3 +1,4 @@
+import type { UIMessageChunk } from "ai";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SavedExchange } from "~/conversation/message-types";
@@ -99,6 +100,12 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     return rows;
   }
 
+  /** A run's chunks as PostgreSQL holds them (its batches written so far). */
+  async function storedChunks(runId: string) {
+    const { rows } = await sql.query<{ chunks: UIMessageChunk[] }>("select chunks from reply_run_events where run_id = $1 order by seq", [runId]);
+    return rows.flatMap((row) => row.chunks);
+  }
+
   async function messagesToday(uid: string) {
     const { rows } = await sql.query<{ messages: number }>("select messages from usage_daily where uid = $1", [uid]);
     return rows[0]?.messages ?? 0;
@@ -156,8 +163,7 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     const { account, cookie } = await user();
     model.enqueue({ type: "text", text: WORDS, chunkDelayMs: 150 });
     const started = await startReply(a, cookie, "Count very slowly", "w3");
-    // Past one batch write, so the text so far is in PostgreSQL.
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await waitUntil("the text so far to be in PostgreSQL", async () => replyText(await storedChunks(started.runId)).includes("w3"));
     // B follows it from PostgreSQL (it runs on A); C's sweeper or B's settles it.
     const reading = readUntil(await follow(b, cookie, started.runId), () => false);
     await started.reader.cancel().catch(() => undefined);
@@ -208,7 +214,7 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     for (const started of [short, long]) await started.reader.cancel().catch(() => undefined);
 
     const exited = d.kill("SIGTERM");
-    await new Promise((resolve) => setTimeout(resolve, 500)); // the signal handled
+    await waitUntil("the signal to be handled", () => d.stderr().includes("SIGTERM: letting running replies finish"));
     const refused = await send(d, cookie, firstMessage("One more")).then(
       async (response) => (await response.body?.cancel(), response.status),
       () => "refused",

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { requireAdmin, requireUser } from "~/auth/session.server";
 import { loader as rootLoader } from "~/root";
 import { loader as adminLoader } from "~/routes/admin.messages";
@@ -6,6 +6,7 @@ import { action as logoutAction, loader as logoutLoader } from "~/routes/api.aut
 import { loader as healthLoader } from "~/routes/healthz";
 import { healAll, setFault } from "../support/faults";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { pastSignInSecond } from "../support/identity";
 
 const firebase = admin();
 afterAll(() => firebase.close());
@@ -87,7 +88,7 @@ describe("root loader: session and role", () => {
   it("revoked refresh tokens sign the session out", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
-    await new Promise((r) => setTimeout(r, 1100)); // revocation has one-second granularity
+    await pastSignInSecond(cookie);
     await firebase.auth.revokeRefreshTokens(account.uid);
     const { data, setCookie } = await root(cookie);
     expect(data.user).toBeNull();
@@ -204,12 +205,7 @@ describe("faults: a backend stopped or stalled", () => {
   it("after recovery the admin is an admin again, never having been signed out", async () => {
     await healAll();
     // gRPC reconnects with a short backoff after a fault.
-    let data: { isAdmin?: boolean } = {};
-    for (let i = 0; i < 20 && !data.isAdmin; i++) {
-      data = (await root(adminCookie)).data;
-      if (!data.isAdmin) await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(data.isAdmin).toBe(true);
+    await vi.waitFor(async () => expect((await root(adminCookie)).data.isAdmin).toBe(true), { timeout: 5_000, interval: 250 });
     const health = await healthLoader({ request: appRequest("/healthz"), params: {}, context: {} });
     expect(health.status).toBe(200);
   });

@@ -77,3 +77,21 @@ export async function backdateAccount(authHost: string, projectId: string, uid: 
   );
   if (!response.ok) throw new Error(`Could not backdate ${uid}: ${await response.text()}`);
 }
+
+/** The second a session cookie's sign-in happened (its auth_time); the cookie as a header value or on its own. */
+export function signInSecond(sessionCookie: string): number {
+  const payload = sessionCookie.replace(/^__session=/, "").split(".")[1];
+  return (JSON.parse(Buffer.from(payload, "base64url").toString()) as { auth_time: number }).auth_time;
+}
+
+/**
+ * The identity service records a revocation in whole seconds and ends only
+ * the sessions signed in before that second (auth_time < validSince, ADR 042),
+ * so a revocation in a session's own sign-in second leaves it valid. Resolves
+ * once the clock — the emulator's is this machine's — is past the sign-in
+ * second of every session given: a revocation from then on ends them all.
+ */
+export async function pastSignInSecond(...sessionCookies: string[]): Promise<void> {
+  const at = (Math.max(...sessionCookies.map(signInSecond)) + 1) * 1000;
+  while (Date.now() < at) await new Promise((resolve) => setTimeout(resolve, at - Date.now()));
+}
