@@ -1,7 +1,8 @@
 import type { Page } from "@playwright/test";
+import { pastSignInSecond } from "../support/identity";
 import { expectNoAxeViolations } from "./a11y";
 import { replies, sendMessage } from "./assistant-support";
-import { env, expect, mainNav, signIn, test } from "./fixtures";
+import { env, expect, mainNav, sessionCookieOf, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
 
 /** /admin/users in the browser: role chips, the edit dialog, accounts, usage; and built-in prompt tools edited by admins. */
@@ -17,11 +18,6 @@ async function openDialog(page: Page, email: string) {
   const dialog = page.getByRole("dialog", { name: email });
   await expect(dialog).toBeVisible();
   return dialog;
-}
-
-/** Sessions are revoked with one-second granularity: a sign-in in the same second would survive. */
-async function nextSecond(page: Page) {
-  await page.waitForTimeout(1_100 - (Date.now() % 1_000));
 }
 
 test.describe("roles", () => {
@@ -126,7 +122,7 @@ test.describe("accounts", () => {
     await signIn(userPage, user);
     await userPage.goto("/dashboard");
     await expect(mainNav(userPage).getByRole("button", { name: "Logout" })).toBeVisible();
-    await nextSecond(page);
+    await pastSignInSecond(await sessionCookieOf(userPage));
 
     await signIn(page, adminAccount);
     const row = await openUsers(page, user.email);
@@ -170,7 +166,7 @@ test.describe("accounts", () => {
       await device.goto("/dashboard");
       await expect(mainNav(device).getByRole("button", { name: "Logout" })).toBeVisible();
     }
-    await nextSecond(page);
+    await pastSignInSecond(await sessionCookieOf(phone), await sessionCookieOf(laptop));
 
     await signIn(page, adminAccount);
     await openUsers(page, user.email);

@@ -21,11 +21,33 @@ test("/ requests no Firebase client code", async ({ page }) => {
   for (const { url, body } of scripts) {
     for (const marker of FIREBASE_MARKERS) expect(body, `${url} contains ${marker}`).not.toContain(marker);
   }
-  // Hovering the Login link does not prefetch the login route's code either.
+  // Hovering the Login link does not prefetch the login route's code either: no script is requested.
+  const requestedAfterHover: string[] = [];
+  page.on("request", (request) => {
+    if (request.resourceType() === "script") requestedAfterHover.push(request.url());
+  });
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Login" }).hover();
-  await page.waitForTimeout(300);
+  await pastHoverPrefetch(page);
+  expect(requestedAfterHover).toEqual([]);
   for (const { body } of scripts) expect(body).not.toContain("identitytoolkit.googleapis.com");
 });
+
+/**
+ * Resolves once a link hovered just before would have started its prefetch:
+ * Remix prefetches on hover (prefetch="intent") from a 100 ms timer set once
+ * the hover has rendered; a timer as long set after that fires later, and two
+ * frames on, the prefetch's requests would have begun.
+ */
+async function pastHoverPrefetch(page: import("@playwright/test").Page) {
+  await page.evaluate(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    await frame();
+    await frame();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await frame();
+    await frame();
+  });
+}
 
 test("/login loads the Firebase auth code", async ({ page }) => {
   const scripts = await scriptsOf(page, "/login");

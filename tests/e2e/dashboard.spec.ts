@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import type { BrowserContext, Page } from "@playwright/test";
-import { backdateAccount, idTokenFor } from "../support/identity";
+import { backdateAccount, idTokenFor, pastSignInSecond } from "../support/identity";
 import { replies, scriptedModel, sendMessage } from "./assistant-support";
-import { env, expect, mainNav, signIn, test } from "./fixtures";
+import { env, expect, mainNav, sessionCookieOf, signIn, test } from "./fixtures";
 
 /** /dashboard: figures, quota per role, account, data export, sign out everywhere, deleting the account. */
 
@@ -186,8 +186,8 @@ test.describe("sign out of all devices", () => {
     await signIn(otherPage, account);
     await otherPage.goto("/dashboard");
     await expect(otherPage.getByRole("heading", { level: 1, name: "Dashboard" })).toBeVisible();
-    // Revocation has one-second granularity: the other sign-in must be in an earlier second.
-    await page.waitForTimeout(1_100);
+    // Signing out of all devices (below) must come in a later second than the other browser's sign-in.
+    await pastSignInSecond(await sessionCookieOf(otherPage));
 
     await signIn(page, account);
     await page.goto("/dashboard");

@@ -60,6 +60,13 @@ export const test = base.extend<
 
 export { expect };
 
+/** The session cookie of the page's browser context (its value), as the app set it at sign-in. */
+export async function sessionCookieOf(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((candidate) => candidate.name === "__session");
+  if (!cookie) throw new Error("The page is not signed in.");
+  return cookie.value;
+}
+
 /** The site navigation landmark. */
 export function mainNav(page: Page) {
   return page.getByRole("navigation", { name: "Main" });

@@ -1,4 +1,5 @@
-import { env, expect, mainNav, signIn, test } from "./fixtures";
+import { pastSignInSecond } from "../support/identity";
+import { env, expect, mainNav, sessionCookieOf, signIn, test } from "./fixtures";
 
 test.describe("logout", () => {
   test("by the nav's Logout button: signed out, on /, cookie gone", async ({ page, context, newAccount }) => {
@@ -84,7 +85,7 @@ test.describe("freshness (ADR 002): changes show within the cache TTL", () => {
     const account = await newAccount();
     await signIn(page, account);
     await page.goto("/");
-    await page.waitForTimeout(1100); // revocation has one-second granularity
+    await pastSignInSecond(await sessionCookieOf(page));
     await firebase.auth.revokeRefreshTokens(account.uid);
     await expect(async () => {
       await page.goto("/");

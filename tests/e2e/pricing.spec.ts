@@ -34,16 +34,21 @@ test.describe("plans", () => {
     await expect(page.getByText("400 tokens left today")).toBeVisible();
     const spent = page.getByText(/You've used today's budget of 400 tokens|isn't enough for this message/).first();
     const refused = page.getByRole("alert");
+    // The composer's budget line: what is left, or that it is spent.
+    const budgetLine = page.getByText(/tokens left today|You've used today's budget/);
     for (let sent = 0; sent < 6; sent += 1) {
       if ((await spent.isVisible()) || (await refused.isVisible())) break;
+      const before = await budgetLine.textContent();
       await scriptedModel.enqueue({ type: "text", text: Array.from({ length: 150 }, (_, i) => `w${i}`).join(" ") });
       await sendMessage(page, `Tell me something long, number ${sent}`);
       await expect(replies(page).nth(sent).or(refused)).toBeVisible();
       // A new chat takes its address after the first reply: typing waits for that.
       if (sent === 0) await expectConversationUrl(page);
+      if (await refused.isVisible()) break;
       // The reply is cut at what the budget leaves (LLM_MAX_OUTPUT_TOKENS 100 at most).
-      if (!(await refused.isVisible())) await expect(replies(page).nth(sent)).not.toContainText("w100");
-      await page.waitForTimeout(500); // the page reads the budget again after each reply
+      await expect(replies(page).nth(sent)).not.toContainText("w100");
+      // The page reads the budget again after each reply: the line shows what this one used.
+      await expect(budgetLine).not.toHaveText(before ?? "");
     }
     await expect(spent).toBeVisible();
     await expect(page.getByRole("link", { name: "See plans" }).first()).toBeVisible();
