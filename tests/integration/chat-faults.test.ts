@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { resetConfig } from "~/config.server";
-import { readRole } from "~/data/roles.server";
+import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { conversations, messages } from "~/db/schema";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
