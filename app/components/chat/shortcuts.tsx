@@ -13,7 +13,7 @@ const LazyShortcutsDialog = lazy(() =>
 /**
  * The assistant's keyboard shortcuts, as in ChatGPT: Ctrl/⌘+Shift+O starts a
  * new chat, Shift+Esc goes to the message box, Ctrl/⌘+/ shows them all.
- * (Esc stopping a reply belongs to the chat itself: chat-view.tsx.)
+ * (Esc stopping a reply belongs to the chat itself: use-chat-controller.ts, stopOnEscape.)
  */
 export function useChatShortcuts(openHelp: () => void) {
   const navigate = useNavigate();
