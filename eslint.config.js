@@ -13,8 +13,16 @@ import tseslint from "typescript-eslint";
 const LAYERS = [
   [
     "foundation",
-    ["app/config.server.ts", "app/settings", "app/log", "app/metrics", "app/deadline.server.ts", "app/text", "app/time", "app/ids"]
-      .concat(["app/db", "app/firebase.server.ts", "app/mail", "app/meta.ts"]),
+    [
+      "app/config.server.ts",
+      "app/settings",
+      "app/log",
+      "app/metrics",
+      "app/deadline.server.ts",
+      "app/text",
+      "app/time",
+      "app/ids",
+    ].concat(["app/db", "app/firebase.server.ts", "app/mail", "app/meta.ts"]),
   ],
   ["kernel", ["app/conversation", "app/budgets", "app/llm", "app/boot.server.ts"]],
   ["auth", ["app/auth"]],

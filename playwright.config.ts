@@ -88,9 +88,12 @@ export default defineConfig({
       // The inbox tests post dozens of visitors' messages within a minute (the burst limit is a tenth of this).
       CONTACT_RATE_LIMIT_OVERALL: "2000",
       // An OIDC provider next to the defaults, for the login page's SSO buttons (tests/e2e/login-sso.spec.ts).
-      AUTH_PROVIDERS: "password,google,oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO",
+      AUTH_PROVIDERS: "password,google,oidc.acme",
+      AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO",
       // Plans sold through the scripted Stripe server; a small token budget for "budgeted" (tests/e2e/pricing.spec.ts).
-      PLANS: JSON.stringify([{ name: "Pro", role: "pro", price: "$20 a month", description: "For daily use", stripePrice: "price_e2epro" }]),
+      PLANS: JSON.stringify([
+        { name: "Pro", role: "pro", price: "$20 a month", description: "For daily use", stripePrice: "price_e2epro" },
+      ]),
       STRIPE_SECRET_KEY: "sk_test_e2e",
       STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
       STRIPE_API_URL: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT}`,

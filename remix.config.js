@@ -4,7 +4,9 @@ const devBuild = process.env.NUVARA_DEV_BUILD === "1";
 
 /** @type {import('@remix-run/dev').AppConfig} */
 export default {
-  ...(devBuild ? { serverBuildPath: ".cache/dev/build/index.js", assetsBuildDirectory: ".cache/dev/public/build" } : {}),
+  ...(devBuild
+    ? { serverBuildPath: ".cache/dev/build/index.js", assetsBuildDirectory: ".cache/dev/public/build" }
+    : {}),
   ignoredRouteFiles: ["**/.*", "**/*.test.*"],
   serverModuleFormat: "esm",
   // The build's entry wraps every route's action in the one origin check

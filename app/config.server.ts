@@ -39,8 +39,7 @@ import {
 
 const DEFAULT_PROJECT_ID = "demo-nuvara";
 
-const emptyToUndefined = (value: unknown) =>
-  typeof value === "string" && value.trim() === "" ? undefined : value;
+const emptyToUndefined = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 
@@ -68,22 +67,13 @@ const envSchema = z.object({
   FIREBASE_APP_ID: optionalString,
   FIREBASE_AUTH_EMULATOR_HOST: optionalString,
   FIRESTORE_EMULATOR_HOST: optionalString,
-  SESSION_DAYS: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number().int().min(1).max(14).default(5),
-  ),
-  AUTH_CACHE_TTL_SECONDS: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number().min(0).max(30).default(30),
-  ),
+  SESSION_DAYS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(14).default(5)),
+  AUTH_CACHE_TTL_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().min(0).max(30).default(30)),
   // A running reply's lease (docs/decisions/070): renewed while it runs; past it, another instance marks it interrupted.
   RUN_LEASE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(2).max(300).default(30)),
   // On SIGTERM: how long running replies may take to finish before they are handed over as interrupted.
   SHUTDOWN_GRACE_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(600).default(20)),
-  BACKEND_TIMEOUT_MS: z.preprocess(
-    emptyToUndefined,
-    z.coerce.number().int().min(100).max(30_000).default(3_000),
-  ),
+  BACKEND_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(30_000).default(3_000)),
   APP_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   // How many proxies you control append to X-Forwarded-For (docs/configuration.md, docs/operations.md).
   TRUST_PROXY: z.preprocess(
@@ -92,7 +82,10 @@ const envSchema = z.object({
       .string()
       .trim()
       .toLowerCase()
-      .regex(/^(true|false|\d{1,2})$/, "must be 0/false (no proxy), 1/true (one proxy) or the number of proxies in front of the app")
+      .regex(
+        /^(true|false|\d{1,2})$/,
+        "must be 0/false (no proxy), 1/true (one proxy) or the number of proxies in front of the app",
+      )
       .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
       .pipe(z.number().int().min(0).max(10, "must be at most 10 proxies"))
       .default(0),
@@ -108,12 +101,24 @@ const envSchema = z.object({
   CHAT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(120)),
   // The admin inbox's abuse limits, per hour (contact form and reports).
   CONTACT_RATE_LIMIT_PER_EMAIL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(5)),
-  CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(20)),
-  CONTACT_RATE_LIMIT_OVERALL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000_000).default(200)),
+  CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(20),
+  ),
+  CONTACT_RATE_LIMIT_OVERALL: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(1_000_000).default(200),
+  ),
   REPORT_RATE_LIMIT_PER_ACCOUNT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
-  REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(60)),
+  REPORT_RATE_LIMIT_PER_ADDRESS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(60),
+  ),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
-  TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
+  TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(10_000).default(20),
+  ),
   // The assistant's model provider (ADR 014, docs/configuration.md) and per-role policy (app/settings/role-settings.ts).
   LLM_BASE_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_API_KEY: optionalString,
@@ -144,18 +149,40 @@ const envSchema = z.object({
   // Plans on /pricing (docs/decisions/073): a JSON list of {name, role, price, description?, stripePrice?}.
   PLANS: optionalString,
   // Stripe (docs/decisions/073): with a secret key, /pricing sells the plans through Checkout.
-  STRIPE_SECRET_KEY: z.preprocess(emptyToUndefined, z.string().trim().regex(/^(sk|rk)_(test|live)_\S+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)").optional()),
-  STRIPE_WEBHOOK_SECRET: z.preprocess(emptyToUndefined, z.string().trim().regex(/^whsec_\S+$/, "must be the webhook's signing secret (whsec_…)").optional()),
+  STRIPE_SECRET_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^(sk|rk)_(test|live)_\S+$/, "must be a Stripe secret key (sk_test_… or sk_live_…)")
+      .optional(),
+  ),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^whsec_\S+$/, "must be the webhook's signing secret (whsec_…)")
+      .optional(),
+  ),
   // Where the Stripe API is; only for a local stand-in (tests). Default: Stripe itself.
   STRIPE_API_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_MAX_OUTPUT_TOKENS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(1_000_000).default(4096)),
   // Sign-in methods on /login (app/settings/auth-providers.ts): each parsed here, checked together below.
-  AUTH_PROVIDERS: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList))),
+  AUTH_PROVIDERS: z.preprocess(
+    emptyToUndefined,
+    z.string().default(DEFAULT_AUTH_PROVIDERS).transform(parsedBy(parseProviderList)),
+  ),
   AUTH_PROVIDER_NAMES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseProviderNames))),
   // GET /metrics answers only with this bearer token (404 when unset; ADR 052).
   METRICS_TOKEN: z.preprocess(
     emptyToUndefined,
-    z.string().trim().min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)").regex(/^\S+$/, "must not contain spaces").optional(),
+    z
+      .string()
+      .trim()
+      .min(16, "must be at least 16 characters (e.g. openssl rand -hex 32)")
+      .regex(/^\S+$/, "must not contain spaces")
+      .optional(),
   ),
   // Admins' replies to inbox messages go out by email through this server (app/mail/reply-mail.server.ts).
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseSmtpUrl))),
@@ -168,7 +195,6 @@ const envSchema = z.object({
 });
 /** Every variable the configuration reads (docs/configuration.md and .env.example document each one). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
-
 
 export type Mode = "real" | "local";
 
@@ -285,9 +311,7 @@ function providerSetting<T>(parse: () => T): T {
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join(".")}: ${issue.message}`)
-      .join("; ");
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
@@ -301,8 +325,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     }
   }
   // A real project needs a credential; a project id alone never makes one.
-  const mode: Mode =
-    serviceAccount || e.GOOGLE_APPLICATION_CREDENTIALS ? "real" : "local";
+  const mode: Mode = serviceAccount || e.GOOGLE_APPLICATION_CREDENTIALS ? "real" : "local";
 
   const projectId =
     e.FIREBASE_PROJECT_ID ??
@@ -310,10 +333,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     (mode === "local" ? DEFAULT_PROJECT_ID : undefined);
   if (!projectId) throw new ConfigError("FIREBASE_PROJECT_ID is required with a real project.");
 
-  const authEmulatorHost =
-    e.FIREBASE_AUTH_EMULATOR_HOST ?? (mode === "local" ? "127.0.0.1:9099" : undefined);
-  const firestoreEmulatorHost =
-    e.FIRESTORE_EMULATOR_HOST ?? (mode === "local" ? "127.0.0.1:8080" : undefined);
+  const authEmulatorHost = e.FIREBASE_AUTH_EMULATOR_HOST ?? (mode === "local" ? "127.0.0.1:9099" : undefined);
+  const firestoreEmulatorHost = e.FIRESTORE_EMULATOR_HOST ?? (mode === "local" ? "127.0.0.1:8080" : undefined);
 
   // An emulator accepts unsigned tokens: pointed at a real project it would let
   // anyone forge a session. A demo- project never reaches Google.
@@ -324,15 +345,21 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     );
   }
   if (e.LLM_EMBEDDING_MODEL && !e.LLM_BASE_URL) {
-    throw new ConfigError("LLM_EMBEDDING_MODEL needs LLM_BASE_URL: the embeddings model is asked at {LLM_BASE_URL}/embeddings.");
+    throw new ConfigError(
+      "LLM_EMBEDDING_MODEL needs LLM_BASE_URL: the embeddings model is asked at {LLM_BASE_URL}/embeddings.",
+    );
   }
   if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
-    throw new ConfigError("STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY: without it no subscription could ever set a role.");
+    throw new ConfigError(
+      "STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY: without it no subscription could ever set a role.",
+    );
   }
   const plans = roleSetting("PLANS", () => parsePlans(e.PLANS));
   const unpriced = plans.filter((plan) => !plan.stripePrice).map((plan) => plan.name);
   if (e.STRIPE_SECRET_KEY && unpriced.length > 0) {
-    throw new ConfigError(`PLANS: with Stripe configured every plan needs its stripePrice (missing for ${unpriced.join(", ")}).`);
+    throw new ConfigError(
+      `PLANS: with Stripe configured every plan needs its stripePrice (missing for ${unpriced.join(", ")}).`,
+    );
   }
   if (mode === "real" && !e.FIREBASE_API_KEY) {
     throw new ConfigError("FIREBASE_API_KEY (the web app's config) is required with a real project.");
@@ -391,7 +418,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     plans,
     stripe:
       e.STRIPE_SECRET_KEY && e.STRIPE_WEBHOOK_SECRET
-        ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET, apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL) : undefined }
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET,
+            apiUrl: e.STRIPE_API_URL ? new URL(e.STRIPE_API_URL) : undefined,
+          }
         : undefined,
     authProviders: providerSetting(() => nameProviders(e.AUTH_PROVIDERS, e.AUTH_PROVIDER_NAMES ?? new Map())),
     inboxLimits: {
@@ -405,7 +436,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     metricsToken: e.METRICS_TOKEN,
     smtp: e.SMTP_URL,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
-    devReloadOrigin: e.NODE_ENV === "development" && e.REMIX_DEV_ORIGIN ? new URL(e.REMIX_DEV_ORIGIN).origin : undefined,
+    devReloadOrigin:
+      e.NODE_ENV === "development" && e.REMIX_DEV_ORIGIN ? new URL(e.REMIX_DEV_ORIGIN).origin : undefined,
     publicFirebase: {
       apiKey: e.FIREBASE_API_KEY ?? "demo-api-key",
       // The popup flow needs an auth domain; the emulator serves its own handler.

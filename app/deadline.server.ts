@@ -17,11 +17,7 @@ export class BackendUnavailableError extends Error {
   }
 }
 
-export async function withDeadline<T>(
-  backend: string,
-  ms: number,
-  work: Promise<T>,
-): Promise<T> {
+export async function withDeadline<T>(backend: string, ms: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -56,7 +52,10 @@ export function logBackendFault(backend: string, context: string, error: unknown
   if (reported.has(key)) return;
   reported.add(key);
   const what = describeError(error, error instanceof BackendUnavailableError);
-  log().error({ store: escapeForLog(backend), error: what }, `[${escapeForLog(backend)}] ${escapeForLog(context)}: ${what}`);
+  log().error(
+    { store: escapeForLog(backend), error: what },
+    `[${escapeForLog(backend)}] ${escapeForLog(context)}: ${what}`,
+  );
 }
 
 export function logBackendRecovered(backend: string) {

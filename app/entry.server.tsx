@@ -51,7 +51,10 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) runInRequest(requestContext, undefined, () => logUnexpectedError(`render ${new URL(request.url).pathname}`, error));
+          if (shellRendered)
+            runInRequest(requestContext, undefined, () =>
+              logUnexpectedError(`render ${new URL(request.url).pathname}`, error),
+            );
         },
       },
     );
@@ -78,5 +81,7 @@ export const handleError: HandleErrorFunction = (error, { request, context }) =>
   const cause = isRouteErrorResponse(error) ? (error as { error?: unknown }).error : error;
   if (cause === undefined) return;
   // Remix calls this outside the loader that threw: the line still carries its request's id.
-  runInRequest(contextFor(context, request), undefined, () => logUnexpectedError(`${request.method} ${new URL(request.url).pathname}`, cause));
+  runInRequest(contextFor(context, request), undefined, () =>
+    logUnexpectedError(`${request.method} ${new URL(request.url).pathname}`, cause),
+  );
 };

@@ -19,12 +19,10 @@ function adminApp(): App {
   // A name of its own per module instance: tests load this module afresh per
   // file, with other emulator addresses.
   app = initializeApp(
-      {
-        projectId: config.projectId,
-        ...(config.serviceAccount
-          ? { credential: cert(config.serviceAccount as Parameters<typeof cert>[0]) }
-          : {}),
-      },
+    {
+      projectId: config.projectId,
+      ...(config.serviceAccount ? { credential: cert(config.serviceAccount as Parameters<typeof cert>[0]) } : {}),
+    },
     `nuvara-${process.pid}-${Date.now()}`,
   );
   return app;

@@ -44,7 +44,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const theme = state.status === "signed-in" ? await themeOfSession(state.user.uid, themeRead) : "system";
   const data =
     state.status === "signed-in"
-      ? { user: state.user, role: state.role, plan: planOfRole(state.role), isAdmin: state.isAdmin, degraded: state.degraded, newMessages, theme }
+      ? {
+          user: state.user,
+          role: state.role,
+          plan: planOfRole(state.role),
+          isAdmin: state.isAdmin,
+          degraded: state.degraded,
+          newMessages,
+          theme,
+        }
       : { user: null, role: "", plan: null, isAdmin: false, degraded: state.degraded, newMessages, theme };
   return json(data, { headers: sessionHeaders(state) });
 }
@@ -79,7 +87,12 @@ export function Layout({ children }: { children: ReactNode }) {
           </a>
         ) : null}
         <AuthPendingProvider>
-          <SiteNav signedIn={Boolean(data?.user)} isAdmin={Boolean(data?.isAdmin)} newMessages={data?.newMessages ?? null} plan={data?.plan ?? null} />
+          <SiteNav
+            signedIn={Boolean(data?.user)}
+            isAdmin={Boolean(data?.isAdmin)}
+            newMessages={data?.newMessages ?? null}
+            plan={data?.plan ?? null}
+          />
           {data?.degraded ? (
             <p className="banner" role="status">
               Some services are not answering right now; a few features may be unavailable.

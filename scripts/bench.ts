@@ -187,11 +187,19 @@ async function main() {
         const straight = await fetch(`${model.url}/chat/completions`, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "hello there" }] }),
+          body: JSON.stringify({
+            model: "bench-model",
+            stream: true,
+            messages: [{ role: "user", content: "hello there" }],
+          }),
         });
         direct.push((await readStream(straight, isModelToken, started)).firstTokenMs);
         started = performance.now();
-        const app = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", "hello there") });
+        const app = await fetch(`${baseUrl}/api/chat`, {
+          method: "POST",
+          headers: chatHeaders(adminCookie),
+          body: chatBody("bench-model", "hello there"),
+        });
         viaApp.push((await readStream(app, isAppToken, started)).firstTokenMs);
         started = performance.now();
         const next = await fetch(`${baseUrl}/api/chat`, {
@@ -203,7 +211,11 @@ async function main() {
       }
       for (let i = 0; i < 3; i++) {
         const started = performance.now();
-        const app = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", longText) });
+        const app = await fetch(`${baseUrl}/api/chat`, {
+          method: "POST",
+          headers: chatHeaders(adminCookie),
+          body: chatBody("bench-model", longText),
+        });
         const { tokens, totalMs } = await readStream(app, isAppToken, started);
         rate = Math.max(rate, tokens / (totalMs / 1000));
       }
@@ -227,7 +239,11 @@ async function main() {
     const streamsStarted = performance.now();
     const outcomes = await Promise.allSettled(
       Array.from({ length: 100 }, async () => {
-        const response = await fetch(`${baseUrl}/api/chat`, { method: "POST", headers: chatHeaders(adminCookie), body: chatBody("bench-model", longText) });
+        const response = await fetch(`${baseUrl}/api/chat`, {
+          method: "POST",
+          headers: chatHeaders(adminCookie),
+          body: chatBody("bench-model", longText),
+        });
         const { tokens } = await readStream(response, isAppToken, performance.now());
         if (tokens === 0) throw new Error("no tokens");
       }),
@@ -245,11 +261,19 @@ async function main() {
 
     const weights = pageWeights();
     for (const w of weights) {
-      const heaviest = heaviestPackages(w, 4).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`).join(", ");
-      console.log(`JS for ${w.page}: ${(w.gzipBytes / 1024).toFixed(1)} KB gzip in ${w.files.length} files (minified, heaviest: ${heaviest})`);
+      const heaviest = heaviestPackages(w, 4)
+        .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KB`)
+        .join(", ");
+      console.log(
+        `JS for ${w.page}: ${(w.gzipBytes / 1024).toFixed(1)} KB gzip in ${w.files.length} files (minified, heaviest: ${heaviest})`,
+      );
     }
 
-    const browserChat = await measureBrowserChat({ baseUrl, cookie: (await app.signIn("admin", "bench-browser")).cookie, model });
+    const browserChat = await measureBrowserChat({
+      baseUrl,
+      cookie: (await app.signIn("admin", "bench-browser")).cookie,
+      model,
+    });
     console.log(
       `Chromium: Enter to first word ${browserChat.enterToFirstTokenMs.toFixed(0)} ms through the app (model direct ${browserChat.directFirstTokenMs.toFixed(1)} ms); ` +
         `${browserChat.longReply.words}-word reply: ${browserChat.longReply.longTasks} long tasks, longest ${browserChat.longReply.maxMs.toFixed(0)} ms`,
@@ -310,18 +334,28 @@ function writeReport(
     "",
   );
   lines.push(h(2, "Pages"), "");
-  lines.push("| scenario | backend latency | connections | req/s | p50 | p95 | p99 | errors |", "|---|---|---|---|---|---|---|---|");
+  lines.push(
+    "| scenario | backend latency | connections | req/s | p50 | p95 | p99 | errors |",
+    "|---|---|---|---|---|---|---|---|",
+  );
   for (const r of results) {
-    lines.push(`| ${r.scenario} | +${r.latency} ms | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} |`);
+    lines.push(
+      `| ${r.scenario} | +${r.latency} ms | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} |`,
+    );
   }
   lines.push("", h(2, "Ratios (signed in against anonymous, same run)"), "");
-  lines.push("| backend latency | connections | throughput signed-in / anonymous | p95 signed-in / anonymous | throughput admin / anonymous |", "|---|---|---|---|---|");
+  lines.push(
+    "| backend latency | connections | throughput signed-in / anonymous | p95 signed-in / anonymous | throughput admin / anonymous |",
+    "|---|---|---|---|---|",
+  );
   for (const latency of [...new Set(results.map((r) => r.latency))]) {
     for (const c of connectionCounts) {
       const anon = find("GET / anonymous", latency, c);
       const user = find("GET / signed in", latency, c);
       const admin = find("GET / admin", latency, c);
-      lines.push(`| +${latency} ms | ${c} | ${(user.rps / anon.rps * 100).toFixed(0)}% | ${(user.p95 / anon.p95).toFixed(2)}× | ${(admin.rps / anon.rps * 100).toFixed(0)}% |`);
+      lines.push(
+        `| +${latency} ms | ${c} | ${((user.rps / anon.rps) * 100).toFixed(0)}% | ${(user.p95 / anon.p95).toFixed(2)}× | ${((admin.rps / anon.rps) * 100).toFixed(0)}% |`,
+      );
     }
   }
   lines.push("", h(2, "Chat (through the app against straight from the scripted model server)"), "");
@@ -341,7 +375,10 @@ function writeReport(
         `${c.followUpFirstTokenMs.toFixed(1)} ms | ${overhead(c.followUpFirstTokenMs)} | ${c.tokensPerSecond.toFixed(0)} |`,
     );
   }
-  lines.push("", `${streams.streams} concurrent streams: ${streams.errors} errors, ${streams.seconds.toFixed(1)} s, server RSS ${streams.rssBeforeMb.toFixed(0)} MB before, ${streams.rssAfterMb.toFixed(0)} MB after (growth ${(streams.rssAfterMb - streams.rssBeforeMb).toFixed(0)} MB).`);
+  lines.push(
+    "",
+    `${streams.streams} concurrent streams: ${streams.errors} errors, ${streams.seconds.toFixed(1)} s, server RSS ${streams.rssBeforeMb.toFixed(0)} MB before, ${streams.rssAfterMb.toFixed(0)} MB after (growth ${(streams.rssAfterMb - streams.rssBeforeMb).toFixed(0)} MB).`,
+  );
   lines.push("", h(2, "Page weight (JavaScript of a first visit, gzip)"), "");
   lines.push(
     "From the build's manifest: the entry, and each route's module and shared chunks from root to the page, each file gzipped on its own. " +
@@ -351,7 +388,9 @@ function writeReport(
   );
   lines.push("| page | files | KB gzip | heaviest packages (KB minified) |", "|---|---|---|---|");
   for (const w of weights) {
-    const heaviest = heaviestPackages(w, 4).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`).join(", ");
+    const heaviest = heaviestPackages(w, 4)
+      .map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)}`)
+      .join(", ");
     lines.push(`| ${w.page} | ${w.files.length} | ${(w.gzipBytes / 1024).toFixed(1)} | ${heaviest} |`);
   }
   const long = browserChat.longReply;

@@ -1,6 +1,14 @@
 import path from "node:path";
 import { freePort } from "./local/ports";
-import { printLocalBanner, readLaunch, serverEnv, spawnNode, startLocalBackends, superviseAlone, superviseWithBackends } from "./local/launch";
+import {
+  printLocalBanner,
+  readLaunch,
+  serverEnv,
+  spawnNode,
+  startLocalBackends,
+  superviseAlone,
+  superviseWithBackends,
+} from "./local/launch";
 
 /**
  * `npm run dev`: the edit-and-reload loop. Local mode's backends start once
@@ -23,7 +31,11 @@ const serve = "remix-serve .cache/dev/build/index.js";
 
 function develop(env: NodeJS.ProcessEnv) {
   // remix.config.js builds into .cache/dev when NUVARA_DEV_BUILD is set.
-  return spawnNode([remix, "dev", "--manual", "--port", reloadPort, "--command", serve], { ...env, NODE_ENV: "development", NUVARA_DEV_BUILD: "1" });
+  return spawnNode([remix, "dev", "--manual", "--port", reloadPort, "--command", serve], {
+    ...env,
+    NODE_ENV: "development",
+    NUVARA_DEV_BUILD: "1",
+  });
 }
 
 if (launch.config.mode === "real") {

@@ -28,7 +28,9 @@ export function listenPlan(mode: "local" | "real", env: { HOST?: string }, port:
     return { host: requested, notice: [`Listening on ${requested ?? "every interface"}, port ${port}.`] };
   }
   const host = requested ?? LOOPBACK;
-  const notice = [`Listening on ${host}:${port}. Local mode accepts unsigned emulator tokens, so it listens on loopback only unless HOST is set.`];
+  const notice = [
+    `Listening on ${host}:${port}. Local mode accepts unsigned emulator tokens, so it listens on loopback only unless HOST is set.`,
+  ];
   if (!isLoopback(host)) {
     notice.push(
       `WARNING: HOST=${host} exposes local mode beyond this machine: anyone who can reach ${host}:${port} can forge a session for any account (unsigned tokens). Use it only on a network you trust.`,

@@ -127,8 +127,11 @@ class Recorder {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const think = () => sleep(thinkMs * (0.5 + Math.random()));
-const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(" ");
-const someWords = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
+const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(
+  " ",
+);
+const someWords = (n: number) =>
+  Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
 
 async function main() {
   const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "load") : undefined;
@@ -182,7 +185,9 @@ async function run(app: AppUnderTest) {
     users.push(...(await Promise.all(batch)));
   }
   const signInSeconds = (performance.now() - signInStarted) / 1000;
-  console.log(`${users.length} users signed in in ${signInSeconds.toFixed(1)} s (${users.filter((u) => u.capped).length} capped at ${CAPPED_QUOTA} messages a day)`);
+  console.log(
+    `${users.length} users signed in in ${signInSeconds.toFixed(1)} s (${users.filter((u) => u.capped).length} capped at ${CAPPED_QUOTA} messages a day)`,
+  );
 
   const memory: Array<{ when: string } & ServerMemory> = [];
   const sample = async (when: string, gc: boolean) => {
@@ -237,7 +242,8 @@ async function run(app: AppUnderTest) {
         const body = await response.text();
         recorder.status(name, response.status, performance.now() - started);
         if (response.status === 429) user.refused++;
-        if (response.status !== 429 || !user.capped) recorder.problem(`${name} answered ${response.status}: ${body.slice(0, 200)}`);
+        if (response.status !== 429 || !user.capped)
+          recorder.problem(`${name} answered ${response.status}: ${body.slice(0, 200)}`);
         return false;
       }
       const { firstTokenMs, totalMs } = await readStream(response, isAppToken, started, (line) => {
@@ -249,11 +255,20 @@ async function run(app: AppUnderTest) {
       recorder.status(name, response.status, totalMs);
       recorder.firstTokenMs.push(firstTokenMs);
       if (saved?.userMessageId === messageId && saved.conversationId === conversationId) {
-        recorder.confirmed.push({ uid: user.uid, conversationId, userMessageId: messageId, replyId: saved.replyId, text });
+        recorder.confirmed.push({
+          uid: user.uid,
+          conversationId,
+          userMessageId: messageId,
+          replyId: saved.replyId,
+          text,
+        });
         user.confirmed++;
         return true;
       }
-      recorder.failedReplies.push({ uid: user.uid, error: errorText ?? "the stream ended without a saved confirmation" });
+      recorder.failedReplies.push({
+        uid: user.uid,
+        error: errorText ?? "the stream ended without a saved confirmation",
+      });
       recorder.problem(`reply not saved: ${errorText ?? "no confirmation"}`);
       return false;
     } catch (error) {
@@ -302,7 +317,8 @@ async function run(app: AppUnderTest) {
     }
   }
 
-  const requestsSoFar = () => [...recorder.routes.values()].reduce((sum, f) => sum + f.times.length + f.networkErrors, 0);
+  const requestsSoFar = () =>
+    [...recorder.routes.values()].reduce((sum, f) => sum + f.times.length + f.networkErrors, 0);
   const progress = setInterval(() => {
     const rss = memory.at(-1)?.rssMb ?? 0;
     void sample(`during, ${((performance.now() - runStarted) / 1000).toFixed(0)} s`, false).catch(() => undefined);
@@ -312,7 +328,10 @@ async function run(app: AppUnderTest) {
     );
   }, 10_000);
   const thirds = [1, 2].map((n) =>
-    setTimeout(() => void sample(`${n}/3 of the run, after GC`, true).catch(() => undefined), (durationSeconds * 1000 * n) / 3),
+    setTimeout(
+      () => void sample(`${n}/3 of the run, after GC`, true).catch(() => undefined),
+      (durationSeconds * 1000 * n) / 3,
+    ),
   );
   await Promise.all(users.map((user) => simulate(user)));
   clearInterval(progress);
@@ -344,7 +363,14 @@ async function checkDatabase(databaseUrl: string, users: SimulatedUser[], confir
   await client.connect();
   try {
     const uids = users.map((user) => user.uid);
-    const rows = await client.query<{ id: string; uid: string; conversation_id: string; role: string; content: string; status: string | null }>(
+    const rows = await client.query<{
+      id: string;
+      uid: string;
+      conversation_id: string;
+      role: string;
+      content: string;
+      status: string | null;
+    }>(
       `select m.id, c.uid, m.conversation_id, m.role, m.content, m.status
        from messages m join conversations c on c.id = m.conversation_id
        where c.uid = any($1::text[])`,
@@ -359,7 +385,8 @@ async function checkDatabase(databaseUrl: string, users: SimulatedUser[], confir
       const answer = byId.get(message.replyId);
       if (!question || !answer) {
         lost++;
-        if (examples.length < 5) examples.push(`lost: message ${message.userMessageId} (${question ? "reply missing" : "not stored"})`);
+        if (examples.length < 5)
+          examples.push(`lost: message ${message.userMessageId} (${question ? "reply missing" : "not stored"})`);
         continue;
       }
       const right =
@@ -383,7 +410,9 @@ async function checkDatabase(databaseUrl: string, users: SimulatedUser[], confir
     const counted = new Map(usage.rows.map((row) => [row.uid, Number(row.messages)]));
     const quotaMismatches = users.filter((user) => (counted.get(user.uid) ?? 0) !== user.confirmed);
     for (const user of quotaMismatches.slice(0, 5)) {
-      examples.push(`quota: user ${user.index} sent ${user.confirmed}, usage_daily.messages says ${counted.get(user.uid) ?? 0}`);
+      examples.push(
+        `quota: user ${user.index} sent ${user.confirmed}, usage_daily.messages says ${counted.get(user.uid) ?? 0}`,
+      );
     }
     const cappedOver = users.filter((user) => user.capped && user.confirmed > CAPPED_QUOTA);
     // Where the schema records reservations per message, none may be left held once every reply ended.
@@ -423,17 +452,26 @@ function checkInvariants(result: RunResult) {
   const fiveHundreds = recorder.count((s) => s >= 500);
   if (fiveHundreds > 0) failures.push(`${fiveHundreds} responses with a 5xx status`);
   if (recorder.networkErrors > 0) failures.push(`${recorder.networkErrors} requests failed without a response`);
-  const unexpected = recorder.count((s) => s >= 300 && s < 500) - result.users.filter((u) => u.capped).reduce((sum, u) => sum + u.refused, 0);
-  if (unexpected > 0) failures.push(`${unexpected} unexpected 3xx/4xx responses (only 429 for capped users is expected)`);
-  if (recorder.failedReplies.length > 0) failures.push(`${recorder.failedReplies.length} replies streamed but not saved`);
+  const unexpected =
+    recorder.count((s) => s >= 300 && s < 500) -
+    result.users.filter((u) => u.capped).reduce((sum, u) => sum + u.refused, 0);
+  if (unexpected > 0)
+    failures.push(`${unexpected} unexpected 3xx/4xx responses (only 429 for capped users is expected)`);
+  if (recorder.failedReplies.length > 0)
+    failures.push(`${recorder.failedReplies.length} replies streamed but not saved`);
   if (stored.lost > 0) failures.push(`${stored.lost} confirmed messages missing from PostgreSQL`);
-  if (stored.wrong > 0) failures.push(`${stored.wrong} confirmed messages stored with the wrong content, owner or status`);
-  if (stored.unconfirmedRows !== 0) failures.push(`${stored.unconfirmedRows} message rows beyond the confirmed exchanges`);
-  if (stored.quotaMismatches > 0) failures.push(`${stored.quotaMismatches} users whose usage_daily.messages differs from the messages they sent`);
+  if (stored.wrong > 0)
+    failures.push(`${stored.wrong} confirmed messages stored with the wrong content, owner or status`);
+  if (stored.unconfirmedRows !== 0)
+    failures.push(`${stored.unconfirmedRows} message rows beyond the confirmed exchanges`);
+  if (stored.quotaMismatches > 0)
+    failures.push(`${stored.quotaMismatches} users whose usage_daily.messages differs from the messages they sent`);
   if (stored.cappedOver > 0) failures.push(`${stored.cappedOver} capped users got more than ${CAPPED_QUOTA} messages`);
-  if (stored.heldReservations) failures.push(`${stored.heldReservations} quota reservations still held after every reply ended`);
+  if (stored.heldReservations)
+    failures.push(`${stored.heldReservations} quota reservations still held after every reply ended`);
   const growth = heapGrowth(result);
-  if (growth && growth.mb > maxHeapGrowthMb) failures.push(`heap grew ${growth.mb.toFixed(1)} MB after the run (limit ${maxHeapGrowthMb} MB)`);
+  if (growth && growth.mb > maxHeapGrowthMb)
+    failures.push(`heap grew ${growth.mb.toFixed(1)} MB after the run (limit ${maxHeapGrowthMb} MB)`);
   if (recorder.confirmed.length === 0) failures.push("no message was confirmed");
   return failures;
 }
@@ -441,8 +479,12 @@ function checkInvariants(result: RunResult) {
 function routeRows(recorder: Recorder) {
   return [...recorder.routes.entries()].map(([name, figures]) => {
     const times = [...figures.times].sort((a, b) => a - b);
-    const byClass = (low: number) => [...figures.statuses].filter(([s]) => s >= low && s < low + 100).reduce((sum, [, n]) => sum + n, 0);
-    const clientErrors = [...figures.statuses].filter(([s]) => s >= 400 && s < 500).map(([s, n]) => `${n}×${s}`).join(", ");
+    const byClass = (low: number) =>
+      [...figures.statuses].filter(([s]) => s >= low && s < low + 100).reduce((sum, [, n]) => sum + n, 0);
+    const clientErrors = [...figures.statuses]
+      .filter(([s]) => s >= 400 && s < 500)
+      .map(([s, n]) => `${n}×${s}`)
+      .join(", ");
     return {
       name,
       requests: times.length + figures.networkErrors,
@@ -470,11 +512,24 @@ function chatFigures(result: RunResult) {
 function printSummary(result: RunResult, failures: string[], logFile: string) {
   const { recorder, stored } = result;
   const total = routeRows(recorder).reduce((sum, row) => sum + row.requests, 0);
-  console.log(`\n${result.users.length} users, ${result.runSeconds.toFixed(0)} s, ${total} requests (${(total / result.runSeconds).toFixed(1)}/s), database ${result.databaseKind}`);
-  console.log("route".padEnd(20) + "requests".padStart(9) + "p50".padStart(9) + "p95".padStart(9) + "p99".padStart(9) + "  statuses");
+  console.log(
+    `\n${result.users.length} users, ${result.runSeconds.toFixed(0)} s, ${total} requests (${(total / result.runSeconds).toFixed(1)}/s), database ${result.databaseKind}`,
+  );
+  console.log(
+    "route".padEnd(20) +
+      "requests".padStart(9) +
+      "p50".padStart(9) +
+      "p95".padStart(9) +
+      "p99".padStart(9) +
+      "  statuses",
+  );
   for (const row of routeRows(recorder)) {
     console.log(
-      row.name.padEnd(20) + String(row.requests).padStart(9) + row.p50.toFixed(0).padStart(9) + row.p95.toFixed(0).padStart(9) + row.p99.toFixed(0).padStart(9) +
+      row.name.padEnd(20) +
+        String(row.requests).padStart(9) +
+        row.p50.toFixed(0).padStart(9) +
+        row.p95.toFixed(0).padStart(9) +
+        row.p99.toFixed(0).padStart(9) +
         `  2xx ${row.ok}, 3xx ${row.redirects}, 4xx ${row.clientErrors}, 5xx ${row.serverErrors}, network ${row.networkErrors}`,
     );
   }
@@ -488,18 +543,27 @@ function printSummary(result: RunResult, failures: string[], logFile: string) {
       `quota counted ${stored.quotaCounted}, mismatched users ${stored.quotaMismatches}` +
       `${stored.heldReservations === undefined ? "" : `, reservations still held ${stored.heldReservations}`}`,
   );
-  console.log(`CPU during the run: app server ${(result.cpu.server * 100).toFixed(0)}%, this process ${(result.cpu.here * 100).toFixed(0)}% (of one core)`);
+  console.log(
+    `CPU during the run: app server ${(result.cpu.server * 100).toFixed(0)}%, this process ${(result.cpu.here * 100).toFixed(0)}% (of one core)`,
+  );
   for (const m of result.memory.filter((m) => !m.when.startsWith("during"))) {
     console.log(`memory ${m.when}: RSS ${m.rssMb.toFixed(0)} MB, heap used ${m.heapUsedMb?.toFixed(1) ?? "?"} MB`);
   }
   // The inspector's own lines (sessions opened for the memory samples) are not the app's.
   const log = fs.existsSync(logFile)
-    ? fs.readFileSync(logFile, "utf8").split("\n").filter((line) => line && !/^(Debugger |For help, see)/.test(line))
+    ? fs
+        .readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => line && !/^(Debugger |For help, see)/.test(line))
     : [];
-  console.log(`server log: ${log.length} lines (${logFile})${log.length ? `, first: ${log.slice(0, 3).join(" | ")}` : ""}`);
+  console.log(
+    `server log: ${log.length} lines (${logFile})${log.length ? `, first: ${log.slice(0, 3).join(" | ")}` : ""}`,
+  );
   for (const problem of recorder.problems.slice(0, 10)) console.log(`  problem: ${problem}`);
   for (const example of stored.examples) console.log(`  ${example}`);
-  console.log(failures.length === 0 ? "\nAll checks passed." : `\nFAILED:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
+  console.log(
+    failures.length === 0 ? "\nAll checks passed." : `\nFAILED:\n${failures.map((f) => `  - ${f}`).join("\n")}`,
+  );
 }
 
 function report(result: RunResult, failures: string[]) {
@@ -516,12 +580,12 @@ function report(result: RunResult, failures: string[]) {
     .map((arg) => (arg === serverDatabaseUrl ? "postgresql://…" : arg))
     .join(" ");
   const lines: string[] = [];
-  const mode = result.databaseKind === "PGlite" ? "local mode, embedded PGlite (one connection)" : "a PostgreSQL server (pool of 10)";
+  const mode =
+    result.databaseKind === "PGlite"
+      ? "local mode, embedded PGlite (one connection)"
+      : "a PostgreSQL server (pool of 10)";
   lines.push(`## Load: ${result.users.length} users, ${mode}`, "");
-  lines.push(
-    `Run ${new Date().toISOString()} ${machineLine()}: \`npm run load${args ? ` -- ${args}` : ""}\`.`,
-    "",
-  );
+  lines.push(`Run ${new Date().toISOString()} ${machineLine()}: \`npm run load${args ? ` -- ${args}` : ""}\`.`, "");
   lines.push(
     `Each user signs in (an Auth emulator account, a fresh ID token posted to /api/auth/session), then loops until the ` +
       `${durationSeconds} s are over, pausing ${thinkMs / 2}–${(thinkMs * 3) / 2} ms between actions: GET /, /dashboard, /nuvara, ` +
@@ -538,14 +602,28 @@ function report(result: RunResult, failures: string[]) {
   lines.push("| check | result | |", "|---|---|---|");
   lines.push(`| 5xx responses | ${fiveHundreds} | ${pass(fiveHundreds === 0)} |`);
   lines.push(`| requests without a response | ${recorder.networkErrors} | ${pass(recorder.networkErrors === 0)} |`);
-  lines.push(`| replies streamed but not saved | ${recorder.failedReplies.length} | ${pass(recorder.failedReplies.length === 0)} |`);
-  lines.push(`| confirmed messages missing from PostgreSQL (of ${recorder.confirmed.length}) | ${stored.lost} | ${pass(stored.lost === 0)} |`);
-  lines.push(`| confirmed messages stored wrong (content, owner, reply status) | ${stored.wrong} | ${pass(stored.wrong === 0)} |`);
-  lines.push(`| message rows beyond the confirmed exchanges | ${stored.unconfirmedRows} | ${pass(stored.unconfirmedRows === 0)} |`);
-  lines.push(`| users whose usage_daily.messages ≠ messages sent | ${stored.quotaMismatches} (counted ${stored.quotaCounted}, sent ${recorder.confirmed.length}) | ${pass(stored.quotaMismatches === 0)} |`);
-  lines.push(`| capped users over ${CAPPED_QUOTA} messages | ${stored.cappedOver} | ${pass(stored.cappedOver === 0)} |`);
+  lines.push(
+    `| replies streamed but not saved | ${recorder.failedReplies.length} | ${pass(recorder.failedReplies.length === 0)} |`,
+  );
+  lines.push(
+    `| confirmed messages missing from PostgreSQL (of ${recorder.confirmed.length}) | ${stored.lost} | ${pass(stored.lost === 0)} |`,
+  );
+  lines.push(
+    `| confirmed messages stored wrong (content, owner, reply status) | ${stored.wrong} | ${pass(stored.wrong === 0)} |`,
+  );
+  lines.push(
+    `| message rows beyond the confirmed exchanges | ${stored.unconfirmedRows} | ${pass(stored.unconfirmedRows === 0)} |`,
+  );
+  lines.push(
+    `| users whose usage_daily.messages ≠ messages sent | ${stored.quotaMismatches} (counted ${stored.quotaCounted}, sent ${recorder.confirmed.length}) | ${pass(stored.quotaMismatches === 0)} |`,
+  );
+  lines.push(
+    `| capped users over ${CAPPED_QUOTA} messages | ${stored.cappedOver} | ${pass(stored.cappedOver === 0)} |`,
+  );
   if (stored.heldReservations !== undefined) {
-    lines.push(`| quota reservations still held after the run | ${stored.heldReservations} | ${pass(stored.heldReservations === 0)} |`);
+    lines.push(
+      `| quota reservations still held after the run | ${stored.heldReservations} | ${pass(stored.heldReservations === 0)} |`,
+    );
   }
   lines.push(
     `| heap growth after the run (post-GC, from 1/3 of the run to ${settleSeconds} s idle) | ${growth ? `${growth.mb.toFixed(1)} MB` : "n/a"} | ${pass(!growth || growth.mb <= maxHeapGrowthMb)} |`,
@@ -560,7 +638,10 @@ function report(result: RunResult, failures: string[]) {
       `(simulated users, scripted model, Firestore emulator${result.databaseKind === "PGlite" ? ", PGlite" : ""}) ${(result.cpu.here * 100).toFixed(0)}%.`,
     "",
   );
-  lines.push("| route | requests | p50 ms | p95 ms | p99 ms | 2xx | 3xx | 4xx | 5xx | no response |", "|---|---|---|---|---|---|---|---|---|---|");
+  lines.push(
+    "| route | requests | p50 ms | p95 ms | p99 ms | 2xx | 3xx | 4xx | 5xx | no response |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  );
   for (const row of rows) {
     lines.push(
       `| ${row.name} | ${row.requests} | ${row.p50.toFixed(0)} | ${row.p95.toFixed(0)} | ${row.p99.toFixed(0)} | ${row.ok} | ${row.redirects} | ${row.clientErrors} | ${row.serverErrors} | ${row.networkErrors} |`,

@@ -11,12 +11,16 @@ import { markdownVerdict } from "~/components/chat/markdown-budget";
  *
  *   NODE_ENV=production npx tsx --tsconfig tsconfig.json scripts/markdown-cost.ts
  */
-const table = (cols: number, rows: number) => `${"|a".repeat(cols)}|\n${"|-".repeat(cols)}|\n${`${"|a".repeat(cols)}|\n`.repeat(rows)}`;
+const table = (cols: number, rows: number) =>
+  `${"|a".repeat(cols)}|\n${"|-".repeat(cols)}|\n${`${"|a".repeat(cols)}|\n`.repeat(rows)}`;
 
 const PAYLOADS: Record<string, string> = {
   "hostile: 30 000 [ a 30 000 ] (60 KB)": `${"[".repeat(30_000)}a${"]".repeat(30_000)}`,
   "hostile: 1 200 nested > (1.2 KB)": `${">".repeat(1_200)} x`,
-  "ordinary reply (3 KB)": "## Title\n\nSome **bold** text, a [link](https://example.org) and `code`.\n\n- one\n- two\n\n```js\nconst a = 1;\n```\n\n".repeat(25),
+  "ordinary reply (3 KB)":
+    "## Title\n\nSome **bold** text, a [link](https://example.org) and `code`.\n\n- one\n- two\n\n```js\nconst a = 1;\n```\n\n".repeat(
+      25,
+    ),
   "under the limits: 999 _a* in one paragraph": "_a*".repeat(333),
   "under the limits: 39 paragraphs of 66 markers": `${"_a*".repeat(33)}a\n\n`.repeat(39),
   "under the limits: 999 ] then 2 900 lines": `${"]".repeat(999)}\n\n${"a\n".repeat(2_900)}`,
@@ -35,5 +39,7 @@ for (const [name, text] of Object.entries(PAYLOADS)) {
     best = Math.min(best, performance.now() - started);
   }
   const verdict = markdownVerdict(text);
-  console.log(`${name.padEnd(48)} ${String(text.length).padStart(6)} chars ${best.toFixed(1).padStart(8)} ms  ${verdict.ok ? "Markdown" : `plain text (${verdict.reason})`}`);
+  console.log(
+    `${name.padEnd(48)} ${String(text.length).padStart(6)} chars ${best.toFixed(1).padStart(8)} ms  ${verdict.ok ? "Markdown" : `plain text (${verdict.reason})`}`,
+  );
 }

@@ -1,6 +1,14 @@
 import path from "node:path";
 import { buildIfStale, SERVER_BUILD } from "./build-if-stale";
-import { printLocalBanner, readLaunch, serverEnv, spawnNode, startLocalBackends, superviseAlone, superviseWithBackends } from "./local/launch";
+import {
+  printLocalBanner,
+  readLaunch,
+  serverEnv,
+  spawnNode,
+  startLocalBackends,
+  superviseAlone,
+  superviseWithBackends,
+} from "./local/launch";
 
 /**
  * `npm start`. With a real Firebase project configured it is remix-serve
@@ -19,7 +27,10 @@ const launch = readLaunch();
 buildIfStale();
 
 const serve = (env: NodeJS.ProcessEnv) =>
-  spawnNode([path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], { ...env, NODE_ENV: "production" });
+  spawnNode([path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], {
+    ...env,
+    NODE_ENV: "production",
+  });
 
 if (launch.config.mode === "real") {
   for (const line of launch.listen.notice) console.log(line);

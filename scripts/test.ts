@@ -59,7 +59,12 @@ const vitestOk = run("vitest (unit and integration)", [
   "--reporter=json",
   `--outputFile.json=${vitestReport}`,
 ]);
-const vitest = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number }>(vitestReport);
+const vitest = readJson<{
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+}>(vitestReport);
 if (vitest) {
   passed += vitest.numPassedTests;
   failed += vitest.numFailedTests;
@@ -77,7 +82,9 @@ const playwrightOk = built
       PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport,
     })
   : false;
-const playwright = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(playwrightReport);
+const playwright = readJson<{ stats: { expected: number; unexpected: number; flaky: number; skipped: number } }>(
+  playwrightReport,
+);
 if (playwright) {
   passed += playwright.stats.expected;
   failed += playwright.stats.unexpected + playwright.stats.flaky;

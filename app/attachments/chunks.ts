@@ -46,7 +46,10 @@ interface Unit {
 export function chunkDocument(extracted: Extracted, options: ChunkOptions = {}): Chunk[] {
   const target = Math.max(1, Math.floor(options.targetChars ?? DEFAULT_TARGET_CHARS));
   // Less than half a passage, so that every passage brings mostly new text.
-  const overlap = Math.max(0, Math.min(Math.floor(options.overlapChars ?? DEFAULT_OVERLAP_CHARS), Math.floor(target / 2)));
+  const overlap = Math.max(
+    0,
+    Math.min(Math.floor(options.overlapChars ?? DEFAULT_OVERLAP_CHARS), Math.floor(target / 2)),
+  );
   const units = toUnits(extracted, target);
 
   const chunks: Chunk[] = [];
@@ -133,7 +136,13 @@ function toUnits(extracted: Extracted, target: number): Unit[] {
 }
 
 /** A line as one unit, or, longer than a passage, as pieces cut after a space where there is one. */
-function pushLine(units: Unit[], line: string, joinBefore: Unit["joinBefore"], target: number, where: { page?: number; line?: number }) {
+function pushLine(
+  units: Unit[],
+  line: string,
+  joinBefore: Unit["joinBefore"],
+  target: number,
+  where: { page?: number; line?: number },
+) {
   const blank = line.trim() === "";
   let at = 0;
   do {

@@ -53,7 +53,12 @@ export async function embedQuestion(text: string): Promise<number[] | undefined>
   const embedder = model();
   if (!embedder || text.trim() === "") return undefined;
   try {
-    const { embedding } = await embed({ model: embedder, value: text, maxRetries: 0, abortSignal: AbortSignal.timeout(QUESTION_TIMEOUT_MS) });
+    const { embedding } = await embed({
+      model: embedder,
+      value: text,
+      maxRetries: 0,
+      abortSignal: AbortSignal.timeout(QUESTION_TIMEOUT_MS),
+    });
     return unit(embedding);
   } catch (error) {
     logBackendFault("model", "embedding a question", error);

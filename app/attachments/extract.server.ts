@@ -19,7 +19,8 @@ export type { Extracted, Segment } from "./document-types";
 
 export type ExtractKind = "pdf" | "docx" | "text";
 
-export type AttachmentErrorReason = "damaged" | "encrypted" | "too-large" | "too-much-text" | "timeout" | "no-text" | "not-text";
+export type AttachmentErrorReason =
+  "damaged" | "encrypted" | "too-large" | "too-much-text" | "timeout" | "no-text" | "not-text";
 
 /** A file the assistant can't read; the message names nothing internal and is fit to show the user. */
 export class AttachmentError extends Error {
@@ -49,7 +50,11 @@ export const DOCX_MAX_UNPACKED_BYTES = 100 * MB;
 const DOCX_MAX_RATIO = 100;
 const DOCX_RATIO_CHECKED_ABOVE = 1 * MB;
 
-export async function extractText(bytes: Uint8Array, kind: ExtractKind, options: ExtractOptions = {}): Promise<Extracted> {
+export async function extractText(
+  bytes: Uint8Array,
+  kind: ExtractKind,
+  options: ExtractOptions = {},
+): Promise<Extracted> {
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
 
@@ -86,17 +91,25 @@ const NO_TEXT: Record<ExtractKind, string> = {
   text: "This file has no text the assistant can read.",
 };
 
-const damaged = (kind: ExtractKind) => new AttachmentError(`This ${LABEL[kind]} can't be read: the file looks damaged.`, "damaged");
+const damaged = (kind: ExtractKind) =>
+  new AttachmentError(`This ${LABEL[kind]} can't be read: the file looks damaged.`, "damaged");
 const encrypted = (kind: ExtractKind) =>
-  new AttachmentError(`This ${LABEL[kind]} is protected with a password. Remove the password, then attach it again.`, "encrypted");
-const tooLarge = (kind: ExtractKind) => new AttachmentError(`This ${LABEL[kind]} is too large to read once unpacked.`, "too-large");
+  new AttachmentError(
+    `This ${LABEL[kind]} is protected with a password. Remove the password, then attach it again.`,
+    "encrypted",
+  );
+const tooLarge = (kind: ExtractKind) =>
+  new AttachmentError(`This ${LABEL[kind]} is too large to read once unpacked.`, "too-large");
 const tooMuchText = (kind: ExtractKind, maxChars: number) =>
   new AttachmentError(
     `This ${LABEL[kind]} has more text than the assistant can read (over ${maxChars.toLocaleString("en-US")} characters).`,
     "too-much-text",
   );
 const tooSlow = () =>
-  new AttachmentError("This file took too long to read. Try a smaller file, or paste the part you need into the message.", "timeout");
+  new AttachmentError(
+    "This file took too long to read. Try a smaller file, or paste the part you need into the message.",
+    "timeout",
+  );
 
 // ---------------------------------------------------------------------------
 // Text files, read here: decoding is fast and bounded by the upload's size.
@@ -164,7 +177,14 @@ function isReadableEntry(entry: ZipEntryData): boolean {
 
 async function readDocument(kind: "pdf" | "docx", bytes: Uint8Array, deadlineMs: number, maxChars: number) {
   const zipEntries = kind === "docx" ? checkDocxContainer(bytes) : undefined;
-  const job = { kind, bytes, deadlineAt: Date.now() + deadlineMs, maxChars, zipEntries, docxMaxUnpackedBytes: DOCX_MAX_UNPACKED_BYTES };
+  const job = {
+    kind,
+    bytes,
+    deadlineAt: Date.now() + deadlineMs,
+    maxChars,
+    zipEntries,
+    docxMaxUnpackedBytes: DOCX_MAX_UNPACKED_BYTES,
+  };
   const answer = await readInChildProcess(job, deadlineMs);
   if (answer.ok) return answer;
   throw refusal(kind, answer.reason, maxChars);

@@ -13,12 +13,21 @@ import { attachmentLimitsFor } from "./limits.server";
 export function checkAttachments(
   ids: readonly string[],
   rows: readonly AttachmentRow[],
-  { messageId, model, session, visionModels }: { messageId: string; model: ModelOption; session: SignedIn; visionModels: ModelOption[] },
+  {
+    messageId,
+    model,
+    session,
+    visionModels,
+  }: { messageId: string; model: ModelOption; session: SignedIn; visionModels: ModelOption[] },
 ): { ok: true; files: AttachmentRef[] } | { ok: false; error: string } {
   const { perMessage } = attachmentLimitsFor(session);
-  if (perMessage === 0) return { ok: false, error: "Your plan doesn't include sending files. Remove them to send your message." };
+  if (perMessage === 0)
+    return { ok: false, error: "Your plan doesn't include sending files. Remove them to send your message." };
   if (ids.length > perMessage) {
-    return { ok: false, error: `You can send at most ${perMessage} file${perMessage === 1 ? "" : "s"} with a message; this one has ${ids.length}.` };
+    return {
+      ok: false,
+      error: `You can send at most ${perMessage} file${perMessage === 1 ? "" : "s"} with a message; this one has ${ids.length}.`,
+    };
   }
   const byId = new Map(rows.map((row) => [row.id, row]));
   const files: AttachmentRef[] = [];
@@ -27,9 +36,19 @@ export function checkAttachments(
     // Another user's file looks like one that does not exist.
     if (!row) return { ok: false, error: "One of your files isn't available any more. Remove it and attach it again." };
     if (row.messageId !== null && row.messageId !== messageId) {
-      return { ok: false, error: `"${row.name}" was already sent with another message. Attach it again to send it with this one.` };
+      return {
+        ok: false,
+        error: `"${row.name}" was already sent with another message. Attach it again to send it with this one.`,
+      };
     }
-    files.push({ id: row.id, name: row.name, kind: row.kind, mediaType: row.mediaType, size: row.size, pages: row.pages });
+    files.push({
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      mediaType: row.mediaType,
+      size: row.size,
+      pages: row.pages,
+    });
   }
   if (!model.vision && files.some((file) => file.kind === "image")) {
     const others = visionModels.map((option) => option.label).join(", ");

@@ -40,17 +40,28 @@ export function attachmentsOf(message: Pick<ChatMessage, "parts">): AttachmentRe
   return message.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data as AttachmentRef] : []));
 }
 
-export async function attachmentContext(db: Db, uid: string, history: ChatMessage[], vision: boolean): Promise<AttachmentContext> {
+export async function attachmentContext(
+  db: Db,
+  uid: string,
+  history: ChatMessage[],
+  vision: boolean,
+): Promise<AttachmentContext> {
   const refs = history.filter((message) => message.role === "user").flatMap(attachmentsOf);
   if (refs.length === 0) return { history, convertDataPart: () => undefined, sources: [] };
 
   // Asked at once, beside the read below: it is on the way to the first token.
   const documentCount = refs.filter((ref) => ref.kind !== "image").length;
   const latestText = textOf(history.at(-1));
-  const questionVector = documentCount > 0 && embeddingsEnabled() ? embedQuestion(latestText) : Promise.resolve(undefined);
+  const questionVector =
+    documentCount > 0 && embeddingsEnabled() ? embedQuestion(latestText) : Promise.resolve(undefined);
   const images = vision ? refs.filter((ref) => ref.kind === "image").slice(-MAX_IMAGES) : [];
   const documents = refs.filter((ref) => ref.kind !== "image");
-  const contents = await attachmentContents(db, uid, [...images, ...documents].map((ref) => ref.id), WHOLE_DOCUMENTS_MAX_CHARS);
+  const contents = await attachmentContents(
+    db,
+    uid,
+    [...images, ...documents].map((ref) => ref.id),
+    WHOLE_DOCUMENTS_MAX_CHARS,
+  );
   const totalChars = documents.reduce((sum, ref) => sum + (contents.get(ref.id)?.chars ?? 0), 0);
   const whole = totalChars <= WHOLE_DOCUMENTS_MAX_CHARS;
   const names = new Map(refs.map((ref) => [ref.id, ref.name]));
@@ -60,7 +71,16 @@ export async function attachmentContext(db: Db, uid: string, history: ChatMessag
   if (documents.length > 0 && whole) {
     sources = documents.flatMap((ref) => {
       const text = contents.get(ref.id)?.text;
-      return text === undefined ? [] : [{ attachmentId: ref.id, name: ref.name, location: "whole document", text: text.slice(0, SOURCE_PREVIEW_CHARS) }];
+      return text === undefined
+        ? []
+        : [
+            {
+              attachmentId: ref.id,
+              name: ref.name,
+              location: "whole document",
+              text: text.slice(0, SOURCE_PREVIEW_CHARS),
+            },
+          ];
     });
   } else if (documents.length > 0) {
     const question = latestText;
@@ -81,12 +101,17 @@ export async function attachmentContext(db: Db, uid: string, history: ChatMessag
       const ref = part.data as AttachmentRef;
       const content = contents.get(ref.id);
       if (ref.kind === "image") {
-        if (sentImages.has(ref.id) && content?.bytes) return { type: "file", data: new Uint8Array(content.bytes), mediaType: ref.mediaType, filename: ref.name };
+        if (sentImages.has(ref.id) && content?.bytes)
+          return { type: "file", data: new Uint8Array(content.bytes), mediaType: ref.mediaType, filename: ref.name };
         return { type: "text", text: `[Image attached: ${ref.name}${vision ? "" : " — this model can't see images"}]` };
       }
-      if (whole && content?.text !== undefined) return { type: "text", text: `<document name="${ref.name}">\n${content.text}\n</document>` };
+      if (whole && content?.text !== undefined)
+        return { type: "text", text: `<document name="${ref.name}">\n${content.text}\n</document>` };
       const size = ref.pages ? `${ref.pages} pages` : formatBytes(ref.size);
-      return { type: "text", text: `[Document attached: ${ref.name} (${size}); the passages that answer the latest question are given with it]` };
+      return {
+        type: "text",
+        text: `[Document attached: ${ref.name} (${size}); the passages that answer the latest question are given with it]`,
+      };
     },
   };
 }

@@ -19,7 +19,8 @@ import type { ZipEntryData } from "./sniff.server";
 
 export type ReaderRefusal = "damaged" | "encrypted" | "timeout" | "too-much-text" | "too-large";
 
-export type ReaderAnswer = { ok: true; pages: string[] } | { ok: true; text: string } | { ok: false; reason: ReaderRefusal };
+export type ReaderAnswer =
+  { ok: true; pages: string[] } | { ok: true; text: string } | { ok: false; reason: ReaderRefusal };
 
 export interface ReaderJob {
   kind: "pdf" | "docx";
@@ -102,14 +103,22 @@ export function readInChildProcess(job: ReaderJob, deadlineMs: number): Promise<
       if ("ready" in message) ready = true;
       else settle(() => resolve(message));
     });
-    child.once("error", (error: Error) => settle(() => reject(new Error(`The ${job.kind} reader could not be started: ${error.message}`, { cause: error }))));
+    child.once("error", (error: Error) =>
+      settle(() =>
+        reject(new Error(`The ${job.kind} reader could not be started: ${error.message}`, { cause: error })),
+      ),
+    );
     child.once("exit", (code, signal) =>
       settle(() => {
         if (/heap out of memory|allocation failed/i.test(stderr)) return resolve({ ok: false, reason: "too-large" });
         // The parser died outside its own error handling (an unhandled rejection inside pdf.js, say): the file did that.
         if (ready) return resolve({ ok: false, reason: "damaged" });
         // The parser could not be loaded: ours to fix, not the user's file.
-        reject(new Error(`The ${job.kind} reader stopped (${signal ?? `exit code ${code}`}) before it started: ${stderr.trim().slice(-1000)}`));
+        reject(
+          new Error(
+            `The ${job.kind} reader stopped (${signal ?? `exit code ${code}`}) before it started: ${stderr.trim().slice(-1000)}`,
+          ),
+        );
       }),
     );
     child.send({ ...job, pdfMaxInflatedBytes: PDF_MAX_INFLATED_BYTES, resolveFrom: import.meta.url });

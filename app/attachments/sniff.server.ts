@@ -193,11 +193,22 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] | null {
     const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
 
     if (uncompressedSize === 0xffffffff || compressedSize === 0xffffffff || localHeaderOffset === 0xffffffff) {
-      const sizes = readZip64Sizes(view, at + 46 + nameLength, extraLength, { uncompressedSize, compressedSize, localHeaderOffset });
+      const sizes = readZip64Sizes(view, at + 46 + nameLength, extraLength, {
+        uncompressedSize,
+        compressedSize,
+        localHeaderOffset,
+      });
       if (!sizes) return null;
       ({ uncompressedSize, compressedSize, localHeaderOffset } = sizes);
     }
-    entries.push({ name, method, compressedSize, uncompressedSize, encrypted: (flags & 1) !== 0 || method === 99, localHeaderOffset });
+    entries.push({
+      name,
+      method,
+      compressedSize,
+      uncompressedSize,
+      encrypted: (flags & 1) !== 0 || method === 99,
+      localHeaderOffset,
+    });
     at = end;
   }
   return entries;
@@ -232,29 +243,50 @@ export function zipEntryData(bytes: Uint8Array, entries: ZipEntry[]): ZipEntryDa
     const extraLength = view.getUint16(at + 28, true);
     const dataOffset = at + 30 + nameLength + extraLength;
     if (dataOffset + entry.compressedSize > view.byteLength) return null;
-    if (method !== entry.method || new TextDecoder().decode(bytes.subarray(at + 30, at + 30 + nameLength)) !== entry.name) return null;
+    if (
+      method !== entry.method ||
+      new TextDecoder().decode(bytes.subarray(at + 30, at + 30 + nameLength)) !== entry.name
+    )
+      return null;
     if ((flags & 8) === 0) {
       const sizes = localSizes(view, at, nameLength, extraLength);
-      if (!sizes || sizes.compressedSize !== entry.compressedSize || sizes.uncompressedSize !== entry.uncompressedSize) return null;
+      if (!sizes || sizes.compressedSize !== entry.compressedSize || sizes.uncompressedSize !== entry.uncompressedSize)
+        return null;
     }
-    result.push({ name: entry.name, method, dataOffset, compressedSize: entry.compressedSize, uncompressedSize: entry.uncompressedSize });
+    result.push({
+      name: entry.name,
+      method,
+      dataOffset,
+      compressedSize: entry.compressedSize,
+      uncompressedSize: entry.uncompressedSize,
+    });
   }
   return result;
 }
 
 /** A local header's sizes, from its ZIP64 extra field when the 32-bit fields say so. */
-function localSizes(view: DataView, at: number, nameLength: number, extraLength: number): { compressedSize: number; uncompressedSize: number } | null {
+function localSizes(
+  view: DataView,
+  at: number,
+  nameLength: number,
+  extraLength: number,
+): { compressedSize: number; uncompressedSize: number } | null {
   const compressedSize = view.getUint32(at + 18, true);
   const uncompressedSize = view.getUint32(at + 22, true);
   if (compressedSize !== 0xffffffff && uncompressedSize !== 0xffffffff) return { compressedSize, uncompressedSize };
-  return readZip64Sizes(view, at + 30 + nameLength, extraLength, { uncompressedSize, compressedSize, localHeaderOffset: 0 });
+  return readZip64Sizes(view, at + 30 + nameLength, extraLength, {
+    uncompressedSize,
+    compressedSize,
+    localHeaderOffset: 0,
+  });
 }
 
 /** The End Of Central Directory record: 22 bytes, then a comment of at most 65535. */
 function findEndOfCentralDirectory(view: DataView): number {
   const last = view.byteLength - 22;
   for (let at = last; at >= 0 && at >= last - 0xffff; at--) {
-    if (view.getUint32(at, true) === 0x06054b50 && at + 22 + view.getUint16(at + 20, true) === view.byteLength) return at;
+    if (view.getUint32(at, true) === 0x06054b50 && at + 22 + view.getUint16(at + 20, true) === view.byteLength)
+      return at;
   }
   return -1;
 }
@@ -279,7 +311,7 @@ interface Zip64Fields {
 
 /** The ZIP64 extra field (0x0001) holds, in order, only the fields whose 32-bit value is 0xFFFFFFFF. */
 function readZip64Sizes(view: DataView, start: number, length: number, fields: Zip64Fields): Zip64Fields | null {
-  for (let at = start; at + 4 <= start + length; ) {
+  for (let at = start; at + 4 <= start + length;) {
     const id = view.getUint16(at, true);
     const size = view.getUint16(at + 2, true);
     if (at + 4 + size > start + length) return null;

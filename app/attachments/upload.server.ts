@@ -58,7 +58,12 @@ const MINUTE = 60;
  * longest wait and the memory held bounded.
  */
 const DOCUMENTS_PER_ACCOUNT = 10;
-const readingQueue = new ReadingQueue({ parallel: 2, perAccount: DOCUMENTS_PER_ACCOUNT, maxWaiting: 32, maxWaitingBytes: 256 * 1024 * 1024 });
+const readingQueue = new ReadingQueue({
+  parallel: 2,
+  perAccount: DOCUMENTS_PER_ACCOUNT,
+  maxWaiting: 32,
+  maxWaitingBytes: 256 * 1024 * 1024,
+});
 
 /** What a full reading queue asks the client to wait: about one document's read. */
 const QUEUE_FULL_RETRY_SECONDS = 10;
@@ -80,7 +85,10 @@ export async function uploadAttachment(request: Request): Promise<Response> {
     return json({ error: "The upload was interrupted. Please try again." }, { status: 400 });
   }
   if (!bytes) {
-    return json({ error: `"${name}" is too large: files can be at most ${formatBytes(limits.maxFileBytes)} on your plan.` }, { status: 413, headers: PRIVATE });
+    return json(
+      { error: `"${name}" is too large: files can be at most ${formatBytes(limits.maxFileBytes)} on your plan.` },
+      { status: 413, headers: PRIVATE },
+    );
   }
 
   const sniffed = sniffFile(bytes, name);
@@ -103,7 +111,8 @@ export async function uploadAttachment(request: Request): Promise<Response> {
       );
       if (vectors) chunks = chunks.map((chunk, index) => ({ ...chunk, embedding: vectors[index] }));
     } catch (error) {
-      if (error instanceof AttachmentError) return json({ error: `"${name}": ${error.message}` }, { status: 400, headers: PRIVATE });
+      if (error instanceof AttachmentError)
+        return json({ error: `"${name}": ${error.message}` }, { status: 400, headers: PRIVATE });
       throw error;
     }
   }
@@ -128,7 +137,14 @@ export async function uploadAttachment(request: Request): Promise<Response> {
     logBackendFault("postgres", "storing an attachment", error);
     return unavailable();
   }
-  const attachment: AttachmentRef = { id, name, kind: sniffed.kind, mediaType: sniffed.mediaType, size: bytes.byteLength, pages: pages ?? null };
+  const attachment: AttachmentRef = {
+    id,
+    name,
+    kind: sniffed.kind,
+    mediaType: sniffed.mediaType,
+    size: bytes.byteLength,
+    pages: pages ?? null,
+  };
   return json({ attachment }, { status: 201, headers: PRIVATE });
 }
 
@@ -137,13 +153,21 @@ export async function uploadAttachment(request: Request): Promise<Response> {
  * size); a PDF or a Word document waits its turn in the reading queue, or is
  * refused with the reason the queue gives.
  */
-async function readText(uid: string, bytes: Uint8Array, kind: Exclude<SniffedKind, "image">): Promise<Extracted | Response> {
+async function readText(
+  uid: string,
+  bytes: Uint8Array,
+  kind: Exclude<SniffedKind, "image">,
+): Promise<Extracted | Response> {
   if (kind === "text") return extractText(bytes, kind);
-  const turn = await readingQueue.run(uid, bytes.byteLength, () => extractText(bytes, kind, { deadlineMs: EXTRACT_DEADLINE_MS }));
+  const turn = await readingQueue.run(uid, bytes.byteLength, () =>
+    extractText(bytes, kind, { deadlineMs: EXTRACT_DEADLINE_MS }),
+  );
   if (turn.ok) return turn.value;
   if (turn.refusal === "account-busy") {
     return json(
-      { error: `You have ${DOCUMENTS_PER_ACCOUNT} documents being read already. Wait until they are ready, then attach the rest.` },
+      {
+        error: `You have ${DOCUMENTS_PER_ACCOUNT} documents being read already. Wait until they are ready, then attach the rest.`,
+      },
       { status: 429, headers: { ...PRIVATE, "Retry-After": String(QUEUE_FULL_RETRY_SECONDS) } },
     );
   }
@@ -166,14 +190,20 @@ function uploadsPerMinute(limits: AttachmentLimits): number {
 async function refuseOverRateLimit(db: Db, uid: string, limits: AttachmentLimits): Promise<Response | undefined> {
   let result;
   try {
-    result = await withDeadline("postgres", getConfig().backendTimeoutMs, hitRateLimit(db, `upload:uid:${uid}`, uploadsPerMinute(limits), MINUTE));
+    result = await withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      hitRateLimit(db, `upload:uid:${uid}`, uploadsPerMinute(limits), MINUTE),
+    );
   } catch (error) {
     logBackendFault("postgres", "counting an upload", error);
     return unavailable();
   }
   if (result.allowed) return undefined;
   return json(
-    { error: `You're attaching files faster than allowed. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.` },
+    {
+      error: `You're attaching files faster than allowed. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`,
+    },
     { status: 429, headers: { ...PRIVATE, "Retry-After": String(result.retryAfterSeconds) } },
   );
 }
@@ -218,7 +248,10 @@ export async function downloadAttachment(request: Request, id: string | undefine
  * rendered by the browser as a page, not sniffed into another type, running
  * and loading nothing even when opened directly. Images still show in an <img>.
  */
-export function fileResponse(file: { name: string; mediaType: string; kind: string; bytes: Buffer }, headers: HeadersInit = {}): Response {
+export function fileResponse(
+  file: { name: string; mediaType: string; kind: string; bytes: Buffer },
+  headers: HeadersInit = {},
+): Response {
   const type = file.kind === "text" ? "text/plain; charset=utf-8" : file.mediaType;
   return new Response(new Uint8Array(file.bytes), {
     headers: {
@@ -241,7 +274,10 @@ export async function removeUnsentAttachment(request: Request, id: string | unde
   if (db instanceof Response) return db;
   try {
     if (!(await deleteUnsentAttachment(db, who.user.uid, id))) {
-      return json({ error: "There is no such file waiting to be sent (a sent file goes with its message)." }, { status: 404, headers: PRIVATE });
+      return json(
+        { error: "There is no such file waiting to be sent (a sent file goes with its message)." },
+        { status: 404, headers: PRIVATE },
+      );
     }
   } catch (error) {
     logBackendFault("postgres", "removing an attachment", error);
@@ -281,7 +317,23 @@ export function fileName(raw: string | null): string {
  * always served as text/plain (fileResponse); this is about the saved file.
  */
 const HARMLESS_TEXT_EXTENSIONS = new Set([
-  ...["txt", "text", "md", "markdown", "csv", "tsv", "json", "jsonl", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"],
+  ...[
+    "txt",
+    "text",
+    "md",
+    "markdown",
+    "csv",
+    "tsv",
+    "json",
+    "jsonl",
+    "log",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+  ],
   ...["tex", "bib", "rst", "adoc", "diff", "patch", "srt", "vtt", "sql", "css", "scss"],
   ...["c", "h", "cc", "cpp", "hpp", "cs", "java", "kt", "go", "rs", "swift", "ts"],
 ]);
@@ -321,4 +373,5 @@ const signedIn = apiSignedIn;
 const database = () => apiDatabase("attachments", unavailable);
 
 const notFound = () => json({ error: "There is no such file of yours." }, { status: 404, headers: PRIVATE });
-const unavailable = () => json({ error: "Files can't be reached right now. Please try again shortly." }, { status: 503 });
+const unavailable = () =>
+  json({ error: "Files can't be reached right now. Please try again shortly." }, { status: 503 });

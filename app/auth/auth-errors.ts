@@ -18,8 +18,7 @@ export const UNUSABLE_EMAIL =
 
 const MESSAGES: Record<string, string> = {
   [UNUSABLE_EMAIL_CODE]: UNUSABLE_EMAIL,
-  "auth/email-already-in-use":
-    "An account with this email already exists. Sign in instead, or reset your password.",
+  "auth/email-already-in-use": "An account with this email already exists. Sign in instead, or reset your password.",
   // One message whether the address has no account or the password is wrong:
   // sign-in never tells a visitor which addresses have accounts (as reset doesn't).
   "auth/wrong-password": WRONG_CREDENTIALS,
@@ -28,10 +27,10 @@ const MESSAGES: Record<string, string> = {
   "auth/user-not-found": WRONG_CREDENTIALS,
   "auth/too-many-requests":
     "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password.",
-  "auth/user-disabled": "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
+  "auth/user-disabled":
+    "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
   "auth/user-token-expired": "Your sign-in has expired. Please sign in again.",
-  "auth/network-request-failed":
-    "We couldn't reach the sign-in service. Check your connection and try again.",
+  "auth/network-request-failed": "We couldn't reach the sign-in service. Check your connection and try again.",
   "auth/requires-recent-login": "For your security, please sign in again to continue.",
   "auth/invalid-email": "Enter a valid email address, like name@example.com.",
   "auth/missing-email": "Enter your email address.",

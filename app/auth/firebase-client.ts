@@ -110,13 +110,22 @@ export async function checkPassword(authInstance: Auth, password: string): Promi
     const min = policy.minPasswordLength ?? 6;
     checks.push({ label: `At least ${min} characters`, met: status.meetsMinPasswordLength ?? password.length >= min });
     if (policy.maxPasswordLength) {
-      checks.push({ label: `At most ${policy.maxPasswordLength} characters`, met: status.meetsMaxPasswordLength ?? true });
+      checks.push({
+        label: `At most ${policy.maxPasswordLength} characters`,
+        met: status.meetsMaxPasswordLength ?? true,
+      });
     }
-    if (policy.containsLowercaseLetter) checks.push({ label: "A lowercase letter", met: Boolean(status.containsLowercaseLetter) });
-    if (policy.containsUppercaseLetter) checks.push({ label: "An uppercase letter", met: Boolean(status.containsUppercaseLetter) });
-    if (policy.containsNumericCharacter) checks.push({ label: "A number", met: Boolean(status.containsNumericCharacter) });
+    if (policy.containsLowercaseLetter)
+      checks.push({ label: "A lowercase letter", met: Boolean(status.containsLowercaseLetter) });
+    if (policy.containsUppercaseLetter)
+      checks.push({ label: "An uppercase letter", met: Boolean(status.containsUppercaseLetter) });
+    if (policy.containsNumericCharacter)
+      checks.push({ label: "A number", met: Boolean(status.containsNumericCharacter) });
     if (policy.containsNonAlphanumericCharacter) {
-      checks.push({ label: "A symbol (not a letter or number)", met: Boolean(status.containsNonAlphanumericCharacter) });
+      checks.push({
+        label: "A symbol (not a letter or number)",
+        met: Boolean(status.containsNonAlphanumericCharacter),
+      });
     }
     return checks;
   } catch {

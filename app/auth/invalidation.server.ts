@@ -1,7 +1,14 @@
 import { getConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
-import { AUTH_NOTICE_CHANNEL, dispatchNotice, onNotice, onNoticesMissed, startNoticeListener, type Listener } from "~/db/notices.server";
+import {
+  AUTH_NOTICE_CHANNEL,
+  dispatchNotice,
+  onNotice,
+  onNoticesMissed,
+  startNoticeListener,
+  type Listener,
+} from "~/db/notices.server";
 import { authCache } from "./auth-cache.server";
 
 /**
@@ -47,8 +54,14 @@ function parse(payload: string | undefined): Invalidation | null {
     const value: unknown = JSON.parse(payload ?? "");
     if (!value || typeof value !== "object") return null;
     const { uid, email, session, reason } = value as Record<string, unknown>;
-    const text = (field: unknown) => (typeof field === "string" && field.length > 0 && field.length <= 320 ? field : undefined);
-    return { uid: text(uid), email: text(email), session: text(session), reason: (text(reason) ?? "account") as InvalidationReason };
+    const text = (field: unknown) =>
+      typeof field === "string" && field.length > 0 && field.length <= 320 ? field : undefined;
+    return {
+      uid: text(uid),
+      email: text(email),
+      session: text(session),
+      reason: (text(reason) ?? "account") as InvalidationReason,
+    };
   } catch {
     return null;
   }
@@ -63,9 +76,18 @@ export async function publishInvalidation(message: Invalidation): Promise<void> 
   evict(message);
   const { databaseUrl, backendTimeoutMs } = getConfig();
   if (!databaseUrl || getConfig().authCacheTtlMs <= 0) return; // no caches, nothing to evict elsewhere
-  const payload = JSON.stringify({ uid: message.uid, email: message.email?.toLowerCase(), session: message.session, reason: message.reason });
+  const payload = JSON.stringify({
+    uid: message.uid,
+    email: message.email?.toLowerCase(),
+    session: message.session,
+    reason: message.reason,
+  });
   try {
-    await withDeadline("postgres", backendTimeoutMs, getDb().then((db) => db.$client.query("select pg_notify($1, $2)", [CHANNEL, payload])));
+    await withDeadline(
+      "postgres",
+      backendTimeoutMs,
+      getDb().then((db) => db.$client.query("select pg_notify($1, $2)", [CHANNEL, payload])),
+    );
   } catch (error) {
     logBackendFault("postgres", "publishing an auth cache invalidation", error);
   }
@@ -82,7 +104,10 @@ onNoticesMissed(() => authCache.clear());
  * A listener of its own that hands this channel's invalidations to
  * `onMessage` (the other channels go to their handlers as usual).
  */
-export function startListener(databaseUrl: string, { onMessage = evict }: { onMessage?: (message: Invalidation) => void } = {}): Listener {
+export function startListener(
+  databaseUrl: string,
+  { onMessage = evict }: { onMessage?: (message: Invalidation) => void } = {},
+): Listener {
   return startNoticeListener(databaseUrl, {
     dispatch(channel, payload) {
       if (channel !== CHANNEL) return dispatchNotice(channel, payload);

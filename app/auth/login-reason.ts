@@ -20,7 +20,8 @@ export function loginReason(redirectTo: string): string | null {
   const path = redirectTo.split(/[?#]/, 1)[0];
   if (path === "/" || path === "") return null;
   for (const { prefix, reason } of REASONS) {
-    if (prefix.endsWith("/") ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`)) return reason;
+    if (prefix.endsWith("/") ? path.startsWith(prefix) : path === prefix || path.startsWith(`${prefix}/`))
+      return reason;
   }
   return ANY_OTHER_PAGE;
 }

@@ -18,7 +18,9 @@ const USERS = "users";
 /** A users/{email} path was asked for an address that cannot key one. */
 export class UnkeyableEmailError extends Error {
   constructor(readonly email: string) {
-    super(`This address can't hold a role: ${roleKeyProblem(email) ?? "it is not a valid document id"}, which a role record can't be named by.`);
+    super(
+      `This address can't hold a role: ${roleKeyProblem(email) ?? "it is not a valid document id"}, which a role record can't be named by.`,
+    );
   }
 }
 

@@ -4,19 +4,20 @@ import { getConfig } from "~/config.server";
 import { isSessionRevoked, revokeSession, sessionHash } from "~/auth/revoked-sessions.server";
 import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
-import {
-  BackendUnavailableError,
-  logBackendFault,
-  logBackendRecovered,
-  withDeadline,
-} from "~/deadline.server";
+import { BackendUnavailableError, logBackendFault, logBackendRecovered, withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { UNUSABLE_EMAIL, UNUSABLE_EMAIL_CODE } from "./auth-errors";
 import { authCache, type IdentityState } from "./auth-cache.server";
 import { canHoldRole } from "./role-key";
 import { publishInvalidation } from "./invalidation.server";
 import { verifyEmulatorSessionCookie } from "./emulator-token.server";
-import { clearSessionCookie, LOCAL_SESSION_COOKIE, readSessionCookie, serializeSessionCookie, sessionCookieOf } from "./cookie.server";
+import {
+  clearSessionCookie,
+  LOCAL_SESSION_COOKIE,
+  readSessionCookie,
+  serializeSessionCookie,
+  sessionCookieOf,
+} from "./cookie.server";
 import { loginPath } from "./redirect";
 import { noteRequestUser } from "~/log/request-context.server";
 
@@ -61,7 +62,12 @@ export type SignedIn = Extract<SessionState, { status: "signed-in" }>;
 const SIGNED_OUT: SessionState = { status: "signed-out", clearCookie: false, degraded: false };
 const INVALID: SessionState = { status: "signed-out", clearCookie: true, degraded: false };
 // Two session cookies (a tossed one, cookie.server.ts): signed out, and `__session` cleared, the name a sibling can plant or an old session left.
-const REFUSED_COOKIES: SessionState = { status: "signed-out", clearCookie: true, degraded: false, clearName: LOCAL_SESSION_COOKIE };
+const REFUSED_COOKIES: SessionState = {
+  status: "signed-out",
+  clearCookie: true,
+  degraded: false,
+  clearName: LOCAL_SESSION_COOKIE,
+};
 
 /** firebase-admin codes meaning "this cookie will never be good": sign out and clear it. */
 const INVALID_SESSION_CODES = new Set([
@@ -109,9 +115,7 @@ function identityFromRecord(record: UserRecord): IdentityState {
     displayName: record.displayName,
     photoURL: record.photoURL,
     disabled: record.disabled,
-    validSinceMs: record.tokensValidAfterTime
-      ? new Date(record.tokensValidAfterTime).getTime()
-      : 0,
+    validSinceMs: record.tokensValidAfterTime ? new Date(record.tokensValidAfterTime).getTime() : 0,
   };
 }
 
@@ -157,7 +161,10 @@ async function loadRevoked(tokenHash: string, fresh: boolean): Promise<boolean> 
   const cached = fresh ? undefined : authCache.getRevoked(tokenHash);
   if (cached !== undefined) return cached;
   return sharedRead(`revoked:${tokenHash}`, fresh, async () => {
-    const revoked = await deadline("postgres", getDb().then((db) => isSessionRevoked(db, tokenHash)));
+    const revoked = await deadline(
+      "postgres",
+      getDb().then((db) => isSessionRevoked(db, tokenHash)),
+    );
     logBackendRecovered("postgres");
     authCache.setRevoked(tokenHash, revoked);
     return revoked;
@@ -216,14 +223,25 @@ async function resolveSession(request: Request, cookie: string, fresh: boolean):
     if (isInvalidSession(identity.reason)) return INVALID;
     // Cannot check revocation: keep the visitor and the cookie, but grant no role.
     logBackendFault("identity", `loading user ${decoded.uid}`, identity.reason);
-    return { status: "signed-in", user: baseUser, role: "", isAdmin: false, degraded: true, authTime: decoded.auth_time };
+    return {
+      status: "signed-in",
+      user: baseUser,
+      role: "",
+      isAdmin: false,
+      degraded: true,
+      authTime: decoded.auth_time,
+    };
   }
   if (revoked.status === "rejected") {
     logBackendFault("postgres", "checking logged-out sessions", revoked.reason);
   }
   if (role.status === "rejected") logBackendFault("firestore", "reading a role (users/{email})", role.reason); // no address in logs (ADR 052)
   // Without the role or the logged-out list, no role is granted.
-  return signedInState(decoded, identity.value, role.status === "fulfilled" && revoked.status === "fulfilled" ? role.value : undefined);
+  return signedInState(
+    decoded,
+    identity.value,
+    role.status === "fulfilled" && revoked.status === "fulfilled" ? role.value : undefined,
+  );
 }
 
 /**
@@ -475,7 +493,10 @@ export async function destroySession(request: Request): Promise<string> {
   authCache.setRevoked(tokenHash, true);
   authCache.forgetUser(decoded.uid, decoded.email);
   const results = await Promise.allSettled([
-    deadline("postgres", getDb().then((db) => revokeSession(db, tokenHash, new Date(decoded.exp * 1000)))),
+    deadline(
+      "postgres",
+      getDb().then((db) => revokeSession(db, tokenHash, new Date(decoded.exp * 1000))),
+    ),
     deadline("identity", adminAuth().revokeRefreshTokens(decoded.uid)),
   ]);
   for (const result of results) {

@@ -25,7 +25,13 @@ export function stripeClient(): Stripe {
         timeout: 10_000,
         maxNetworkRetries: 1,
         telemetry: false,
-        ...(url ? { protocol: url.protocol === "https:" ? ("https" as const) : ("http" as const), host: url.hostname, port: url.port || (url.protocol === "https:" ? 443 : 80) } : {}),
+        ...(url
+          ? {
+              protocol: url.protocol === "https:" ? ("https" as const) : ("http" as const),
+              host: url.hostname,
+              port: url.port || (url.protocol === "https:" ? 443 : 80),
+            }
+          : {}),
       }),
     };
   }

@@ -77,10 +77,22 @@ function refuse(error: string) {
 /** Applies one event; false when it was applied before. */
 async function applyEvent(tx: Tx, event: Stripe.Event, changed: Invalidation[]): Promise<boolean> {
   const at = new Date(event.created * 1000);
-  const base = { id: event.id, type: event.type, createdAt: at, payload: event as unknown, amount: null, currency: null, role: null };
+  const base = {
+    id: event.id,
+    type: event.type,
+    createdAt: at,
+    payload: event as unknown,
+    amount: null,
+    currency: null,
+    role: null,
+  };
   if (!hasObject(event)) {
     const fresh = await recordEvent(tx, { ...base, customerId: null, uid: null });
-    if (fresh) log().warn({ event: event.id, type: event.type }, "a signed Stripe event without data.object: kept, nothing applied");
+    if (fresh)
+      log().warn(
+        { event: event.id, type: event.type },
+        "a signed Stripe event without data.object: kept, nothing applied",
+      );
     return fresh;
   }
 
@@ -98,11 +110,22 @@ async function applyEvent(tx: Tx, event: Stripe.Event, changed: Invalidation[]):
       const role = roleOfPrice(priceId);
       if (!(await recordEvent(tx, { ...base, customerId, uid, role }))) return false;
       if (!uid) {
-        log().warn({ customer: customerId, event: event.id }, "a Stripe subscription for a customer no user is linked to: kept, no role set");
+        log().warn(
+          { customer: customerId, event: event.id },
+          "a Stripe subscription for a customer no user is linked to: kept, no role set",
+        );
         return true;
       }
       const status = event.type === "customer.subscription.deleted" ? "canceled" : subscription.status;
-      const applied = await applySubscription(tx, { subscriptionId: subscription.id, customerId, uid, status, role, priceId, eventAt: at });
+      const applied = await applySubscription(tx, {
+        subscriptionId: subscription.id,
+        customerId,
+        uid,
+        status,
+        role,
+        priceId,
+        eventAt: at,
+      });
       if (applied) await syncRole(tx, changed, uid, customerId);
       return true;
     }
@@ -121,7 +144,8 @@ async function applyEvent(tx: Tx, event: Stripe.Event, changed: Invalidation[]):
       const invoice = event.data.object;
       const customerId = invoice.customer ? idOf(invoice.customer) : null;
       const owner = customerId ? await ownerOfCustomer(tx, customerId) : undefined;
-      const line = invoice.lines?.data?.[0] as { pricing?: { price_details?: { price?: string } }; price?: { id?: string } } | undefined;
+      const line = invoice.lines?.data?.[0] as
+        { pricing?: { price_details?: { price?: string } }; price?: { id?: string } } | undefined;
       const priceId = line?.pricing?.price_details?.price ?? line?.price?.id ?? null;
       return recordEvent(tx, {
         ...base,
@@ -164,7 +188,13 @@ export function roleOfPrice(priceId: string | null): string {
  * someone uses that address now. An admin is never changed, and a role no
  * plan grants (set by an admin) is not cleared when a subscription ends.
  */
-async function syncRole(tx: Tx, changed: Invalidation[], uid: string, customerId?: string, knownEmail?: string): Promise<void> {
+async function syncRole(
+  tx: Tx,
+  changed: Invalidation[],
+  uid: string,
+  customerId?: string,
+  knownEmail?: string,
+): Promise<void> {
   const plans = getConfig().plans.map((plan) => plan.role);
   const granted = await grantedRoles(tx, uid);
   const role = plans.filter((candidate) => granted.includes(candidate)).at(-1) ?? "";

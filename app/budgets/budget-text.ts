@@ -29,7 +29,15 @@ export function toBudgetView(
   const [tightest] = status.lines;
   if (!tightest) return null;
   const { kind, limit, left, resetsAt } = tightest;
-  return { kind, limit, left, resetsAt, spent: status.spent, nearlySpent: status.nearlySpent, ...(fallback ? { fallback } : {}) };
+  return {
+    kind,
+    limit,
+    left,
+    resetsAt,
+    spent: status.spent,
+    nearlySpent: status.nearlySpent,
+    ...(fallback ? { fallback } : {}),
+  };
 }
 
 export function isMoney(kind: BudgetKind): boolean {

@@ -1,8 +1,21 @@
 import { json } from "@remix-run/node";
 import { createUIMessageStreamResponse } from "ai";
 import { isSameOrigin } from "~/auth/request.server";
-import { getSessionUser, peekSession, sessionHeaders, type SessionPeek, type SessionState, type SignedIn } from "~/auth/session.server";
-import { dailyLimitFor, largestMessageMaxChars, messageMaxCharsFor, reserveMessage, type Reservation } from "~/data/quotas.server";
+import {
+  getSessionUser,
+  peekSession,
+  sessionHeaders,
+  type SessionPeek,
+  type SessionState,
+  type SignedIn,
+} from "~/auth/session.server";
+import {
+  dailyLimitFor,
+  largestMessageMaxChars,
+  messageMaxCharsFor,
+  reserveMessage,
+  type Reservation,
+} from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
 import { logBackendFault } from "~/deadline.server";
@@ -141,7 +154,8 @@ class ChatSend {
     this.length = input.message.parts[0].text.length;
     this.context = quiet(loadChatContext(db, this.uid, input.conversationId, this.messageId));
     this.attachmentIds = [...new Set(input.attachments ?? [])];
-    this.attached = this.attachmentIds.length > 0 ? quiet(findAttachments(db, this.uid, this.attachmentIds)) : undefined;
+    this.attached =
+      this.attachmentIds.length > 0 ? quiet(findAttachments(db, this.uid, this.attachmentIds)) : undefined;
     // A prompt tool's chat: its instructions go with the first exchange (read only for a new chat).
     this.tool = input.toolId && input.create ? quiet(loadTool(db, input.toolId)) : Promise.resolve(undefined);
     // When the caches know the session, the message is counted on it at once (the rate limit, and
@@ -160,7 +174,9 @@ class ChatSend {
     if (!early || this.attached) return;
     this.started = quiet(
       limits.then(async (counted) =>
-        counted.ok ? begin(db, cached, await this.context, input, early, registry, request, usable(await this.tool, cached)) : undefined,
+        counted.ok
+          ? begin(db, cached, await this.context, input, early, registry, request, usable(await this.tool, cached))
+          : undefined,
       ),
     );
   }
@@ -189,7 +205,9 @@ class ChatSend {
     if (this.length > maxChars) return refuse(400, messageTooLongText(this.length, maxChars));
     const model = pickModel(registry, session, input.model);
     if (!model) {
-      const names = modelsForRole(registry, session).map((option) => option.label).join(", ");
+      const names = modelsForRole(registry, session)
+        .map((option) => option.label)
+        .join(", ");
       return refuse(
         400,
         `The model "${input.model}" isn't available to you.${names ? ` Choose one of: ${names}.` : " No model is available for your plan."}`,
@@ -205,7 +223,12 @@ class ChatSend {
     let checked;
     try {
       const visionModels = modelsForRole(registry, session).filter((option) => option.vision);
-      checked = checkAttachments(this.attachmentIds, await this.attached, { messageId: this.messageId, model, session, visionModels });
+      checked = checkAttachments(this.attachmentIds, await this.attached, {
+        messageId: this.messageId,
+        model,
+        session,
+        visionModels,
+      });
     } catch (error) {
       logBackendFault("postgres", "reading a message's attachments", error);
       return refuse(503, "Your files can't be reached right now. Please try again shortly.");
@@ -237,7 +260,17 @@ class ChatSend {
       const loaded = await this.context;
       plan = this.started ? await this.started : undefined;
       if (!plan) {
-        const now = await begin(db, session, loaded, input, model, registry, request, usable(await this.tool, session), files);
+        const now = await begin(
+          db,
+          session,
+          loaded,
+          input,
+          model,
+          registry,
+          request,
+          usable(await this.tool, session),
+          files,
+        );
         this.started = Promise.resolve(now);
         plan = now;
       }
@@ -247,7 +280,9 @@ class ChatSend {
       logBackendFault("postgres", "loading a conversation for a chat", error);
       return refuse(503, "Conversations can't be reached right now. Please try again shortly.");
     }
-    return plan && "pending" in plan ? plan : refuse(503, "Conversations can't be reached right now. Please try again shortly.");
+    return plan && "pending" in plan
+      ? plan
+      : refuse(503, "Conversations can't be reached right now. Please try again shortly.");
   }
 }
 
@@ -382,7 +417,11 @@ async function checkLimits(
     return {
       ok: false,
       refusal: json(
-        { error: quotaExhaustedMessage(quota.limit ?? 0, quota.resetsAt), resetsAt: quota.resetsAt.toISOString(), limit: quota.limit },
+        {
+          error: quotaExhaustedMessage(quota.limit ?? 0, quota.resetsAt),
+          resetsAt: quota.resetsAt.toISOString(),
+          limit: quota.limit,
+        },
         { status: 429, headers: { "Retry-After": String(retryAfter) } },
       ),
     };

@@ -81,7 +81,13 @@ export async function loadAssistant(request: Request) {
     ? []
     : running
         .filter((run) => !listed.has(run.conversationId) && run.exchange.create)
-        .map((run) => ({ id: run.conversationId, title: run.exchange.create?.title ?? run.exchange.title, updatedAt: run.startedAt.toISOString(), writing: true, pending: true }));
+        .map((run) => ({
+          id: run.conversationId,
+          title: run.exchange.create?.title ?? run.exchange.title,
+          updatedAt: run.startedAt.toISOString(),
+          writing: true,
+          pending: true,
+        }));
   return {
     user: session.user,
     role: session.role,
@@ -125,8 +131,10 @@ export async function updateInstructions(request: Request) {
   return json({ ok: true });
 }
 
-
-async function ownConversation(request: Request, id: string | undefined): Promise<{ session: SignedIn; db: Db; id: string }> {
+async function ownConversation(
+  request: Request,
+  id: string | undefined,
+): Promise<{ session: SignedIn; db: Db; id: string }> {
   const session = await requireUser(request);
   // Not a UUID: no conversation has that id (and PostgreSQL would refuse to compare).
   if (!id || !isUuid(id)) throw notFound();
@@ -149,7 +157,12 @@ function runView(run: RunRow | undefined) {
   if (!run) return null;
   return {
     runId: run.id,
-    userMessage: { id: run.userMessageId, text: run.exchange.user.text, kind: run.exchange.kind, parentId: run.exchange.parentId },
+    userMessage: {
+      id: run.userMessageId,
+      text: run.exchange.user.text,
+      kind: run.exchange.kind,
+      parentId: run.exchange.parentId,
+    },
     model: run.model,
   };
 }
@@ -157,12 +170,16 @@ function runView(run: RunRow | undefined) {
 /** One conversation and its transcript; another user's is a 404. */
 export async function loadConversation(request: Request, conversationId: string | undefined) {
   const { session, db, id } = await ownConversation(request, conversationId);
-  const [found, running] = await Promise.all([getConversationWithMessages(db, session.user.uid, id), runningFor(db, session.user.uid, id)]);
+  const [found, running] = await Promise.all([
+    getConversationWithMessages(db, session.user.uid, id),
+    runningFor(db, session.user.uid, id),
+  ]);
   const run = running[0];
   if (!found) {
     // A new chat whose first reply is being written: shown, though stored only with that reply.
     // One whose first reply failed was never stored: back to a new chat (the browser keeps the text).
-    if (!run?.exchange.create) throw (await firstReplyFailed(db, session.user.uid, id)) ? redirect("/nuvara") : notFound();
+    if (!run?.exchange.create)
+      throw (await firstReplyFailed(db, session.user.uid, id)) ? redirect("/nuvara") : notFound();
     return {
       conversation: {
         id,
@@ -194,7 +211,11 @@ export async function loadConversation(request: Request, conversationId: string 
     // All versions (the message tree), each knowing its parent.
     messages: rows.map(toChatMessage),
     // The owner's 👍/👎, shown pressed under those replies.
-    feedback: await ratingsFor(db, session.user.uid, rows.filter((row) => row.role === "assistant").map((row) => row.id)),
+    feedback: await ratingsFor(
+      db,
+      session.user.uid,
+      rows.filter((row) => row.role === "assistant").map((row) => row.id),
+    ),
   };
 }
 
@@ -208,7 +229,9 @@ export async function changeConversation(request: Request, conversationId: strin
   const intent = form.get("intent");
 
   if (intent === "rename") {
-    const title = String(form.get("title") ?? "").replace(/\s+/g, " ").trim();
+    const title = String(form.get("title") ?? "")
+      .replace(/\s+/g, " ")
+      .trim();
     if (!title) return json({ error: "Please enter a title." }, { status: 400 });
     if (!isStorableText(title)) return json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
     if (title.length > MAX_TITLE_LENGTH) {

@@ -19,12 +19,17 @@ export async function checkChatRateLimit(
 ): Promise<{ allowed: true } | { allowed: false; retryAfterSeconds: number; message: string }> {
   const { chatLimits, backendTimeoutMs } = getConfig();
   const rules = [{ key: `chat:uid:${session.user.uid}`, limit: chatLimits.perAccount }];
-  if (session.user.email) rules.push({ key: `chat:email:${session.user.email.toLowerCase()}`, limit: chatLimits.perAccount });
+  if (session.user.email)
+    rules.push({ key: `chat:email:${session.user.email.toLowerCase()}`, limit: chatLimits.perAccount });
   const address = clientAddress(request);
   if (address) rules.push({ key: `chat:ip:${address}`, limit: chatLimits.perAddress });
   const result = await withDeadline("postgres", backendTimeoutMs, hitRateLimits(db, rules, 60));
   if (result.allowed) return { allowed: true };
-  return { allowed: false, retryAfterSeconds: result.retryAfterSeconds, message: tooFastMessage(result.retryAfterSeconds) };
+  return {
+    allowed: false,
+    retryAfterSeconds: result.retryAfterSeconds,
+    message: tooFastMessage(result.retryAfterSeconds),
+  };
 }
 
 export function tooFastMessage(seconds: number): string {

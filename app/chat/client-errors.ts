@@ -41,10 +41,13 @@ export function describeChatError(error: Error, timeZone?: string): ShownError {
   const { statusCode, responseBody } = error as HttpFailure;
   if (typeof statusCode === "number") {
     const body = parseBody(responseBody);
-    if (statusCode === 401) return shown("You've been signed out. Please sign in again to keep chatting.", { signedOut: true });
+    if (statusCode === 401)
+      return shown("You've been signed out. Please sign in again to keep chatting.", { signedOut: true });
     if (statusCode === 429 && body.kind === "budget") {
       // A budget is spent, or too little is left for this message (docs/decisions/072): Retry won't help.
-      const message = body.budget ? budgetSpentMessage(body.budget, timeZone) : (body.error ?? "Your budget is used up.");
+      const message = body.budget
+        ? budgetSpentMessage(body.budget, timeZone)
+        : (body.error ?? "Your budget is used up.");
       return shown(message, { quotaExhausted: true });
     }
     if (statusCode === 429 && body.resetsAt) {

@@ -11,7 +11,12 @@ export interface DatedItem {
 
 /** Calendar date of `instant` in `timeZone`, as days since the epoch (so differences count days). */
 function dayNumber(instant: Date, timeZone: string | undefined): number {
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).formatToParts(instant);
+  const parts = new Intl.DateTimeFormat("en-CA", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  }).formatToParts(instant);
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value);
   return Date.UTC(get("year"), get("month") - 1, get("day")) / 86_400_000;
 }

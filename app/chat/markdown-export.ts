@@ -22,9 +22,15 @@ function inlineCode(value: unknown): string {
   return `${fence}${text}${fence}`;
 }
 
-export function conversationToMarkdown({ title, createdAt, messages }: ExportedConversation, exportedAt = new Date()): string {
+export function conversationToMarkdown(
+  { title, createdAt, messages }: ExportedConversation,
+  exportedAt = new Date(),
+): string {
   // Blocks separated by one blank line.
-  const blocks = [`# ${title ?? "New chat"}`, `_Started ${when(createdAt.toISOString())}; exported from Nuvara² ${when(exportedAt.toISOString())}._`];
+  const blocks = [
+    `# ${title ?? "New chat"}`,
+    `_Started ${when(createdAt.toISOString())}; exported from Nuvara² ${when(exportedAt.toISOString())}._`,
+  ];
   for (const message of messages) {
     const meta = message.metadata ?? {};
     const who = message.role === "user" ? "You" : `Assistant${meta.model ? ` (${meta.model})` : ""}`;

@@ -6,7 +6,8 @@ import { APICallError } from "ai";
  * can name internal hosts or echo keys.
  */
 export const MODEL_TIMEOUT_MESSAGE = "The model took too long to answer. Please try again.";
-export const MODEL_DROPPED_MESSAGE = "The connection to the model was lost in the middle of the reply. Please try again.";
+export const MODEL_DROPPED_MESSAGE =
+  "The connection to the model was lost in the middle of the reply. Please try again.";
 
 export function describeModelError(error: unknown): string {
   if (APICallError.isInstance(error)) {

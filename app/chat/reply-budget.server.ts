@@ -45,7 +45,9 @@ export async function applyBudget(
     maxOutputTokens: getConfig().budgets.maxOutputTokens,
   });
   if (hold.ok) {
-    return { plan: { ...plan, who, promptTokens, maxOutputTokens: hold.maxOutputTokens, budget: toBudgetView(hold.status) } };
+    return {
+      plan: { ...plan, who, promptTokens, maxOutputTokens: hold.maxOutputTokens, budget: toBudgetView(hold.status) },
+    };
   }
 
   const fallback = fallbackOption(registry, who, plan.model.id);
@@ -60,11 +62,19 @@ export async function applyBudget(
   return { refusal: { status: 429, kind: "budget", error, budget: spent ? view : null, resetsAt: line.resetsAt } };
 }
 
-function fallbackOption(registry: ModelRegistry, who: { role: string; isAdmin: boolean }, current: string): ModelOption | undefined {
+function fallbackOption(
+  registry: ModelRegistry,
+  who: { role: string; isAdmin: boolean },
+  current: string,
+): ModelOption | undefined {
   const id = fallbackModelFor(who);
   if (!id || id === current) return undefined;
   const option = registry.models.find((model) => model.id === id);
-  if (!option) log().warn({ model: id }, "BUDGET_FALLBACK_MODEL names a model the provider does not offer; replies are refused instead");
+  if (!option)
+    log().warn(
+      { model: id },
+      "BUDGET_FALLBACK_MODEL names a model the provider does not offer; replies are refused instead",
+    );
   return option;
 }
 

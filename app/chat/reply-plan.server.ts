@@ -29,7 +29,8 @@ const HISTORY_CHARACTER_BUDGET = 100_000;
 
 export type Refusal = { status: 400 | 404 | 409; error: string };
 
-export const MESSAGE_ID_TAKEN = "This message id is already used by another message. Send your message as a new one (with a new id).";
+export const MESSAGE_ID_TAKEN =
+  "This message id is already used by another message. Send your message as a new one (with a new id).";
 
 export function planReply(
   uid: string,
@@ -42,7 +43,8 @@ export function planReply(
 ): ReplyPlan | Refusal {
   const { conversation } = context;
   // Another user's id looks like one that does not exist.
-  if (!conversation && (!input.create || context.conversationTaken)) return { status: 404, error: "This conversation doesn't exist." };
+  if (!conversation && (!input.create || context.conversationTaken))
+    return { status: 404, error: "This conversation doesn't exist." };
   // Refused before the model is asked: such a message could never be stored (messages.id is global),
   // and a save failing on purpose must not yield a reply (docs/decisions/044).
   if (context.messageIdTaken) return { status: 409, error: MESSAGE_ID_TAKEN };
@@ -51,7 +53,12 @@ export function planReply(
   const user = { id: input.message.id, text: input.message.parts[0].text, attachments };
   let reply;
   try {
-    reply = historyForReply(context.storedRows.map(toChatMessage), user, input.parentId, conversation?.currentLeafId ?? null);
+    reply = historyForReply(
+      context.storedRows.map(toChatMessage),
+      user,
+      input.parentId,
+      conversation?.currentLeafId ?? null,
+    );
   } catch (error) {
     if (error instanceof HistoryError) return { status: 409, error: error.message };
     if (error instanceof ParentError) return { status: 400, error: error.message };
@@ -78,6 +85,10 @@ export function planReply(
     title: titleFromExchange(user.text),
     create: conversation
       ? undefined
-      : { systemPrompt: tool?.systemPrompt ?? null, customInstructions: context.customInstructions, title: tool?.name ?? null },
+      : {
+          systemPrompt: tool?.systemPrompt ?? null,
+          customInstructions: context.customInstructions,
+          title: tool?.name ?? null,
+        },
   };
 }

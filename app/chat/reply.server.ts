@@ -179,7 +179,9 @@ class ModelCall {
 
   /** Stops the model request: a Stop from any tab, or this instance shutting down. */
   stop(reason: "stop" | "shutdown") {
-    this.abort.abort(reason === "shutdown" ? new ShutdownError("the server is shutting down") : new StopError("stopped"));
+    this.abort.abort(
+      reason === "shutdown" ? new ShutdownError("the server is shutting down") : new StopError("stopped"),
+    );
   }
 
   private async streamFromModel(): Promise<AsyncIterable<UIMessageChunk> & ReadableStream<UIMessageChunk>> {
@@ -191,14 +193,18 @@ class ModelCall {
       ignoreIncompleteToolCalls: true,
       convertDataPart: context.convertDataPart,
     });
-    const usageCeiling = reportedUsageCeiling(promptEstimateOf(plan), plan.maxOutputTokens ?? getConfig().budgets.maxOutputTokens);
+    const usageCeiling = reportedUsageCeiling(
+      promptEstimateOf(plan),
+      plan.maxOutputTokens ?? getConfig().budgets.maxOutputTokens,
+    );
     const result = streamText({
       model: plan.languageModel,
       system: plan.system,
       messages,
       tools: plan.tools,
       maxOutputTokens: plan.maxOutputTokens,
-      stopWhen: plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), () => this.outOfHold()],
+      stopWhen:
+        plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), () => this.outOfHold()],
       // The person chatting decides about retrying (the Retry button); automatic
       // retries would multiply the wait and the provider's bill.
       maxRetries: 0,
@@ -219,7 +225,9 @@ class ModelCall {
       // Held back until the exchange is stored (storeReply).
       sendFinish: false,
       messageMetadata: ({ part }) =>
-        part.type === "start" ? { model: plan.model.id, demo: plan.model.demo || undefined, fallback: plan.fallback || undefined } : undefined,
+        part.type === "start"
+          ? { model: plan.model.id, demo: plan.model.demo || undefined, fallback: plan.fallback || undefined }
+          : undefined,
       onError: (error) => {
         this.modelError ??= error;
         return describeModelError(error);
@@ -256,7 +264,12 @@ function runReply(db: Db, plan: ReplyPlan, call: ModelCall, reservation: Reserva
       conversationId: plan.conversationId,
       kind: plan.kind,
       parentId: plan.parentId,
-      user: { id: plan.user.id, text: plan.user.text, sentAt: plan.user.sentAt.toISOString(), attachments: plan.user.attachments },
+      user: {
+        id: plan.user.id,
+        text: plan.user.text,
+        sentAt: plan.user.sentAt.toISOString(),
+        attachments: plan.user.attachments,
+      },
       usageDay: reservation.day,
       title: plan.title,
       create: plan.create,
@@ -265,7 +278,11 @@ function runReply(db: Db, plan: ReplyPlan, call: ModelCall, reservation: Reserva
   run.onStop = (reason) => call.stop(reason === "shutdown" ? "shutdown" : "stop");
   const send = (chunk: UIMessageChunk) => run.push(chunk);
   // Which run this is, once any instance can find it: a new chat then takes its address (a reload finds it).
-  void run.recorded.then((ok) => ok && send({ type: "data-run", data: { runId: call.replyId, conversationId: plan.conversationId }, transient: true }));
+  void run.recorded.then(
+    (ok) =>
+      ok &&
+      send({ type: "data-run", data: { runId: call.replyId, conversationId: plan.conversationId }, transient: true }),
+  );
   // While the reply streams, its claim on the message id stays marked in flight (app/data/quotas.server.ts).
   const heartbeat = setInterval(() => void touchReservation(db, reservation).catch(() => undefined), HEARTBEAT_MS);
   heartbeat.unref();
@@ -316,7 +333,9 @@ async function relayAndStore(relay: Relay) {
 async function relayChunks({ call, send, ending }: Relay) {
   const copy = new TransformStream<UIMessageChunk, UIMessageChunk>();
   const copyWriter = copy.writable.getWriter();
-  const assembled = lastMessage(readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined })).catch(() => undefined);
+  const assembled = lastMessage(
+    readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined }),
+  ).catch(() => undefined);
 
   let received = 0;
   let thrown = false;
@@ -368,7 +387,9 @@ async function failRun({ db, plan, call, reservation, run, send, ending }: Relay
   ending.status = "failed";
   // Settled before the readers hear the end (so a reload shows the right count), but they
   // never wait long for a store that may be stalled: the error is what they need.
-  const settled = ending.shown ? keepCounted(db, reservation, spentBy(plan, call.usage, [])) : giveBack(db, reservation);
+  const settled = ending.shown
+    ? keepCounted(db, reservation, spentBy(plan, call.usage, []))
+    : giveBack(db, reservation);
   await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS).unref())]);
   void run.end("failed");
   await settled;
@@ -378,7 +399,11 @@ async function failRun({ db, plan, call, reservation, run, send, ending }: Relay
 async function storeReply(relay: Relay, reply: ChatMessage | undefined) {
   const { db, plan, call, reservation, send, ending } = relay;
   const reason = call.abort.signal.reason;
-  const status: ReplyStatus = !call.abort.signal.aborted ? "completed" : reason instanceof ShutdownError ? "interrupted" : "stopped";
+  const status: ReplyStatus = !call.abort.signal.aborted
+    ? "completed"
+    : reason instanceof ShutdownError
+      ? "interrupted"
+      : "stopped";
   if (status === "completed") logBackendRecovered("model");
   const parts = settleParts(reply?.parts ?? []);
   // Ended before any of it was shown: stored (the user's message stays), but free (docs/decisions/044).

@@ -25,7 +25,10 @@ export function reportedUsageCeiling(promptEstimate: number, maxOutputTokens: nu
 }
 
 /** The step's counts when both are believable (a missing one is 0); undefined when either is not. */
-export function believableUsage(reported: { inputTokens?: number; outputTokens?: number }, ceiling: number): StepUsage | undefined {
+export function believableUsage(
+  reported: { inputTokens?: number; outputTokens?: number },
+  ceiling: number,
+): StepUsage | undefined {
   const inputTokens = reported.inputTokens ?? 0;
   const outputTokens = reported.outputTokens ?? 0;
   return isCount(inputTokens, ceiling) && isCount(outputTokens, ceiling) ? { inputTokens, outputTokens } : undefined;

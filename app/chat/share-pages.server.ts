@@ -30,17 +30,20 @@ export const SHARE_DISPLAY_NAME_MAX = 80;
 export const PUBLIC_SHARE_HEADERS = { "X-Robots-Tag": "noindex", "Cache-Control": "no-store" };
 const PRIVATE = { "Cache-Control": "private, no-store" };
 
-
 const shareNotFound = (headers: HeadersInit = PUBLIC_SHARE_HEADERS) =>
   json({ error: "This shared conversation doesn't exist or is no longer shared." }, { status: 404, headers });
-const conversationNotFound = () => json({ error: "This conversation doesn't exist." }, { status: 404, headers: PRIVATE });
+const conversationNotFound = () =>
+  json({ error: "This conversation doesn't exist." }, { status: 404, headers: PRIVATE });
 
 async function database(): Promise<Db> {
   try {
     return await getDb();
   } catch (error) {
     logBackendFault("postgres", "opening the database for share links", error);
-    throw json({ error: "Shared conversations can't be reached right now. Please try again shortly." }, { status: 503 });
+    throw json(
+      { error: "Shared conversations can't be reached right now. Please try again shortly." },
+      { status: 503 },
+    );
   }
 }
 
@@ -48,7 +51,9 @@ const createForm = z.object({
   intent: z.literal("create"),
   displayName: storableString()
     .transform((text) => text.replace(/\s+/g, " ").trim())
-    .pipe(z.string().max(SHARE_DISPLAY_NAME_MAX, `Please keep the name to ${SHARE_DISPLAY_NAME_MAX} characters or fewer.`))
+    .pipe(
+      z.string().max(SHARE_DISPLAY_NAME_MAX, `Please keep the name to ${SHARE_DISPLAY_NAME_MAX} characters or fewer.`),
+    )
     .optional(),
   // A checkbox: present ("on") when the owner chose to share the conversation's files too.
   includeFiles: z.literal("on").optional(),
@@ -89,7 +94,9 @@ export async function shareConversation(request: Request, conversationId: string
   const session = await requireUser(request);
   const id = ownedConversationId(conversationId);
   const form = await readForm(request, BODY_LIMITS.small);
-  const parsed = createForm.safeParse(Object.fromEntries([...form.entries()].filter(([, value]) => typeof value === "string")));
+  const parsed = createForm.safeParse(
+    Object.fromEntries([...form.entries()].filter(([, value]) => typeof value === "string")),
+  );
   if (!parsed.success) {
     const problem = parsed.error.issues[0];
     const message = problem?.path[0] === "displayName" ? problem.message : "Unknown action.";
@@ -107,7 +114,12 @@ export async function shareConversation(request: Request, conversationId: string
   }
   let share: ShareSummary | null;
   try {
-    share = await createShare(db, { uid: session.user.uid, conversationId: id, displayName, includeFiles: parsed.data.includeFiles === "on" });
+    share = await createShare(db, {
+      uid: session.user.uid,
+      conversationId: id,
+      displayName,
+      includeFiles: parsed.data.includeFiles === "on",
+    });
   } catch (error) {
     if (!(error instanceof TooManySharesError)) throw error;
     return json(
@@ -187,7 +199,8 @@ export async function continueShare(request: Request, shareId: string | undefine
   // Signed out: requireUser sends the visitor to sign in and back to the page they posted from (this one).
   const session = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.small);
-  if (form.get("intent") !== "continue") return json({ error: "Unknown action." }, { status: 400, headers: PUBLIC_SHARE_HEADERS });
+  if (form.get("intent") !== "continue")
+    return json({ error: "Unknown action." }, { status: 400, headers: PUBLIC_SHARE_HEADERS });
   const copy = await copyShareToConversation(await database(), session.user.uid, shareId);
   if (!copy) throw shareNotFound();
   return redirect(`/nuvara/${copy.conversationId}`);

@@ -16,7 +16,9 @@ export function systemPrompt({
   const sections = [BASE_PROMPT];
   if (conversationPrompt?.trim()) sections.push(`Instructions for this conversation:\n${conversationPrompt.trim()}`);
   if (customInstructions?.trim()) {
-    sections.push(`The user's custom instructions (follow them unless they conflict with the above):\n${customInstructions.trim()}`);
+    sections.push(
+      `The user's custom instructions (follow them unless they conflict with the above):\n${customInstructions.trim()}`,
+    );
   }
   return sections.join("\n\n");
 }

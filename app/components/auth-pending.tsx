@@ -16,9 +16,7 @@ const AuthPendingContext = createContext<{
 
 export function AuthPendingProvider({ children }: { children: ReactNode }) {
   const [pending, setPending] = useState<Pending>(null);
-  return (
-    <AuthPendingContext.Provider value={{ pending, setPending }}>{children}</AuthPendingContext.Provider>
-  );
+  return <AuthPendingContext.Provider value={{ pending, setPending }}>{children}</AuthPendingContext.Provider>;
 }
 
 export function useSetAuthPending() {

@@ -18,7 +18,10 @@ interface ContactResult {
 /** What a post without JavaScript came back with (api.contact.ts redirects with ?contact=…). */
 const DOCUMENT_OUTCOMES: Record<string, { ok: boolean; text: string }> = {
   sent: { ok: true, text: "Thanks! Your message was sent. We'll get back to you by email." },
-  invalid: { ok: false, text: "Your message could not be sent: please check your email address and message, then try again." },
+  invalid: {
+    ok: false,
+    text: "Your message could not be sent: please check your email address and message, then try again.",
+  },
   limited: { ok: false, text: "You've sent a lot of messages in a short time. Please try again in a little while." },
   unavailable: { ok: false, text: "Your message could not be sent right now. Please try again in a little while." },
   "needs-script": {
@@ -46,15 +49,21 @@ function useNextChallenge(challenge: ContactChallenge | null) {
   }, [challenge]);
   // Whoever waits gets what the loader answered once it has (the same null again, when it could not issue one).
   useEffect(() => {
-    if (revalidator.state === "idle") for (const resolve of waiting.current.splice(0)) resolve(latest.current.challenge);
+    if (revalidator.state === "idle")
+      for (const resolve of waiting.current.splice(0)) resolve(latest.current.challenge);
   }, [challenge, revalidator.state]);
   return useCallback(async (): Promise<ContactChallenge | null> => {
     const { challenge: current, receivedAt } = latest.current;
-    const fresh = current && !used.current.has(current.token) && Date.now() - receivedAt < current.expiresInSeconds * 1000 - EXPIRY_MARGIN_MS;
-    const next = fresh ? current : await new Promise<ContactChallenge | null>((resolve) => {
-      waiting.current.push(resolve);
-      revalidator.revalidate();
-    });
+    const fresh =
+      current &&
+      !used.current.has(current.token) &&
+      Date.now() - receivedAt < current.expiresInSeconds * 1000 - EXPIRY_MARGIN_MS;
+    const next = fresh
+      ? current
+      : await new Promise<ContactChallenge | null>((resolve) => {
+          waiting.current.push(resolve);
+          revalidator.revalidate();
+        });
     if (next) used.current.add(next.token);
     return next;
   }, [revalidator]);
@@ -67,7 +76,13 @@ function useNextChallenge(challenge: ContactChallenge | null) {
  * first answers the page's challenge (docs/decisions/076), with its progress
  * shown; without JavaScript a visitor is told sending needs it.
  */
-export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail?: string | null; challenge?: ContactChallenge | null }) {
+export function ContactForm({
+  signedInEmail,
+  challenge = null,
+}: {
+  signedInEmail?: string | null;
+  challenge?: ContactChallenge | null;
+}) {
   const fetcher = useFetcher<ContactResult>();
   const [searchParams] = useSearchParams();
   const formRef = useRef<HTMLFormElement>(null);
@@ -131,9 +146,18 @@ export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail
     <section id="contact" className="contact-section" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Contact us</h2>
       <p className="fine-print">
-        {signedInEmail ? `Questions, ideas or problems? We'll reply to ${signedInEmail}.` : "Questions, ideas or problems? Tell us and we'll reply by email."}
+        {signedInEmail
+          ? `Questions, ideas or problems? We'll reply to ${signedInEmail}.`
+          : "Questions, ideas or problems? Tell us and we'll reply by email."}
       </p>
-      <fetcher.Form ref={formRef} method="post" action="/api/contact" className="auth-form" noValidate={hydrated} onSubmit={onSubmit}>
+      <fetcher.Form
+        ref={formRef}
+        method="post"
+        action="/api/contact"
+        className="auth-form"
+        noValidate={hydrated}
+        onSubmit={onSubmit}
+      >
         {/* Said to every visitor, not in <noscript>: a browser that blocks scripts may still parse that as unread text. */}
         {signedInEmail ? null : (
           <p className="fine-print">
@@ -154,7 +178,11 @@ export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail
               aria-invalid={errors.email ? true : undefined}
               aria-describedby={describe("email")}
             />
-            {errors.email ? <p id={`${id}-email-error`} className="form-error">{errors.email}</p> : null}
+            {errors.email ? (
+              <p id={`${id}-email-error`} className="form-error">
+                {errors.email}
+              </p>
+            ) : null}
             <label htmlFor={`${id}-name`}>Your name (optional)</label>
             <input
               id={`${id}-name`}
@@ -164,7 +192,11 @@ export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail
               aria-invalid={errors.name ? true : undefined}
               aria-describedby={describe("name")}
             />
-            {errors.name ? <p id={`${id}-name-error`} className="form-error">{errors.name}</p> : null}
+            {errors.name ? (
+              <p id={`${id}-name-error`} className="form-error">
+                {errors.name}
+              </p>
+            ) : null}
           </>
         )}
         <label htmlFor={`${id}-message`}>Message</label>
@@ -181,7 +213,11 @@ export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail
         <p id={`${id}-count`} className={over ? "form-error" : "fine-print"}>
           {length.toLocaleString("en")} / {CONTACT_LIMITS.message.toLocaleString("en")} characters
         </p>
-        {errors.message ? <p id={`${id}-message-error`} className="form-error">{errors.message}</p> : null}
+        {errors.message ? (
+          <p id={`${id}-message-error`} className="form-error">
+            {errors.message}
+          </p>
+        ) : null}
         <div className="visually-hidden" aria-hidden="true">
           <label htmlFor={`${id}-hp`}>Leave this field empty</label>
           <input id={`${id}-hp`} name={HONEYPOT_FIELD} tabIndex={-1} autoComplete="off" />
@@ -201,10 +237,26 @@ export function ContactForm({ signedInEmail, challenge = null }: { signedInEmail
           />
         ) : null}
         <div aria-live="polite">
-          {working ? <p className="fine-print" role="status">Preparing your message (a moment&apos;s check that keeps spam out)…</p> : null}
-          {result?.ok ? <p className="form-notice" role="status">{result.message}</p> : null}
-          {result?.error ? <p className="form-error" role="alert">{result.error}</p> : null}
-          {workError ? <p className="form-error" role="alert">{workError}</p> : null}
+          {working ? (
+            <p className="fine-print" role="status">
+              Preparing your message (a moment&apos;s check that keeps spam out)…
+            </p>
+          ) : null}
+          {result?.ok ? (
+            <p className="form-notice" role="status">
+              {result.message}
+            </p>
+          ) : null}
+          {result?.error ? (
+            <p className="form-error" role="alert">
+              {result.error}
+            </p>
+          ) : null}
+          {workError ? (
+            <p className="form-error" role="alert">
+              {workError}
+            </p>
+          ) : null}
           {outcome ? (
             <p className={outcome.ok ? "form-notice" : "form-error"} role={outcome.ok ? "status" : "alert"}>
               {outcome.text}

@@ -47,11 +47,7 @@ export function SiteNav({ signedIn, isAdmin, newMessages, plan }: NavProps) {
           </p>
         ) : (
           <ul id="nav-links" className={open ? "nav-links open" : "nav-links"}>
-            <NavItems
-              signedIn={signedIn}
-              isAdmin={isAdmin}
-              newMessages={newMessages}
-            />
+            <NavItems signedIn={signedIn} isAdmin={isAdmin} newMessages={newMessages} />
           </ul>
         )}
       </nav>
@@ -96,12 +92,7 @@ export function NavItems({ signedIn, isAdmin, newMessages }: NavProps) {
       ) : null}
       <li>
         {signedIn ? (
-          <Form
-            method="post"
-            action="/api/auth/logout"
-            className="logout-form"
-            onSubmit={markSignedOut}
-          >
+          <Form method="post" action="/api/auth/logout" className="logout-form" onSubmit={markSignedOut}>
             <button type="submit" className="link-button">
               Logout
             </button>

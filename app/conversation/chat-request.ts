@@ -42,7 +42,12 @@ export const chatRequestSchema = z
       /** A new chat: create the conversation (with its first exchange) if it does not exist yet. */
       create: z.boolean().default(false),
       /** A new chat opened from a prompt tool: the tool's instructions become the conversation's. */
-      toolId: z.string({ error: "The tool id must be text." }).min(1).max(200).refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }).optional(),
+      toolId: z
+        .string({ error: "The tool id must be text." })
+        .min(1)
+        .max(200)
+        .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
+        .optional(),
       message: userMessageSchema,
       /**
        * The message this one follows: a reply of any branch, or null for a first
@@ -57,7 +62,9 @@ export const chatRequestSchema = z
         .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE }),
       /** Files uploaded for this message (POST /api/attachments), in the order shown. */
       attachments: z
-        .array(z.uuid({ error: "An attachment id must be a UUID." }), { error: "The attachments must be a list of ids." })
+        .array(z.uuid({ error: "An attachment id must be a UUID." }), {
+          error: "The attachments must be a list of ids.",
+        })
         .max(ATTACHMENT_IDS_MAX, { error: `At most ${ATTACHMENT_IDS_MAX} files can be sent with a message.` })
         .optional(),
       /** The browser's IANA time zone, for the date and time tool. */

@@ -34,7 +34,8 @@ export function historyForReply(
   const branch = (id: string | null) => (id ? branchPath(nodes, id).map((node) => node.message) : []);
   const existing = nodes.find((node) => node.id === user.id);
   if (existing) {
-    if (existing.message.role !== "user") throw new HistoryError("This id belongs to a reply, not to a message you sent.");
+    if (existing.message.role !== "user")
+      throw new HistoryError("This id belongs to a reply, not to a message you sent.");
     if (messageText(existing.message) !== user.text) {
       throw new HistoryError("A message you sent can't be changed. Send the edited text as a new message.");
     }
@@ -49,8 +50,10 @@ export function historyForReply(
   } else {
     parent = parentId;
     const found = parentId === null ? undefined : nodes.find((node) => node.id === parentId);
-    if (parentId !== null && !found) throw new ParentError("The message this one follows isn't part of this conversation.");
-    if (found && found.message.role !== "assistant") throw new ParentError("A message you send follows a reply, not another message of yours.");
+    if (parentId !== null && !found)
+      throw new ParentError("The message this one follows isn't part of this conversation.");
+    if (found && found.message.role !== "assistant")
+      throw new ParentError("A message you send follows a reply, not another message of yours.");
   }
   const userMessage: ChatMessage = { id: user.id, role: "user", parts: userParts(user.text, user.attachments) };
   return { kind: "submit", parentId: parent, history: [...branch(parent), userMessage] };

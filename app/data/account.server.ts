@@ -127,7 +127,9 @@ const displayNameSchema = z.preprocess(
 /** A display name as typed: spaces tidied, then checked. */
 export function parseDisplayName(typed: unknown): { success: true; name: string } | { success: false; error: string } {
   const parsed = displayNameSchema.safeParse(typed);
-  return parsed.success ? { success: true, name: parsed.data } : { success: false, error: parsed.error.issues[0].message };
+  return parsed.success
+    ? { success: true, name: parsed.data }
+    : { success: false, error: parsed.error.issues[0].message };
 }
 
 export async function setDisplayName(uid: string, email: string | null, displayName: string): Promise<void> {
@@ -221,13 +223,36 @@ export interface AccountExport {
     }>;
   }>;
   usage: Array<{ day: string; messages: number; inputTokens: number; outputTokens: number }>;
-  messagesToAdmins: Array<{ kind: string; body: string; reportReason: string | null; exchange: unknown; createdAt: string }>;
+  messagesToAdmins: Array<{
+    kind: string;
+    body: string;
+    reportReason: string | null;
+    exchange: unknown;
+    createdAt: string;
+  }>;
   /** Share links, revoked ones included (with when). */
   /** The user's 👍 (1) / 👎 (-1) on replies. */
   replyFeedback: Array<{ messageId: string; rating: number; updatedAt: string }>;
-  sharedLinks: Array<{ id: string; conversationId: string | null; title: string; displayName: string | null; snapshot: unknown[]; createdAt: string; revokedAt: string | null }>;
+  sharedLinks: Array<{
+    id: string;
+    conversationId: string | null;
+    title: string;
+    displayName: string | null;
+    snapshot: unknown[];
+    createdAt: string;
+    revokedAt: string | null;
+  }>;
   /** Files they attached, with their bytes (base64); `messageId` null for one never sent. */
-  files: Array<{ id: string; messageId: string | null; name: string; kind: string; mediaType: string; size: number; createdAt: string; contentBase64: string }>;
+  files: Array<{
+    id: string;
+    messageId: string | null;
+    name: string;
+    kind: string;
+    mediaType: string;
+    size: number;
+    createdAt: string;
+    contentBase64: string;
+  }>;
 }
 
 /** Everything the product holds about the user, as one JSON document. */
@@ -241,18 +266,43 @@ export async function exportAccountData(
   // One snapshot: a reply saved meanwhile is either wholly in the file or not at all.
   const rows = await db.transaction(
     async (tx) => ({
-      conversations: await tx.select().from(conversations).where(eq(conversations.uid, uid)).orderBy(asc(conversations.createdAt)),
+      conversations: await tx
+        .select()
+        .from(conversations)
+        .where(eq(conversations.uid, uid))
+        .orderBy(asc(conversations.createdAt)),
       messages: await tx
         .select()
         .from(messages)
-        .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid))))
+        .where(
+          inArray(
+            messages.conversationId,
+            tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid)),
+          ),
+        )
         .orderBy(asc(messages.seq)),
       usage: await tx.select().from(usageDaily).where(eq(usageDaily.uid, uid)).orderBy(asc(usageDaily.day)),
       preferences: await tx.select().from(userPreferences).where(eq(userPreferences.uid, uid)),
-      toolSettings: await tx.select().from(userToolSettings).where(eq(userToolSettings.uid, uid)).orderBy(asc(userToolSettings.toolId)),
-      inbox: await tx.select().from(inboxMessages).where(eq(inboxMessages.senderUid, uid)).orderBy(asc(inboxMessages.createdAt)),
-      feedback: await tx.select().from(messageFeedback).where(eq(messageFeedback.uid, uid)).orderBy(asc(messageFeedback.updatedAt)),
-      shares: await tx.select().from(sharedConversations).where(eq(sharedConversations.uid, uid)).orderBy(asc(sharedConversations.createdAt)),
+      toolSettings: await tx
+        .select()
+        .from(userToolSettings)
+        .where(eq(userToolSettings.uid, uid))
+        .orderBy(asc(userToolSettings.toolId)),
+      inbox: await tx
+        .select()
+        .from(inboxMessages)
+        .where(eq(inboxMessages.senderUid, uid))
+        .orderBy(asc(inboxMessages.createdAt)),
+      feedback: await tx
+        .select()
+        .from(messageFeedback)
+        .where(eq(messageFeedback.uid, uid))
+        .orderBy(asc(messageFeedback.updatedAt)),
+      shares: await tx
+        .select()
+        .from(sharedConversations)
+        .where(eq(sharedConversations.uid, uid))
+        .orderBy(asc(sharedConversations.createdAt)),
       files: await tx
         .select({
           id: attachments.id,
@@ -297,7 +347,11 @@ export async function exportAccountData(
     account: { ...account, ...plan },
     preferences: {
       customInstructions: rows.preferences[0]?.customInstructions ?? "",
-      functionTools: rows.toolSettings.map((row) => ({ toolId: row.toolId, enabled: row.enabled, updatedAt: row.updatedAt.toISOString() })),
+      functionTools: rows.toolSettings.map((row) => ({
+        toolId: row.toolId,
+        enabled: row.enabled,
+        updatedAt: row.updatedAt.toISOString(),
+      })),
     },
     conversations: rows.conversations.map((row) => ({
       id: row.id,
@@ -322,7 +376,11 @@ export async function exportAccountData(
       exchange: row.exchange,
       createdAt: row.createdAt.toISOString(),
     })),
-    replyFeedback: rows.feedback.map((row) => ({ messageId: row.messageId, rating: row.rating, updatedAt: row.updatedAt.toISOString() })),
+    replyFeedback: rows.feedback.map((row) => ({
+      messageId: row.messageId,
+      rating: row.rating,
+      updatedAt: row.updatedAt.toISOString(),
+    })),
     sharedLinks: rows.shares.map((row) => ({
       id: row.id,
       conversationId: row.conversationId,
@@ -332,7 +390,11 @@ export async function exportAccountData(
       createdAt: row.createdAt.toISOString(),
       revokedAt: row.revokedAt?.toISOString() ?? null,
     })),
-    files: rows.files.map(({ bytes, createdAt, ...row }) => ({ ...row, createdAt: createdAt.toISOString(), contentBase64: Buffer.from(bytes).toString("base64") })),
+    files: rows.files.map(({ bytes, createdAt, ...row }) => ({
+      ...row,
+      createdAt: createdAt.toISOString(),
+      contentBase64: Buffer.from(bytes).toString("base64"),
+    })),
   };
 }
 
@@ -344,7 +406,10 @@ export async function deleteUserRows(db: Db, uid: string): Promise<Record<string
     const counts: Record<string, number> = {};
     // Explicitly, although the foreign key cascades: the count is reported, and
     // nothing depends on the cascade staying.
-    const owned: SQL = inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid)));
+    const owned: SQL = inArray(
+      messages.conversationId,
+      tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid)),
+    );
     counts.messages = (await tx.delete(messages).where(owned).returning({ id: messages.id })).length;
     for (const { table, owner } of USER_TABLES) {
       const result = await tx.delete(table).where(eq(owner, uid));

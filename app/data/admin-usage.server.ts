@@ -110,10 +110,27 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
   const byDay = new Map(daily.rows.map((row) => [row.day, row]));
   const refusedOn = new Map(refusedByDay.rows.map((row) => [row.day, n(row.count)]));
   const planRows = new Map<string, PlanRow>(
-    plans.rows.map((row) => [row.role, { role: row.role, users: n(row.users), messages: n(row.messages), tokens: n(row.tokens), costMicroUsd: n(row.cost), revenue: [] }]),
+    plans.rows.map((row) => [
+      row.role,
+      {
+        role: row.role,
+        users: n(row.users),
+        messages: n(row.messages),
+        tokens: n(row.tokens),
+        costMicroUsd: n(row.cost),
+        revenue: [],
+      },
+    ]),
   );
   for (const row of revenue.rows) {
-    const plan = planRows.get(row.role) ?? { role: row.role, users: 0, messages: 0, tokens: 0, costMicroUsd: 0, revenue: [] };
+    const plan = planRows.get(row.role) ?? {
+      role: row.role,
+      users: 0,
+      messages: 0,
+      tokens: 0,
+      costMicroUsd: 0,
+      revenue: [],
+    };
     plan.revenue.push({ currency: row.currency, amount: n(row.amount) });
     planRows.set(row.role, plan);
   }
@@ -122,11 +139,29 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
     to,
     days: days.map((day) => {
       const row = byDay.get(day);
-      return { day, users: n(row?.users), messages: n(row?.messages), tokens: n(row?.tokens), costMicroUsd: n(row?.cost), refusals: refusedOn.get(day) ?? 0 };
+      return {
+        day,
+        users: n(row?.users),
+        messages: n(row?.messages),
+        tokens: n(row?.tokens),
+        costMicroUsd: n(row?.cost),
+        refusals: refusedOn.get(day) ?? 0,
+      };
     }),
-    models: models.rows.map((row) => ({ model: row.model, replies: n(row.replies), inputTokens: n(row.input), outputTokens: n(row.output), costMicroUsd: n(row.cost) })),
+    models: models.rows.map((row) => ({
+      model: row.model,
+      replies: n(row.replies),
+      inputTokens: n(row.input),
+      outputTokens: n(row.output),
+      costMicroUsd: n(row.cost),
+    })),
     plans: [...planRows.values()],
-    top: top.rows.map((row) => ({ uid: row.uid, messages: n(row.messages), tokens: n(row.tokens), costMicroUsd: n(row.cost) })),
+    top: top.rows.map((row) => ({
+      uid: row.uid,
+      messages: n(row.messages),
+      tokens: n(row.tokens),
+      costMicroUsd: n(row.cost),
+    })),
     refusals: refusals.rows.map((row) => ({ limit: row.limit, count: n(row.count), users: n(row.users) })),
   };
 }
@@ -135,13 +170,31 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
 export function usageCsv(report: UsageReport, emails: ReadonlyMap<string, string>): string {
   const usd = (micro: number) => (micro / 1_000_000).toFixed(6);
   const sections: string[][][] = [
-    [["day", "active_users", "messages", "tokens", "cost_usd", "refusals"], ...report.days.map((d) => [d.day, d.users, d.messages, d.tokens, usd(d.costMicroUsd), d.refusals].map(String))],
-    [["model", "replies", "input_tokens", "output_tokens", "cost_usd"], ...report.models.map((m) => [m.model, m.replies, m.inputTokens, m.outputTokens, usd(m.costMicroUsd)].map(String))],
+    [
+      ["day", "active_users", "messages", "tokens", "cost_usd", "refusals"],
+      ...report.days.map((d) => [d.day, d.users, d.messages, d.tokens, usd(d.costMicroUsd), d.refusals].map(String)),
+    ],
+    [
+      ["model", "replies", "input_tokens", "output_tokens", "cost_usd"],
+      ...report.models.map((m) => [m.model, m.replies, m.inputTokens, m.outputTokens, usd(m.costMicroUsd)].map(String)),
+    ],
     [
       ["plan_role", "users", "messages", "tokens", "cost_usd", "revenue"],
-      ...report.plans.map((p) => [p.role, p.users, p.messages, p.tokens, usd(p.costMicroUsd), p.revenue.map((r) => `${(r.amount / 100).toFixed(2)} ${r.currency}`).join(" + ")].map(String)),
+      ...report.plans.map((p) =>
+        [
+          p.role,
+          p.users,
+          p.messages,
+          p.tokens,
+          usd(p.costMicroUsd),
+          p.revenue.map((r) => `${(r.amount / 100).toFixed(2)} ${r.currency}`).join(" + "),
+        ].map(String),
+      ),
     ],
-    [["top_user", "email", "messages", "tokens", "cost_usd"], ...report.top.map((t) => [t.uid, emails.get(t.uid) ?? "", t.messages, t.tokens, usd(t.costMicroUsd)].map(String))],
+    [
+      ["top_user", "email", "messages", "tokens", "cost_usd"],
+      ...report.top.map((t) => [t.uid, emails.get(t.uid) ?? "", t.messages, t.tokens, usd(t.costMicroUsd)].map(String)),
+    ],
     [["refused_at", "refusals", "users"], ...report.refusals.map((r) => [r.limit, r.count, r.users].map(String))],
   ];
   return sections.map((rows) => rows.map((row) => row.map(csvField).join(",")).join("\r\n")).join("\r\n\r\n") + "\r\n";
@@ -162,7 +215,11 @@ export function csvField(value: string): string {
 export async function emailsOf(uids: string[]): Promise<Map<string, string>> {
   if (uids.length === 0) return new Map();
   try {
-    const { users } = await withDeadline("identity", getConfig().backendTimeoutMs, adminAuth().getUsers(uids.map((uid) => ({ uid }))));
+    const { users } = await withDeadline(
+      "identity",
+      getConfig().backendTimeoutMs,
+      adminAuth().getUsers(uids.map((uid) => ({ uid }))),
+    );
     return new Map(users.flatMap((user) => (user.email ? [[user.uid, user.email] as const] : [])));
   } catch {
     return new Map();

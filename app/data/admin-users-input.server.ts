@@ -15,7 +15,10 @@ const blankToUndefined = (value: unknown) => (value === "" || value === null ? u
 export const usersQuerySchema = z.object({
   // Text that cannot be stored cannot be searched for either: a clear 400, not a backend fault (docs/security.md).
   q: z.preprocess(blankToUndefined, storableString().trim().max(254, "Search for at most 254 characters.").optional()),
-  page: z.preprocess(blankToUndefined, storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional()),
+  page: z.preprocess(
+    blankToUndefined,
+    storableString("That page link is not valid.").max(2048, "That page link is not valid.").optional(),
+  ),
 });
 
 /** What a role may be: the presets, or a custom value (a billing plan's name, say). */
@@ -32,7 +35,11 @@ export const roleChangeSchema = z
       // Before the email check, which would call such an address invalid: it is one, it just cannot hold a role.
       .superRefine((email, ctx) => {
         const problem = roleKeyProblem(email);
-        if (problem) ctx.addIssue({ code: "custom", message: `This address can't hold a role: ${problem}, which a role record can't be named by.` });
+        if (problem)
+          ctx.addIssue({
+            code: "custom",
+            message: `This address can't hold a role: ${problem}, which a role record can't be named by.`,
+          });
       })
       .pipe(z.email("That is not a valid email address.")),
     role: z.enum(["admin", "premium", "none", "custom"], { error: "Choose a role." }),
@@ -42,7 +49,8 @@ export const roleChangeSchema = z
   })
   .transform((input, ctx) => {
     const confirmed = input.confirm === "yes";
-    if (input.role !== "custom") return { email: input.email, role: input.role === "none" ? "" : input.role, confirmed };
+    if (input.role !== "custom")
+      return { email: input.email, role: input.role === "none" ? "" : input.role, confirmed };
     if (!input.customRole || !CUSTOM_ROLE.test(input.customRole)) {
       ctx.addIssue({
         code: "custom",
@@ -68,4 +76,3 @@ export const accountActionSchema = z.object({
     .refine(isStorableText, { message: UNSTORABLE_TEXT_MESSAGE })
     .pipe(z.string().min(1, "Which account? Its id is missing.").max(128, "That account id is not valid.")),
 });
-

@@ -8,7 +8,15 @@ import { logBackendFault, withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { deleteAccount, revokeAllSessions } from "./account.server";
 import { recordAccountAction, recordRoleChange } from "./audit.server";
-import { canHoldRole, readRole, readRoles, roleKeyProblem, UnkeyableEmailError, usersCollection, writeRole } from "~/auth/roles.server";
+import {
+  canHoldRole,
+  readRole,
+  readRoles,
+  roleKeyProblem,
+  UnkeyableEmailError,
+  usersCollection,
+  writeRole,
+} from "~/auth/roles.server";
 
 /**
  * Users as the role page shows them: identities from the identity service
@@ -60,7 +68,8 @@ function isoOrNull(time: string | undefined): string | null {
 /** What the row says instead of a role it cannot show: why it has none, or that it could not be read. */
 function roleNoteOf(email: string, role: string | Error | undefined): string | null {
   const problem = roleKeyProblem(email);
-  if (problem) return `This address can't hold a role (${problem}, which a role record can't be named by): it has no role. The account can still be disabled or deleted.`;
+  if (problem)
+    return `This address can't hold a role (${problem}, which a role record can't be named by): it has no role. The account can still be disabled or deleted.`;
   return role instanceof Error ? "The role could not be read right now; reload the page to try again." : null;
 }
 
@@ -82,7 +91,11 @@ export function monthStart(now = new Date()): string {
 }
 
 /** Messages and tokens (in + out) per uid since the start of this UTC month; users without use are absent. */
-export async function usageThisMonth(db: Db, uids: string[], now = new Date()): Promise<Map<string, { messages: number; tokens: number }>> {
+export async function usageThisMonth(
+  db: Db,
+  uids: string[],
+  now = new Date(),
+): Promise<Map<string, { messages: number; tokens: number }>> {
   const usage = new Map<string, { messages: number; tokens: number }>();
   if (uids.length === 0) return usage;
   const rows = await db
@@ -161,10 +174,7 @@ export class LastAdminError extends Error {
  * "admin" on a verified, enabled account (as requireAdmin demands).
  */
 async function anotherAdminExists(email: string): Promise<boolean> {
-  const snapshot = await deadline(
-    "firestore",
-    usersCollection().where("stripeRole", "==", "admin").limit(100).get(),
-  );
+  const snapshot = await deadline("firestore", usersCollection().where("stripeRole", "==", "admin").limit(100).get());
   const others = snapshot.docs.map((doc) => doc.id).filter((id) => id !== email);
   if (others.length === 0) return false;
   const { users } = await deadline("identity", adminAuth().getUsers(others.map((other) => ({ email: other }))));
@@ -287,8 +297,16 @@ export async function changeAccount(
     if (action === "disable" || action === "enable") {
       const disabled = action === "disable";
       if (record.disabled === disabled) return { email, action, changed: false };
-      if (disabled && email && (await deadline("firestore", readRole(email))) === "admin" && !(await anotherAdminExists(email))) {
-        throw new AccountActionError(`${email} is the only admin: make someone else an admin before disabling this account.`, 409);
+      if (
+        disabled &&
+        email &&
+        (await deadline("firestore", readRole(email))) === "admin" &&
+        !(await anotherAdminExists(email))
+      ) {
+        throw new AccountActionError(
+          `${email} is the only admin: make someone else an admin before disabling this account.`,
+          409,
+        );
       }
       await recordAccountAction(tx, { actor, targetUid: uid, targetEmail: email, action });
       await deadline("identity", adminAuth().updateUser(uid, { disabled }));
@@ -312,7 +330,11 @@ export async function changeAccount(
  * deleting each other at the same moment leave one. An account that cannot
  * hold a role (docs/decisions/075) is deleted like any other.
  */
-export async function deleteAccountAsAdmin(db: Db, actor: { uid: string; email: string }, uid: string): Promise<AccountActionResult> {
+export async function deleteAccountAsAdmin(
+  db: Db,
+  actor: { uid: string; email: string },
+  uid: string,
+): Promise<AccountActionResult> {
   if (uid === actor.uid) {
     throw new AccountActionError("To delete your own account, use “Delete account” on your dashboard.", 409);
   }
@@ -321,7 +343,10 @@ export async function deleteAccountAsAdmin(db: Db, actor: { uid: string; email: 
   await db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${ROLE_CHANGE_LOCK})`);
     if (email && (await deadline("firestore", readRole(email))) === "admin" && !(await anotherAdminExists(email))) {
-      throw new AccountActionError(`${email} is the only admin: make someone else an admin before deleting this account.`, 409);
+      throw new AccountActionError(
+        `${email} is the only admin: make someone else an admin before deleting this account.`,
+        409,
+      );
     }
     if (!record.disabled) await deadline("identity", adminAuth().updateUser(uid, { disabled: true }));
   });

@@ -90,7 +90,9 @@ export async function storeAttachment(
       pages: file.pages ?? null,
       chars: file.text?.length ?? 0,
     });
-    await tx.insert(attachmentData).values({ attachmentId: file.id, bytes: Buffer.from(file.bytes), text: file.text ?? null });
+    await tx
+      .insert(attachmentData)
+      .values({ attachmentId: file.id, bytes: Buffer.from(file.bytes), text: file.text ?? null });
     for (let at = 0; at < file.chunks.length; at += CHUNK_BATCH) {
       await tx.insert(attachmentChunks).values(
         file.chunks.slice(at, at + CHUNK_BATCH).map((chunk) => ({
@@ -129,7 +131,11 @@ export async function findAttachments(db: Db, uid: string, ids: readonly string[
 }
 
 /** The attachments sent with these messages, in upload order. */
-export async function attachmentsOfMessages(db: Db, uid: string, messageIds: readonly string[]): Promise<AttachmentRow[]> {
+export async function attachmentsOfMessages(
+  db: Db,
+  uid: string,
+  messageIds: readonly string[],
+): Promise<AttachmentRow[]> {
   if (messageIds.length === 0) return [];
   const rows = await db
     .select(described)
@@ -146,7 +152,12 @@ export async function getAttachmentFile(
   id: string,
 ): Promise<{ name: string; mediaType: string; kind: AttachmentKind; bytes: Buffer } | undefined> {
   const [row] = await db
-    .select({ name: attachments.name, mediaType: attachments.mediaType, kind: attachments.kind, bytes: attachmentData.bytes })
+    .select({
+      name: attachments.name,
+      mediaType: attachments.mediaType,
+      kind: attachments.kind,
+      bytes: attachmentData.bytes,
+    })
     .from(attachments)
     .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
     .where(and(eq(attachments.uid, uid), eq(attachments.id, id)));
@@ -185,7 +196,8 @@ export async function attachmentContents(
     .from(attachments)
     .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
     .where(and(eq(attachments.uid, uid), inArray(attachments.id, [...ids])));
-  for (const row of rows) found.set(row.id, { bytes: row.bytes ?? undefined, text: row.text ?? undefined, chars: row.chars });
+  for (const row of rows)
+    found.set(row.id, { bytes: row.bytes ?? undefined, text: row.text ?? undefined, chars: row.chars });
   return found;
 }
 
@@ -223,7 +235,10 @@ export async function searchPassages(
   vector?: readonly number[],
 ): Promise<FoundPassage[]> {
   if (ids.length === 0) return [];
-  const named = sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `);
+  const named = sql.join(
+    ids.map((id) => sql`${id}::uuid`),
+    sql`, `,
+  );
   const documents = sql`select ${attachments.id} from ${attachments} where ${attachments.uid} = ${uid} and ${attachments.id} in (${named})`;
   const questionVector = vector ? `{${vector.join(",")}}` : null;
   const result = await db.execute<FoundPassage>(sql`
@@ -260,7 +275,12 @@ export async function searchPassages(
 }
 
 /** The first passages of the account's documents among `ids`, for a question with no searchable word ("summarise this"). */
-export async function firstPassages(db: Db, uid: string, ids: readonly string[], limit: number): Promise<FoundPassage[]> {
+export async function firstPassages(
+  db: Db,
+  uid: string,
+  ids: readonly string[],
+  limit: number,
+): Promise<FoundPassage[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .select({

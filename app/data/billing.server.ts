@@ -11,11 +11,17 @@ type Conn = Db | Tx;
 export const GRANTING_STATUSES = ["active", "trialing", "past_due"] as const;
 
 export async function customerOf(db: Conn, uid: string): Promise<string | undefined> {
-  const [row] = await db.select({ id: billingCustomers.customerId }).from(billingCustomers).where(eq(billingCustomers.uid, uid));
+  const [row] = await db
+    .select({ id: billingCustomers.customerId })
+    .from(billingCustomers)
+    .where(eq(billingCustomers.uid, uid));
   return row?.id;
 }
 
-export async function ownerOfCustomer(db: Conn, customerId: string): Promise<{ uid: string; email: string } | undefined> {
+export async function ownerOfCustomer(
+  db: Conn,
+  customerId: string,
+): Promise<{ uid: string; email: string } | undefined> {
   const [row] = await db
     .select({ uid: billingCustomers.uid, email: billingCustomers.email })
     .from(billingCustomers)
@@ -24,7 +30,10 @@ export async function ownerOfCustomer(db: Conn, customerId: string): Promise<{ u
 }
 
 /** Links a new Stripe customer to the user; returns the user's customer (an earlier one wins a race). */
-export async function saveCustomer(db: Db, customer: { customerId: string; uid: string; email: string }): Promise<string> {
+export async function saveCustomer(
+  db: Db,
+  customer: { customerId: string; uid: string; email: string },
+): Promise<string> {
   await db.insert(billingCustomers).values(customer).onConflictDoNothing();
   return (await customerOf(db, customer.uid)) ?? customer.customerId;
 }
@@ -71,7 +80,13 @@ export async function applySubscription(tx: Conn, state: SubscriptionState): Pro
     .values(state)
     .onConflictDoUpdate({
       target: billingSubscriptions.subscriptionId,
-      set: { status: state.status, role: state.role, priceId: state.priceId, eventAt: state.eventAt, updatedAt: sql`now()` },
+      set: {
+        status: state.status,
+        role: state.role,
+        priceId: state.priceId,
+        eventAt: state.eventAt,
+        updatedAt: sql`now()`,
+      },
       setWhere: sql`${billingSubscriptions.eventAt} <= ${state.eventAt.toISOString()}::timestamptz`,
     })
     .returning({ id: billingSubscriptions.subscriptionId });
@@ -83,7 +98,12 @@ export async function endCustomer(tx: Conn, customerId: string, at: Date): Promi
   await tx
     .update(billingSubscriptions)
     .set({ status: "canceled", eventAt: at, updatedAt: sql`now()` })
-    .where(and(eq(billingSubscriptions.customerId, customerId), sql`${billingSubscriptions.eventAt} <= ${at.toISOString()}::timestamptz`));
+    .where(
+      and(
+        eq(billingSubscriptions.customerId, customerId),
+        sql`${billingSubscriptions.eventAt} <= ${at.toISOString()}::timestamptz`,
+      ),
+    );
   await tx.delete(billingCustomers).where(eq(billingCustomers.customerId, customerId));
 }
 

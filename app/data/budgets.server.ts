@@ -4,7 +4,14 @@ import { lookupRole } from "~/settings/role-settings";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { quotaReservations, usageDaily } from "~/db/schema";
-import { costMicroUsd, FREE, hasBudget, NO_BUDGETS, type BudgetLimits, type ModelPrice } from "~/settings/budget-settings";
+import {
+  costMicroUsd,
+  FREE,
+  hasBudget,
+  NO_BUDGETS,
+  type BudgetLimits,
+  type ModelPrice,
+} from "~/settings/budget-settings";
 import { AccountDeletedError, type Tx } from "./account-lock.server";
 import { RESERVATION_LEASE, roleKeyOf, type RoleInput } from "./quotas.server";
 
@@ -97,7 +104,9 @@ function share(line: BudgetLine) {
 }
 
 function resetOf(kind: BudgetKind, now: Date): Date {
-  return kind.startsWith("daily") ? nextUtcMidnight(now) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  return kind.startsWith("daily")
+    ? nextUtcMidnight(now)
+    : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
 function monthStart(now: Date): string {
@@ -125,11 +134,21 @@ async function readSpend(tx: Tx | Db, uid: string, now: Date, exceptMessageId?: 
     ) s
   `);
   const row = result.rows[0];
-  return { dailyTokens: Number(row.dt), monthlyTokens: Number(row.mt), dailyMicroUsd: Number(row.du), monthlyMicroUsd: Number(row.mu) };
+  return {
+    dailyTokens: Number(row.dt),
+    monthlyTokens: Number(row.mt),
+    dailyMicroUsd: Number(row.du),
+    monthlyMicroUsd: Number(row.mu),
+  };
 }
 
 /** The role's budgets now, for the composer and the dashboard; null when the role has none. */
-export async function getBudgetStatus(db: Db, uid: string, role: RoleInput, now = new Date()): Promise<BudgetStatus | null> {
+export async function getBudgetStatus(
+  db: Db,
+  uid: string,
+  role: RoleInput,
+  now = new Date(),
+): Promise<BudgetStatus | null> {
   const limits = budgetLimitsFor(role);
   if (!hasBudget(limits)) return null;
   return budgetStatus(limits, await readSpend(db, uid, now), now);
@@ -163,7 +182,14 @@ export type Hold =
 export async function holdBudget(db: Db, request: HoldRequest): Promise<Hold> {
   const now = request.now ?? new Date();
   const { uid, messageId, limits, price, promptTokens } = request;
-  const result = await db.execute<{ deleted: boolean; day_tokens: string; month_tokens: string; day_usd: string; month_usd: string; output: string }>(sql`
+  const result = await db.execute<{
+    deleted: boolean;
+    day_tokens: string;
+    month_tokens: string;
+    day_usd: string;
+    month_usd: string;
+    output: string;
+  }>(sql`
     select * from nuvara_hold_budget(
       ${uid}, ${messageId}::uuid, ${utcDay(now)}::date, ${monthStart(now)}::date, ${RESERVATION_LEASE}::interval,
       ${limits.dailyTokens}::bigint, ${limits.monthlyTokens}::bigint, ${limits.dailyMicroUsd}::bigint, ${limits.monthlyMicroUsd}::bigint,
@@ -172,7 +198,12 @@ export async function holdBudget(db: Db, request: HoldRequest): Promise<Hold> {
   `);
   const row = result.rows[0];
   if (row.deleted) throw new AccountDeletedError(uid);
-  const spend: Spend = { dailyTokens: Number(row.day_tokens), monthlyTokens: Number(row.month_tokens), dailyMicroUsd: Number(row.day_usd), monthlyMicroUsd: Number(row.month_usd) };
+  const spend: Spend = {
+    dailyTokens: Number(row.day_tokens),
+    monthlyTokens: Number(row.month_tokens),
+    dailyMicroUsd: Number(row.day_usd),
+    monthlyMicroUsd: Number(row.month_usd),
+  };
   const output = Number(row.output);
   if (output < MIN_REPLY_TOKENS) return { ok: false, status: budgetStatus(limits, spend, now) };
   const heldTokens = promptTokens + output;

@@ -27,7 +27,12 @@ export interface ChatContext {
  * user's conversation with its messages (ownership checked in SQL), the
  * tools they switched off and their custom instructions.
  */
-export async function loadChatContext(db: Db, uid: string, conversationId: string, messageId: string): Promise<ChatContext> {
+export async function loadChatContext(
+  db: Db,
+  uid: string,
+  conversationId: string,
+  messageId: string,
+): Promise<ChatContext> {
   const rows = await db
     .select({
       conversation: conversations,
@@ -56,4 +61,3 @@ export async function loadChatContext(db: Db, uid: string, conversationId: strin
     conversationTaken: rows[0]?.conversationTaken === true,
   };
 }
-

@@ -76,7 +76,10 @@ export function burstLimit(hourly: number): number {
  * Counts the request against each rule in turn and stops at the first one
  * exceeded: a refused request does not also use up the budgets after it.
  */
-export async function checkWindowedLimits(db: Db, rules: WindowedRule[]): Promise<{ retryAfterSeconds: number } | undefined> {
+export async function checkWindowedLimits(
+  db: Db,
+  rules: WindowedRule[],
+): Promise<{ retryAfterSeconds: number } | undefined> {
   for (const rule of rules) {
     const result = await withDeadline(
       "postgres",

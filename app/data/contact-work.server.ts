@@ -56,7 +56,12 @@ function readToken(token: string, secret: Buffer): Challenge | null {
  * Checks the work (signature, expiry, difficulty, the hash) and spends the
  * challenge; null when the message may go on to the limits, else why not.
  */
-export async function spendContactWork(db: Db, token: unknown, nonce: unknown, now = Date.now()): Promise<WorkRefusal | null> {
+export async function spendContactWork(
+  db: Db,
+  token: unknown,
+  nonce: unknown,
+  now = Date.now(),
+): Promise<WorkRefusal | null> {
   if (typeof token !== "string" || typeof nonce !== "string" || token === "" || nonce === "") return "missing";
   const challenge = readToken(token, await serverSecret(db, SECRET));
   // A challenge issued at a lower difficulty than today's counts for nothing.

@@ -39,13 +39,18 @@ const BATCH = 256;
  * (https, or localhost), which a deployment has anyway: its session cookie is
  * `__Host-` (app/auth/cookie.server.ts).
  */
-export async function solveChallenge(challenge: ContactChallenge, onProgress?: (tries: number) => void): Promise<string> {
+export async function solveChallenge(
+  challenge: ContactChallenge,
+  onProgress?: (tries: number) => void,
+): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) throw new Error("This browser cannot do the check here (it needs a secure connection to the site).");
   const encoder = new TextEncoder();
   for (let start = 0; ; start += BATCH) {
     const digests = await Promise.all(
-      Array.from({ length: BATCH }, (_, i) => subtle.digest("SHA-256", encoder.encode(workInput(challenge.token, String(start + i))))),
+      Array.from({ length: BATCH }, (_, i) =>
+        subtle.digest("SHA-256", encoder.encode(workInput(challenge.token, String(start + i)))),
+      ),
     );
     const found = digests.findIndex((digest) => leadingZeroBits(new Uint8Array(digest)) >= challenge.difficulty);
     if (found >= 0) return String(start + found);

@@ -10,18 +10,33 @@ import { writeForAccount } from "./account-lock.server";
 export type Rating = 1 | -1;
 
 /** Sets (1 / -1) or clears (null) the owner's rating of a reply; false when the reply is not one of theirs. */
-export async function rateReply(db: Db, uid: string, conversationId: string, messageId: string, rating: Rating | null): Promise<boolean> {
+export async function rateReply(
+  db: Db,
+  uid: string,
+  conversationId: string,
+  messageId: string,
+  rating: Rating | null,
+): Promise<boolean> {
   // Under the account's lock: nothing is written for a deleted account (docs/decisions/045).
   return writeForAccount(db, uid, async (tx) => {
     const [owned] = await tx
       .select({ id: messages.id })
       .from(messages)
       .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-      .where(and(eq(messages.id, messageId), eq(messages.conversationId, conversationId), eq(conversations.uid, uid), eq(messages.role, "assistant")),)
+      .where(
+        and(
+          eq(messages.id, messageId),
+          eq(messages.conversationId, conversationId),
+          eq(conversations.uid, uid),
+          eq(messages.role, "assistant"),
+        ),
+      )
       .limit(1);
     if (!owned) return false;
     if (rating === null) {
-      await tx.delete(messageFeedback).where(and(eq(messageFeedback.messageId, messageId), eq(messageFeedback.uid, uid)));
+      await tx
+        .delete(messageFeedback)
+        .where(and(eq(messageFeedback.messageId, messageId), eq(messageFeedback.uid, uid)));
     } else {
       await tx
         .insert(messageFeedback)
@@ -90,6 +105,7 @@ export async function feedbackIntent(db: Db, uid: string, conversationId: string
   if (!parsed.success) return json({ error: parsed.error.issues[0]?.message ?? "Invalid feedback." }, { status: 400 });
   const { messageId, rating } = parsed.data;
   const value = rating === "up" ? 1 : rating === "down" ? -1 : null;
-  if (!(await rateReply(db, uid, conversationId, messageId, value))) throw json({ error: "That reply was not found in your conversations." }, { status: 404 });
+  if (!(await rateReply(db, uid, conversationId, messageId, value)))
+    throw json({ error: "That reply was not found in your conversations." }, { status: 404 });
   return json({ ok: true, rating: value });
 }

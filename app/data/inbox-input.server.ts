@@ -36,8 +36,7 @@ export const inboxActionSchema = z.object({
 export type InboxAction = z.infer<typeof inboxActionSchema>;
 
 export type InboxActionResult =
-  | { ok: true; intent: InboxIntent; count: number; notice: string }
-  | { confirmDelete: string[] };
+  { ok: true; intent: InboxIntent; count: number; notice: string } | { confirmDelete: string[] };
 
 const DONE: Record<InboxIntent, string> = {
   "mark-read": "marked read",
@@ -52,7 +51,9 @@ const STATUS_FOR = { "mark-read": "read", "mark-unread": "new", archive: "archiv
 export async function runInboxAction(db: Db, action: InboxAction): Promise<InboxActionResult> {
   if (action.intent === "delete" && action.confirm !== "yes") return { confirmDelete: action.ids };
   const count =
-    action.intent === "delete" ? await deleteInboxMessages(db, action.ids) : await setInboxStatus(db, action.ids, STATUS_FOR[action.intent]);
+    action.intent === "delete"
+      ? await deleteInboxMessages(db, action.ids)
+      : await setInboxStatus(db, action.ids, STATUS_FOR[action.intent]);
   const noun = count === 1 ? "1 message" : `${count} messages`;
   return { ok: true, intent: action.intent, count, notice: `${noun} ${DONE[action.intent]}.` };
 }

@@ -13,7 +13,11 @@ import { decodeCursor } from "./inbox.server";
 const blankToUndefined = (value: unknown) => (value === "" || value === null ? undefined : value);
 const cursor = z.preprocess(
   blankToUndefined,
-  z.string().max(200).refine((value) => decodeCursor(value) !== undefined, "That page link is not valid.").optional(),
+  z
+    .string()
+    .max(200)
+    .refine((value) => decodeCursor(value) !== undefined, "That page link is not valid.")
+    .optional(),
 );
 
 export const inboxQuerySchema = z.object({
@@ -24,4 +28,3 @@ export const inboxQuerySchema = z.object({
   after: cursor,
   before: cursor,
 });
-

@@ -2,7 +2,16 @@ import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
-import { adminAudit, conversations, inboxReplies, messageFeedback, messages, type InboxMessage, type InboxReply, type ReplyDelivery } from "~/db/schema";
+import {
+  adminAudit,
+  conversations,
+  inboxReplies,
+  messageFeedback,
+  messages,
+  type InboxMessage,
+  type InboxReply,
+  type ReplyDelivery,
+} from "~/db/schema";
 import { log } from "~/log/logger.server";
 import { quoted, sendReplyMail } from "~/mail/reply-mail.server";
 import { storableString } from "~/text/storable-text";
@@ -24,11 +33,21 @@ export interface Admin {
 }
 
 export async function listReplies(db: Db, messageId: string): Promise<InboxReply[]> {
-  return db.select().from(inboxReplies).where(eq(inboxReplies.messageId, messageId)).orderBy(asc(inboxReplies.createdAt), asc(inboxReplies.id));
+  return db
+    .select()
+    .from(inboxReplies)
+    .where(eq(inboxReplies.messageId, messageId))
+    .orderBy(asc(inboxReplies.createdAt), asc(inboxReplies.id));
 }
 
 /** Stored before any sending, so a reply is never lost to a mail server's fault. */
-export async function storeReply(db: Db, messageId: string, author: Admin, body: string, delivery: "stored" | "sending"): Promise<InboxReply> {
+export async function storeReply(
+  db: Db,
+  messageId: string,
+  author: Admin,
+  body: string,
+  delivery: "stored" | "sending",
+): Promise<InboxReply> {
   const [row] = await db
     .insert(inboxReplies)
     .values({ messageId, authorUid: author.uid, authorEmail: author.email, body, delivery })
@@ -37,7 +56,11 @@ export async function storeReply(db: Db, messageId: string, author: Admin, body:
 }
 
 /** How sending ended: sent (with the time) or failed (with the reason). */
-export async function recordDelivery(db: Db, replyId: string, outcome: { delivery: Extract<ReplyDelivery, "sent" | "failed">; error?: string }) {
+export async function recordDelivery(
+  db: Db,
+  replyId: string,
+  outcome: { delivery: Extract<ReplyDelivery, "sent" | "failed">; error?: string },
+) {
   await db
     .update(inboxReplies)
     .set({
@@ -49,7 +72,10 @@ export async function recordDelivery(db: Db, replyId: string, outcome: { deliver
 }
 
 /** The reporter's rating of the reported reply: 1, -1, or null (none, or the reply is gone). */
-export async function reporterRating(db: Db, message: Pick<InboxMessage, "senderUid" | "exchange">): Promise<1 | -1 | null> {
+export async function reporterRating(
+  db: Db,
+  message: Pick<InboxMessage, "senderUid" | "exchange">,
+): Promise<1 | -1 | null> {
   if (!message.senderUid || !message.exchange?.messageId || !isUuid(message.exchange.messageId)) return null;
   const [row] = await db
     .select({ rating: messageFeedback.rating })
@@ -57,7 +83,6 @@ export async function reporterRating(db: Db, message: Pick<InboxMessage, "sender
     .where(and(eq(messageFeedback.messageId, message.exchange.messageId), eq(messageFeedback.uid, message.senderUid)));
   return row ? (row.rating as 1 | -1) : null;
 }
-
 
 export interface ReportedConversation {
   title: string | null;
@@ -69,7 +94,10 @@ export interface ReportedConversation {
  * the reporter's own (a report names its conversation, and the owner must be
  * the reporter). Null when it was deleted.
  */
-export async function reportedConversation(db: Pick<Db, "select">, message: Pick<InboxMessage, "senderUid" | "exchange">): Promise<ReportedConversation | null> {
+export async function reportedConversation(
+  db: Pick<Db, "select">,
+  message: Pick<InboxMessage, "senderUid" | "exchange">,
+): Promise<ReportedConversation | null> {
   const conversationId = message.exchange?.conversationId;
   if (!message.senderUid || !conversationId || !isUuid(conversationId)) return null;
   const [conversation] = await db
@@ -78,12 +106,21 @@ export async function reportedConversation(db: Pick<Db, "select">, message: Pick
     .where(and(eq(conversations.id, conversationId), eq(conversations.uid, message.senderUid)));
   if (!conversation) return null;
   const rows = await db
-    .select({ id: messages.id, parentId: messages.parentId, role: messages.role, parts: messages.parts, content: messages.content })
+    .select({
+      id: messages.id,
+      parentId: messages.parentId,
+      role: messages.role,
+      parts: messages.parts,
+      content: messages.content,
+    })
     .from(messages)
     .where(eq(messages.conversationId, conversationId))
     .orderBy(asc(messages.seq));
   const branch = branchThrough(rows, message.exchange?.messageId ?? null, conversation.currentLeafId);
-  return { title: conversation.title, messages: branch.map(({ id, role, parts, content }) => ({ id, role, parts, content })) };
+  return {
+    title: conversation.title,
+    messages: branch.map(({ id, role, parts, content }) => ({ id, role, parts, content })),
+  };
 }
 
 /**
@@ -94,12 +131,20 @@ export async function reportedConversation(db: Pick<Db, "select">, message: Pick
  * under it). A reply no longer there: the branch the owner has open.
  * `rows` come in storage order (seq).
  */
-export function branchThrough<T extends { id: string; parentId: string | null }>(rows: T[], replyId: string | null, leafId: string | null): T[] {
+export function branchThrough<T extends { id: string; parentId: string | null }>(
+  rows: T[],
+  replyId: string | null,
+  leafId: string | null,
+): T[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
   const upFrom = (id: string | null): T[] => {
     const path: T[] = [];
     const seen = new Set<string>();
-    for (let row = id ? byId.get(id) : undefined; row && !seen.has(row.id); row = row.parentId ? byId.get(row.parentId) : undefined) {
+    for (
+      let row = id ? byId.get(id) : undefined;
+      row && !seen.has(row.id);
+      row = row.parentId ? byId.get(row.parentId) : undefined
+    ) {
       seen.add(row.id);
       path.unshift(row);
     }
@@ -110,7 +155,7 @@ export function branchThrough<T extends { id: string; parentId: string | null }>
     if (open.some((row) => row.id === replyId)) return open;
     const path = upFrom(replyId);
     // Down from the reply: the latest child each time (rows are in seq order, so the last one found).
-    for (let last = path[path.length - 1]; ; ) {
+    for (let last = path[path.length - 1]; ;) {
       const children = rows.filter((row) => row.parentId === last.id);
       if (children.length === 0) return path;
       last = children[children.length - 1];
@@ -123,7 +168,11 @@ export function branchThrough<T extends { id: string; parentId: string | null }>
 export const CONVERSATION_OPENED = "conversation-opened";
 
 /** Written in the same transaction as the read it records: no read without its entry. */
-export async function recordConversationOpened(db: Pick<Db, "insert">, admin: Admin, message: Pick<InboxMessage, "id" | "senderUid" | "exchange">) {
+export async function recordConversationOpened(
+  db: Pick<Db, "insert">,
+  admin: Admin,
+  message: Pick<InboxMessage, "id" | "senderUid" | "exchange">,
+) {
   await db.insert(adminAudit).values({
     actorUid: admin.uid,
     actorEmail: admin.email,
@@ -135,7 +184,11 @@ export async function recordConversationOpened(db: Pick<Db, "insert">, admin: Ad
 }
 
 /** Opens the reported conversation and records the opening, both or neither. */
-export async function openReportedConversation(db: Db, admin: Admin, message: InboxMessage): Promise<ReportedConversation | null> {
+export async function openReportedConversation(
+  db: Db,
+  admin: Admin,
+  message: InboxMessage,
+): Promise<ReportedConversation | null> {
   return db.transaction(async (tx) => {
     const conversation = await reportedConversation(tx, message);
     if (conversation) await recordConversationOpened(tx, admin, message);
@@ -162,8 +215,7 @@ export const replySchema = z.object({
 });
 
 export type ReplyOutcome =
-  | { replied: true; delivery: "stored" | "sent"; notice: string }
-  | { replied: true; delivery: "failed"; error: string };
+  { replied: true; delivery: "stored" | "sent"; notice: string } | { replied: true; delivery: "failed"; error: string };
 
 function subjectFor(message: InboxMessage): string {
   return message.kind === "report" ? "Re: your report on an assistant reply" : "Re: your message";
@@ -176,9 +228,15 @@ function subjectFor(message: InboxMessage): string {
  */
 export async function replyToMessage(admin: Admin, message: InboxMessage, text: string): Promise<ReplyOutcome> {
   const smtp = getConfig().smtp;
-  const reply = await withDatabase("storing an admin reply", (db) => storeReply(db, message.id, admin, text, smtp ? "sending" : "stored"));
+  const reply = await withDatabase("storing an admin reply", (db) =>
+    storeReply(db, message.id, admin, text, smtp ? "sending" : "stored"),
+  );
   if (!smtp) {
-    return { replied: true, delivery: "stored", notice: "Reply saved. Email is not set up here (SMTP_URL), so send it with the email link." };
+    return {
+      replied: true,
+      delivery: "stored",
+      notice: "Reply saved. Email is not set up here (SMTP_URL), so send it with the email link.",
+    };
   }
   let failure: string | undefined;
   try {

@@ -25,7 +25,6 @@ import { isUuid } from "~/ids/uuid";
 
 export const INBOX_PAGE_SIZE = 25;
 
-
 /** Who wrote: a signed-in user (identity from the session) or a visitor (typed email). */
 export interface Sender {
   email: string;
@@ -54,8 +53,16 @@ function senderColumns(sender: Sender) {
  * A signed-in sender's message is written under their account's lock, so it
  * cannot outlive a deletion in progress (AccountDeletedError, docs/decisions/045).
  */
-async function insertMessage(db: Db, sender: Sender, values: Omit<typeof inboxMessages.$inferInsert, keyof ReturnType<typeof senderColumns>>) {
-  const insert = (target: Db | Tx) => target.insert(inboxMessages).values({ ...values, ...senderColumns(sender) }).returning();
+async function insertMessage(
+  db: Db,
+  sender: Sender,
+  values: Omit<typeof inboxMessages.$inferInsert, keyof ReturnType<typeof senderColumns>>,
+) {
+  const insert = (target: Db | Tx) =>
+    target
+      .insert(inboxMessages)
+      .values({ ...values, ...senderColumns(sender) })
+      .returning();
   const [row] = sender.uid ? await writeForAccount(db, sender.uid, insert) : await insert(db);
   forgetNewMessageCount();
   return row;
@@ -70,7 +77,12 @@ export async function addReport(
   sender: Sender,
   report: { reason: ReportReason; comment: string; exchange: ReportedExchange },
 ): Promise<InboxMessage> {
-  return insertMessage(db, sender, { kind: "report", body: report.comment, reportReason: report.reason, exchange: report.exchange });
+  return insertMessage(db, sender, {
+    kind: "report",
+    body: report.comment,
+    reportReason: report.reason,
+    exchange: report.exchange,
+  });
 }
 
 /**
@@ -78,7 +90,11 @@ export async function addReport(
  * user message before it, read from their own conversation only (another
  * user's message is as unknown as a missing one). Undefined when not found.
  */
-export async function findReportedExchange(db: Db, uid: string, messageId: string): Promise<ReportedExchange | undefined> {
+export async function findReportedExchange(
+  db: Db,
+  uid: string,
+  messageId: string,
+): Promise<ReportedExchange | undefined> {
   if (!isUuid(messageId)) return undefined;
   const [reply] = await db
     .select({ conversationId: messages.conversationId, parentId: messages.parentId, content: messages.content })
@@ -224,7 +240,11 @@ export async function listInbox(db: Db, query: InboxQuery): Promise<InboxPage> {
  * filters, newest first): `previous` is the newer one, `next` the older one,
  * so j/k on a message walk the list in its order. Undefined ids when none.
  */
-export async function inboxNeighbours(db: Db, query: Omit<InboxQuery, "after" | "before">, id: string): Promise<{ previous?: string; next?: string }> {
+export async function inboxNeighbours(
+  db: Db,
+  query: Omit<InboxQuery, "after" | "before">,
+  id: string,
+): Promise<{ previous?: string; next?: string }> {
   if (!isUuid(id)) return {};
   const position = sql`((select ${inboxMessages.createdAt} from ${inboxMessages} where ${inboxMessages.id} = ${id}::uuid), ${id}::uuid)`;
   const pair = sql`(${inboxMessages.createdAt}, ${inboxMessages.id})`;
@@ -233,7 +253,11 @@ export async function inboxNeighbours(db: Db, query: Omit<InboxQuery, "after" | 
       .select({ id: inboxMessages.id })
       .from(inboxMessages)
       .where(and(...filters(query), newer ? sql`${pair} > ${position}` : sql`${pair} < ${position}`))
-      .orderBy(...(newer ? [inboxMessages.createdAt, inboxMessages.id] : [desc(inboxMessages.createdAt), desc(inboxMessages.id)]))
+      .orderBy(
+        ...(newer
+          ? [inboxMessages.createdAt, inboxMessages.id]
+          : [desc(inboxMessages.createdAt), desc(inboxMessages.id)]),
+      )
       .limit(1);
   const [[previous], [next]] = await Promise.all([one(true), one(false)]);
   return { previous: previous?.id, next: next?.id };

@@ -53,7 +53,6 @@ export function toChatMessage(row: MessageRow): ChatMessage {
   };
 }
 
-
 export interface Exchange {
   uid: string;
   conversationId: string;
@@ -176,7 +175,14 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
       -- The files sent with a new message become its own (and go with it); until then they waited in the composer.
       update ${attachments} set message_id = ${user.id}::uuid
       where uid = ${exchange.uid} and message_id is null
-        and id = any(${attachmentIds.length > 0 ? sql`array[${sql.join(attachmentIds.map((id) => sql`${id}::uuid`), sql`, `)}]` : sql`array[]::uuid[]`})
+        and id = any(${
+          attachmentIds.length > 0
+            ? sql`array[${sql.join(
+                attachmentIds.map((id) => sql`${id}::uuid`),
+                sql`, `,
+              )}]`
+            : sql`array[]::uuid[]`
+        })
         and exists (select 1 from inserted where role = 'user')
       returning 1
     ),

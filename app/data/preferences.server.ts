@@ -64,7 +64,11 @@ export const themeSchema = z.enum(THEMES, { error: "Choose System, Light or Dark
 
 /** The colour theme the user picked ("system" until they pick one). */
 export async function getTheme(db: Db, uid: string): Promise<Theme> {
-  const [row] = await db.select({ theme: userPreferences.theme }).from(userPreferences).where(eq(userPreferences.uid, uid)).limit(1);
+  const [row] = await db
+    .select({ theme: userPreferences.theme })
+    .from(userPreferences)
+    .where(eq(userPreferences.uid, uid))
+    .limit(1);
   return row?.theme ?? "system";
 }
 

@@ -92,7 +92,11 @@ function unsettledKey(uid: string, messageId: string) {
  * (see `unsettled`). `shown`: some of the reply was shown, so its unit stays
  * used and a Retry counts anew; otherwise the Retry reuses the unit.
  */
-export function markUnsettled(reservation: Pick<Reservation, "uid" | "messageId">, { shown = false } = {}, now = Date.now()) {
+export function markUnsettled(
+  reservation: Pick<Reservation, "uid" | "messageId">,
+  { shown = false } = {},
+  now = Date.now(),
+) {
   for (const [key, entry] of unsettled) if (now - entry.at > LEASE_MS) unsettled.delete(key);
   unsettled.set(unsettledKey(reservation.uid, reservation.messageId), { at: now, shown });
 }
@@ -215,7 +219,11 @@ export async function touchReservation(db: Db, reservation: Pick<Reservation, "u
 export async function settleMessage(
   db: Db,
   reservation: Pick<Reservation, "uid" | "messageId">,
-  spent: { inputTokens: number; outputTokens: number; costMicroUsd: number } = { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 },
+  spent: { inputTokens: number; outputTokens: number; costMicroUsd: number } = {
+    inputTokens: 0,
+    outputTokens: 0,
+    costMicroUsd: 0,
+  },
 ): Promise<void> {
   // What the reply used is spent, stored or not (docs/decisions/072); only if this call ended the claim.
   await db.execute(sql`

@@ -51,13 +51,20 @@ async function countHits(db: Db, keys: string[], windowSeconds: number) {
   `);
   // Old windows are useless; trimming now and then keeps the table small.
   if (Math.random() < 0.01) {
-    await db.execute(sql`delete from rate_limits where window_start < ${new Date(at - DAY_MS).toISOString()}::timestamptz`);
+    await db.execute(
+      sql`delete from rate_limits where window_start < ${new Date(at - DAY_MS).toISOString()}::timestamptz`,
+    );
   }
   return result.rows.map((row) => ({ key: row.key, count: Number(row.count), retryAfterSeconds }));
 }
 
 /** Counts one hit against `key`. */
-export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number): Promise<RateLimitResult> {
+export async function hitRateLimit(
+  db: Db,
+  key: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<RateLimitResult> {
   const [row] = await countHits(db, [key], windowSeconds);
   if (row.count > limit) countRefusal(limitName(key)); // by name on /metrics, never by subject
   return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: row.retryAfterSeconds };
@@ -74,7 +81,9 @@ export async function hitRateLimits(
 ): Promise<{ allowed: boolean; retryAfterSeconds: number }> {
   if (rules.length === 0) return { allowed: true, retryAfterSeconds: 0 };
   const limits = new Map(rules.map((rule) => [rule.key, rule.limit]));
-  const over = (await countHits(db, [...limits.keys()], windowSeconds)).filter((row) => row.count > (limits.get(row.key) ?? Infinity));
+  const over = (await countHits(db, [...limits.keys()], windowSeconds)).filter(
+    (row) => row.count > (limits.get(row.key) ?? Infinity),
+  );
   for (const row of over) countRefusal(limitName(row.key));
   return { allowed: over.length === 0, retryAfterSeconds: Math.max(1, ...over.map((row) => row.retryAfterSeconds)) };
 }
@@ -107,9 +116,16 @@ const HOUR = 60 * 60;
  * stops at the first one exceeded: a refused request does not also use up
  * the shared budgets (overall) that others need.
  */
-export async function checkHourlyLimits(db: Db, rules: LimitRule[]): Promise<{ retryAfterSeconds: number } | undefined> {
+export async function checkHourlyLimits(
+  db: Db,
+  rules: LimitRule[],
+): Promise<{ retryAfterSeconds: number } | undefined> {
   for (const rule of rules) {
-    const result = await withDeadline("postgres", getConfig().backendTimeoutMs, hitRateLimit(db, rule.key, rule.limit, HOUR));
+    const result = await withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      hitRateLimit(db, rule.key, rule.limit, HOUR),
+    );
     if (!result.allowed) return { retryAfterSeconds: result.retryAfterSeconds };
   }
   return undefined;

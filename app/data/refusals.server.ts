@@ -12,9 +12,11 @@ export type RefusedAt = "quota" | "budget";
  */
 export function recordRefusal(db: Db, uid: string, limit: RefusedAt, now = new Date()): void {
   void db
-    .execute(sql`
+    .execute(
+      sql`
       insert into ${limitRefusals} (uid, day, "limit", count) values (${uid}, ${utcDay(now)}::date, ${limit}, 1)
       on conflict (uid, day, "limit") do update set count = ${limitRefusals.count} + 1
-    `)
+    `,
+    )
     .catch((error) => logBackendFault("postgres", "counting a refusal", error));
 }

@@ -26,6 +26,9 @@ async function loadOrMake(db: Db, name: string): Promise<Buffer> {
     .insert(serverSecrets)
     .values({ name, secret: randomBytes(32).toString("base64url") })
     .onConflictDoNothing();
-  const [row] = await db.select({ secret: serverSecrets.secret }).from(serverSecrets).where(eq(serverSecrets.name, name));
+  const [row] = await db
+    .select({ secret: serverSecrets.secret })
+    .from(serverSecrets)
+    .where(eq(serverSecrets.name, name));
   return Buffer.from(row.secret, "base64url");
 }

@@ -89,7 +89,13 @@ export async function createShare(
       .where(and(eq(sharedConversations.conversationId, conversation.id), isNull(sharedConversations.revokedAt)));
     if (open.count >= OPEN_SHARES_PER_CONVERSATION) throw new TooManySharesError();
     const stored = await tx
-      .select({ id: messages.id, parentId: messages.parentId, role: messages.role, parts: messages.parts, content: messages.content })
+      .select({
+        id: messages.id,
+        parentId: messages.parentId,
+        role: messages.role,
+        parts: messages.parts,
+        content: messages.content,
+      })
       .from(messages)
       .where(eq(messages.conversationId, conversation.id))
       .orderBy(asc(messages.seq));
@@ -118,7 +124,11 @@ export async function createShare(
 }
 
 /** The user's links still open, newest first (for the dashboard and the Share dialog). */
-export async function listShares(db: Db, uid: string, { conversationId }: { conversationId?: string } = {}): Promise<ShareSummary[]> {
+export async function listShares(
+  db: Db,
+  uid: string,
+  { conversationId }: { conversationId?: string } = {},
+): Promise<ShareSummary[]> {
   const rows = await db
     .select()
     .from(sharedConversations)
@@ -168,7 +178,11 @@ export async function getPublicShare(db: Db, id: string): Promise<PublicShare | 
  * order (they are theirs to continue from then on). Null when the link was
  * revoked or never existed.
  */
-export async function copyShareToConversation(db: Db, uid: string, shareId: string): Promise<{ conversationId: string } | null> {
+export async function copyShareToConversation(
+  db: Db,
+  uid: string,
+  shareId: string,
+): Promise<{ conversationId: string } | null> {
   const share = await getPublicShare(db, shareId);
   if (!share) return null;
   // Under the account's lock: nothing is created for an account deleted meanwhile (docs/decisions/045).
@@ -236,7 +250,13 @@ export async function getSharedFile(db: Db, shareId: string, attachmentId: strin
   const [row] = await db
     .select({ uid: sharedConversations.uid, snapshot: sharedConversations.snapshot })
     .from(sharedConversations)
-    .where(and(eq(sharedConversations.id, shareId), isNull(sharedConversations.revokedAt), eq(sharedConversations.includeFiles, true)))
+    .where(
+      and(
+        eq(sharedConversations.id, shareId),
+        isNull(sharedConversations.revokedAt),
+        eq(sharedConversations.includeFiles, true),
+      ),
+    )
     .limit(1);
   if (!row) return undefined;
   const shown = toSnapshot(row.snapshot).some((message) =>

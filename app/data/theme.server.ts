@@ -18,7 +18,11 @@ export async function themeFor(uid: string): Promise<Theme> {
   const cached = cache.get(uid);
   if (cached && cached.until > Date.now()) return cached.theme;
   try {
-    const theme = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => getTheme(db, uid)));
+    const theme = await withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      getDb().then((db) => getTheme(db, uid)),
+    );
     remember(uid, theme);
     return theme;
   } catch (error) {
@@ -69,13 +73,25 @@ export interface ThemeResult {
 /** The dashboard's "theme" intent: stores System, Light or Dark for the user. */
 export async function themeIntent(uid: string, form: FormData) {
   const parsed = themeSchema.safeParse(form.get("theme"));
-  if (!parsed.success) return json<ThemeResult>({ fieldErrors: { theme: parsed.error.issues[0]?.message ?? "Choose a theme." } }, { status: 400 });
+  if (!parsed.success)
+    return json<ThemeResult>(
+      { fieldErrors: { theme: parsed.error.issues[0]?.message ?? "Choose a theme." } },
+      { status: 400 },
+    );
   try {
-    await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => setTheme(db, uid, parsed.data)));
+    await withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      getDb().then((db) => setTheme(db, uid, parsed.data)),
+    );
   } catch (error) {
-    if (isAccountDeleted(error)) return json<ThemeResult>({ fieldErrors: { theme: "This account has been deleted." } }, { status: 401 });
+    if (isAccountDeleted(error))
+      return json<ThemeResult>({ fieldErrors: { theme: "This account has been deleted." } }, { status: 401 });
     logBackendFault("postgres", "storing the theme", error);
-    return json<ThemeResult>({ fieldErrors: { theme: "Your theme could not be saved right now. Please try again shortly." } }, { status: 503 });
+    return json<ThemeResult>(
+      { fieldErrors: { theme: "Your theme could not be saved right now. Please try again shortly." } },
+      { status: 503 },
+    );
   }
   remember(uid, parsed.data);
   return json<ThemeResult>({ ok: true, theme: parsed.data });

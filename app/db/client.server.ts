@@ -70,9 +70,7 @@ export function getDb(): Promise<Db> {
   if (!ready) {
     const { databaseUrl, backendTimeoutMs, databasePoolSize } = getConfig();
     if (!databaseUrl) {
-      return Promise.reject(
-        new Error("DATABASE_URL is not set (npm start sets it in local mode)."),
-      );
+      return Promise.reject(new Error("DATABASE_URL is not set (npm start sets it in local mode)."));
     }
     ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).then(
       (db) => {

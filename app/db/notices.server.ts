@@ -78,7 +78,10 @@ export function startNoticeListener(
       if (lost || stopped) return;
       lost = true;
       backendPid = null;
-      log().warn({ store: "postgres" }, `[postgres] auth invalidation listener lost${error ? `: ${error.message}` : ""}; reconnecting`);
+      log().warn(
+        { store: "postgres" },
+        `[postgres] auth invalidation listener lost${error ? `: ${error.message}` : ""}; reconnecting`,
+      );
       current.end().catch(() => undefined);
       retry();
     };
@@ -90,7 +93,9 @@ export function startNoticeListener(
       // Like the pool's idle connections: on SIGTERM remix-serve lets open replies finish and exits; this must not hold it.
       // (pg's Client.unref, used by the pool for allowExitOnIdle, is missing from @types/pg.)
       (current as pg.Client & { unref(): void }).unref();
-      const { rows } = await current.query<{ version: string; pid: number }>("select version() as version, pg_backend_pid() as pid");
+      const { rows } = await current.query<{ version: string; pid: number }>(
+        "select version() as version, pg_backend_pid() as pid",
+      );
       if (rows[0].version.includes("PGlite")) {
         // One embedded database, one app process: local eviction is enough.
         stopped = true;

@@ -67,6 +67,9 @@ export function storeHealth(): Promise<StoreHealth> {
     if (healthy) entry.healthyUntil = Date.now() + HEALTHY_FOR_MS;
     else current = undefined;
   };
-  entry.check.then((health) => settle(health.ok), () => settle(false));
+  entry.check.then(
+    (health) => settle(health.ok),
+    () => settle(false),
+  );
   return entry.check;
 }

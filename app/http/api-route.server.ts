@@ -33,7 +33,10 @@ export function apiRoute<Args extends { request: Request }>(handler: Handler<Arg
       // A JSON 500 that says nothing of the cause (Remix's own is plain text, without these headers).
       // The log gets the class, code and stack frames, never the message (it can hold user text; ADR 052).
       logUnexpectedError(`api ${new URL(args.request.url).pathname}`, error);
-      return withApiHeaders(json({ error: "Something went wrong on our side. Please try again." }, { status: 500 }), args.request);
+      return withApiHeaders(
+        json({ error: "Something went wrong on our side. Please try again." }, { status: 500 }),
+        args.request,
+      );
     }
   };
 }

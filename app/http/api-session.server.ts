@@ -12,7 +12,8 @@ import { logBackendFault } from "~/deadline.server";
 export async function apiSignedIn(request: Request): Promise<SignedIn | Response> {
   const session = await getSessionUser(request);
   if (session.status === "signed-in" && !session.degraded) return session;
-  if (session.degraded) return json({ error: "Sign-in can't be checked right now. Please try again shortly." }, { status: 503 });
+  if (session.degraded)
+    return json({ error: "Sign-in can't be checked right now. Please try again shortly." }, { status: 503 });
   return json({ error: "Please sign in." }, { status: 401, headers: sessionHeaders(session) });
 }
 

@@ -114,7 +114,10 @@ export async function readForm(request: Request, max: number): Promise<FormData>
   const bytes = await requireBodyWithin(request, max);
   const form = await parseForm(bytes, request.headers.get("Content-Type") ?? "");
   if (!form) {
-    throw json({ error: "The request body could not be read as a form." }, { status: 400, headers: { "Cache-Control": "no-store" } });
+    throw json(
+      { error: "The request body could not be read as a form." },
+      { status: 400, headers: { "Cache-Control": "no-store" } },
+    );
   }
   return form;
 }

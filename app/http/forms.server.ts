@@ -78,7 +78,10 @@ export function backToReferrer(request: Request, param: string, outcome: string,
       // A malformed Referer: go home.
     }
   }
-  return new Response(null, { status: 303, headers: { Location: anchor ? `${back}#${anchor}` : back, "Cache-Control": "no-store" } });
+  return new Response(null, {
+    status: 303,
+    headers: { Location: anchor ? `${back}#${anchor}` : back, "Cache-Control": "no-store" },
+  });
 }
 
 export function tooMany(what: string, retryAfterSeconds: number): Response {

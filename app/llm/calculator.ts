@@ -50,7 +50,9 @@ export function calculate(expression: string): CalculationResult {
 /** Evaluates an arithmetic expression exactly; throws CalculatorError on bad input. */
 export function evaluateExpression(expression: string): Decimal {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
-    throw new CalculatorError(`Expression is too long (${expression.length} characters, at most ${MAX_EXPRESSION_LENGTH}).`);
+    throw new CalculatorError(
+      `Expression is too long (${expression.length} characters, at most ${MAX_EXPRESSION_LENGTH}).`,
+    );
   }
   const tokens = tokenize(expression);
   if (tokens.length === 0) throw new CalculatorError("The expression is empty.");
@@ -186,7 +188,8 @@ class Parser {
     const base = this.parsePostfix();
     if (!this.takeOperator("^")) return base;
     const exponent = this.parseUnary();
-    if (base.isZero() && exponent.isNegative()) throw new CalculatorError("Division by zero (zero to a negative power).");
+    if (base.isZero() && exponent.isNegative())
+      throw new CalculatorError("Division by zero (zero to a negative power).");
     if (base.isNegative() && !exponent.isInteger()) {
       throw new CalculatorError("A negative number to a fractional power is not a real number.");
     }
@@ -220,7 +223,9 @@ class Parser {
         return inRange(fn(argument));
       }
       const known = [...Object.keys(FUNCTIONS), ...Object.keys(CONSTANTS), "mod"].join(", ");
-      throw new CalculatorError(`Unknown name "${token.text}" at position ${token.position + 1}. Known names: ${known}.`);
+      throw new CalculatorError(
+        `Unknown name "${token.text}" at position ${token.position + 1}. Known names: ${known}.`,
+      );
     }
     throw new CalculatorError(`Unexpected "${token.text}" at position ${token.position + 1}.`);
   }
@@ -253,7 +258,9 @@ class Parser {
     if (this.takeOperator(text)) return;
     const token = this.peek();
     throw new CalculatorError(
-      token ? `Expected "${text}" at position ${token.position + 1}, found "${token.text}".` : `Missing "${text}" at the end.`,
+      token
+        ? `Expected "${text}" at position ${token.position + 1}, found "${token.text}".`
+        : `Missing "${text}" at the end.`,
     );
   }
 }

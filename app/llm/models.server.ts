@@ -46,7 +46,12 @@ function endpointRegistry(
 ): ModelRegistry {
   return {
     source,
-    models: ids.map((id) => ({ id, label: names.get(id) ?? id, demo: false, vision: vision === "*" || vision.includes(id) })),
+    models: ids.map((id) => ({
+      id,
+      label: names.get(id) ?? id,
+      demo: false,
+      vision: vision === "*" || vision.includes(id),
+    })),
     languageModel: (modelId) => createChatModel({ baseURL, apiKey, modelId }),
   };
 }

@@ -34,7 +34,9 @@ export function createChatModel({ baseURL, apiKey, modelId }: ChatModelSettings)
 
 /** An embeddings model at the same endpoint (`POST {baseURL}/embeddings`), for finding passages by meaning. */
 export function createEmbeddingModel({ baseURL, apiKey, modelId }: ChatModelSettings): EmbeddingModel {
-  return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, fetch: nativeFetch }).embeddingModel(modelId);
+  return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey, fetch: nativeFetch }).embeddingModel(
+    modelId,
+  );
 }
 
 /**

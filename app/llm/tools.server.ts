@@ -100,8 +100,9 @@ const convertUnitsTool: BuiltInTool = {
         from: z.string().describe('Unit of the value, e.g. "km"'),
         to: z.string().describe('Unit to convert to, e.g. "mi"'),
       }),
-      execute: answerOrPlainError("unit converter", ({ value, from, to }: { value: number; from: string; to: string }) =>
-        convertUnits(value, from, to),
+      execute: answerOrPlainError(
+        "unit converter",
+        ({ value, from, to }: { value: number; from: string; to: string }) => convertUnits(value, from, to),
       ),
     });
   },

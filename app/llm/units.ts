@@ -139,7 +139,11 @@ interface Unit {
 
 /** Lookup key: case, spaces, degree signs and exponent marks do not matter ("Sq Ft", "m^2", "°c"). */
 function normalize(unit: string): string {
-  return unit.toLowerCase().replace(/[\s°º^]/g, "").replace(/²/g, "2").replace(/³/g, "3");
+  return unit
+    .toLowerCase()
+    .replace(/[\s°º^]/g, "")
+    .replace(/²/g, "2")
+    .replace(/³/g, "3");
 }
 
 function buildUnitIndex(): Map<string, Unit> {

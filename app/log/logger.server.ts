@@ -31,7 +31,14 @@ function settings(): { level: LogLevel; format: LogFormat } {
   }
 }
 
-const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
 const SHOWN_ELSEWHERE = new Set(["level", "time", "msg", "pid", "hostname", "reqId"]);
 
 /** One JSON line as a person reads it: `12:00:01.234 ERROR [req-id] message route=… uid=…`. */
@@ -48,7 +55,10 @@ export function prettyLine(json: string): string {
   // Values are JSON-encoded, so a value cannot break the line either.
   const fields = Object.entries(entry)
     .filter(([name]) => !SHOWN_ELSEWHERE.has(name))
-    .map(([name, value]) => `${name}=${typeof value === "string" && /^[\w./:@-]*$/.test(value) ? value : JSON.stringify(value)}`);
+    .map(
+      ([name, value]) =>
+        `${name}=${typeof value === "string" && /^[\w./:@-]*$/.test(value) ? value : JSON.stringify(value)}`,
+    );
   return `${time} ${level}${request} ${String(entry.msg ?? "")}${fields.length ? ` ${fields.join(" ")}` : ""}`;
 }
 
@@ -66,7 +76,9 @@ function createLogger(): Logger {
       redact: { paths: [...REDACTED_FIELDS, ...REDACTED_FIELDS.map((name) => `*.${name}`)], censor: "[redacted]" },
       mixin() {
         const request = currentRequest();
-        return request ? { reqId: request.requestId, route: request.route, ...(request.uid ? { uid: request.uid } : {}) } : {};
+        return request
+          ? { reqId: request.requestId, route: request.route, ...(request.uid ? { uid: request.uid } : {}) }
+          : {};
       },
     },
     destination,

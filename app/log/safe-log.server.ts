@@ -58,7 +58,8 @@ function errorCode(error: Error): string | undefined {
  * (a timeout naming the backend and the deadline).
  */
 export function describeError(error: unknown, keepMessage = false): string {
-  if (!(error instanceof Error)) return error === undefined || error === null ? "unknown error" : `non-error ${typeof error}`;
+  if (!(error instanceof Error))
+    return error === undefined || error === null ? "unknown error" : `non-error ${typeof error}`;
   const code = errorCode(error);
   const what = code ? `${className(error)} (code ${code})` : className(error);
   return keepMessage ? `${what}: ${escapeForLog(error.message)}` : what;
@@ -79,5 +80,8 @@ export function stackFrames(error: unknown, max = 6): string {
 export function logUnexpectedError(where: string, error: unknown): void {
   const frames = stackFrames(error);
   const what = describeError(error);
-  log().error({ where: escapeForLog(where), error: what }, `[${escapeForLog(where)}] unexpected ${what}${frames ? ` ${frames}` : ""}`);
+  log().error(
+    { where: escapeForLog(where), error: what },
+    `[${escapeForLog(where)}] unexpected ${what}${frames ? ` ${frames}` : ""}`,
+  );
 }

@@ -26,13 +26,15 @@ export function parseSmtpUrl(value: string | undefined): SmtpSettings | undefine
   } catch {
     throw new Error("must be a URL such as smtp://user:password@smtp.example.com:587 or smtps://…:465");
   }
-  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") throw new Error(`must start with smtp:// or smtps://, not ${url.protocol}//`);
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:")
+    throw new Error(`must start with smtp:// or smtps://, not ${url.protocol}//`);
   if (!url.hostname) throw new Error("must name the mail server's host (smtp://host:587)");
   for (const name of url.searchParams.keys()) {
     if (name !== "from") throw new Error(`takes only the parameter ?from=, not ?${name}=`);
   }
   const from = url.searchParams.get("from")?.trim() || undefined;
-  if (from !== undefined && !ADDRESS.test(from)) throw new Error("?from= must be one email address, e.g. ?from=support%40example.com");
+  if (from !== undefined && !ADDRESS.test(from))
+    throw new Error("?from= must be one email address, e.g. ?from=support%40example.com");
   url.search = "";
   return { url: url.href, from, host: url.host };
 }

@@ -59,7 +59,10 @@ function instrument(route: string, kind: Kind, handler: Handler): Handler {
         m.requests.inc(labels);
         m.requestSeconds.observe(labels, seconds);
         // The method and the route id, never the path or query: they can name a conversation or carry user text.
-        log().info({ kind, method: args.request.method, status, ms: Math.round(seconds * 10_000) / 10 }, `${kind} ${route} ${status}`);
+        log().info(
+          { kind, method: args.request.method, status, ms: Math.round(seconds * 10_000) / 10 },
+          `${kind} ${route} ${status}`,
+        );
       }
     });
   };

@@ -2,7 +2,10 @@ import { json } from "@remix-run/node";
 
 /** Any unknown path: a real 404, rendered by the shared error boundary. */
 export function loader() {
-  throw json({ error: "We couldn't find that page. It may have moved, or the address may be mistyped." }, { status: 404 });
+  throw json(
+    { error: "We couldn't find that page. It may have moved, or the address may be mistyped." },
+    { status: 404 },
+  );
 }
 
 export function action() {

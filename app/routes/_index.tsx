@@ -12,7 +12,10 @@ import { pageTitle } from "~/meta";
 
 export const meta: MetaFunction = () => [
   ...pageTitle(),
-  { name: "description", content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, signed in with Firebase." },
+  {
+    name: "description",
+    content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, signed in with Firebase.",
+  },
 ];
 
 /**
@@ -23,12 +26,14 @@ export const meta: MetaFunction = () => [
 export async function loader({ request }: LoaderFunctionArgs) {
   const state = await getSessionUser(request);
   if (state.status === "signed-in") return json({ contactChallenge: null });
-  const contactChallenge = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => issueContactChallenge(db))).catch(
-    (error: unknown) => {
-      logBackendFault("postgres", "issuing a contact challenge", error);
-      return null;
-    },
-  );
+  const contactChallenge = await withDeadline(
+    "postgres",
+    getConfig().backendTimeoutMs,
+    getDb().then((db) => issueContactChallenge(db)),
+  ).catch((error: unknown) => {
+    logBackendFault("postgres", "issuing a contact challenge", error);
+    return null;
+  });
   return json({ contactChallenge });
 }
 
@@ -45,8 +50,8 @@ export default function Home() {
           Nuvara<sup>2</sup>
         </h1>
         <p className="lead">
-          Your own AI assistant: ask questions, draft and improve writing, explain code and work through
-          problems — on models you choose, on a server you control.
+          Your own AI assistant: ask questions, draft and improve writing, explain code and work through problems — on
+          models you choose, on a server you control.
         </p>
         {user ? (
           <>
@@ -78,7 +83,10 @@ export default function Home() {
         </article>
         <article>
           <h2>Tools</h2>
-          <p>Ready-made prompts for summarising, translating and explaining code, plus a calculator and converters the assistant can use.</p>
+          <p>
+            Ready-made prompts for summarising, translating and explaining code, plus a calculator and converters the
+            assistant can use.
+          </p>
         </article>
         <article>
           <h2>Dashboard</h2>

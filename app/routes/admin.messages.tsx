@@ -30,7 +30,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const parsed = querySchema.safeParse(params);
-  if (!parsed.success) throw json({ error: firstError(fieldErrors(parsed.error)), fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
+  if (!parsed.success)
+    throw json(
+      { error: firstError(fieldErrors(parsed.error)), fieldErrors: fieldErrors(parsed.error) },
+      { status: 400, headers: NO_STORE },
+    );
   const query = parsed.data;
   const page = await withDatabase("listing admin messages", (db) => listInbox(db, query));
   // A line of each message, not its whole text (nor a report's whole exchange).
@@ -48,7 +52,10 @@ export async function loader({ request }: LoaderFunctionArgs) {
     ...summarise(message),
   }));
   // "5 min ago" is rendered against the server's clock, so hydration agrees (RelativeTime).
-  return json({ query, page: { messages: rows, older: page.older, newer: page.newer }, now: new Date().toISOString() }, { headers: NO_STORE });
+  return json(
+    { query, page: { messages: rows, older: page.older, newer: page.newer }, now: new Date().toISOString() },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action({ request }: ActionFunctionArgs) {
@@ -85,7 +92,9 @@ export async function clientAction({ serverAction }: ClientActionFunctionArgs) {
       const body = (await error.json().catch(() => null)) as { error?: unknown } | null;
       return { error: typeof body?.error === "string" ? body.error : `The server answered ${error.status}.` };
     }
-    return { error: "The server could not be reached, or its answer did not arrive. Check the connection and try again." };
+    return {
+      error: "The server could not be reached, or its answer did not arrive. Check the connection and try again.",
+    };
   }
 }
 
@@ -108,20 +117,34 @@ export default function AdminMessages() {
     <>
       <h1>Admin messages</h1>
       <InboxFilters query={query} />
-      {actionData && "confirmDelete" in actionData ? <ConfirmDelete ids={actionData.confirmDelete} cancelTo={here} /> : null}
+      {actionData && "confirmDelete" in actionData ? (
+        <ConfirmDelete ids={actionData.confirmDelete} cancelTo={here} />
+      ) : null}
       <div aria-live="polite">
-        {actionData && "notice" in actionData ? <p className="form-notice" role="status">{actionData.notice}</p> : null}
-        {actionData && "fieldErrors" in actionData ? (
-          <p className="form-error" role="alert">{firstError(actionData.fieldErrors)}</p>
+        {actionData && "notice" in actionData ? (
+          <p className="form-notice" role="status">
+            {actionData.notice}
+          </p>
         ) : null}
-        {actionData && "error" in actionData ? <p className="form-error" role="alert">{actionData.error}</p> : null}
+        {actionData && "fieldErrors" in actionData ? (
+          <p className="form-error" role="alert">
+            {firstError(actionData.fieldErrors)}
+          </p>
+        ) : null}
+        {actionData && "error" in actionData ? (
+          <p className="form-error" role="alert">
+            {actionData.error}
+          </p>
+        ) : null}
       </div>
       <InboxTable
         messages={page.messages}
         statusFilter={query.status}
         linkSearch={listSearch(query)}
         now={now}
-        empty={query.q || query.kind || query.status !== "inbox" ? "No messages match these filters." : "No messages yet."}
+        empty={
+          query.q || query.kind || query.status !== "inbox" ? "No messages match these filters." : "No messages yet."
+        }
       />
       {page.newer || page.older ? (
         <nav aria-label="Pages" className="pager">

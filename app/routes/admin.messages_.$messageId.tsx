@@ -22,7 +22,13 @@ import { Markdown } from "~/components/chat/markdown";
 import { ThumbIcon } from "~/components/chat/thumb-icon";
 import { ExactTime, RelativeTime } from "~/components/time/relative-time";
 import { getConfig } from "~/config.server";
-import { conversationOpenings, listReplies, replySchema, replyToMessage, reporterRating } from "~/data/inbox-replies.server";
+import {
+  conversationOpenings,
+  listReplies,
+  replySchema,
+  replyToMessage,
+  reporterRating,
+} from "~/data/inbox-replies.server";
 import { getInboxMessage, inboxNeighbours, markOpened } from "~/data/inbox.server";
 import { withDatabase } from "~/http/with-database.server";
 import { inboxActionSchema, runInboxAction } from "~/data/inbox-input.server";
@@ -99,10 +105,18 @@ export async function action({ request, params }: ActionFunctionArgs) {
   if (body.fields.intent === "reply") {
     const parsed = replySchema.safeParse(body.fields);
     const typed = typeof body.fields.reply === "string" ? body.fields.reply : "";
-    if (!parsed.success) return json({ fieldErrors: fieldErrors(parsed.error), reply: typed, refused: true as const }, { status: 400, headers: NO_STORE });
+    if (!parsed.success)
+      return json(
+        { fieldErrors: fieldErrors(parsed.error), reply: typed, refused: true as const },
+        { status: 400, headers: NO_STORE },
+      );
     const message = await withDatabase("opening an admin message", (db) => getInboxMessage(db, params.messageId ?? ""));
     if (!message) notFound();
-    const outcome = await replyToMessage({ uid: admin.user.uid, email: admin.user.email ?? "" }, message, parsed.data.reply);
+    const outcome = await replyToMessage(
+      { uid: admin.user.uid, email: admin.user.email ?? "" },
+      message,
+      parsed.data.reply,
+    );
     return json(outcome, { headers: NO_STORE });
   }
 
@@ -123,7 +137,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
 }
 
 export default function AdminMessage() {
-  const { message, back, previous, next, replies, rating, openings, emailConfigured, now } = useLoaderData<typeof loader>();
+  const { message, back, previous, next, replies, rating, openings, emailConfigured, now } =
+    useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const location = useLocation();
   const busy = useNavigation().state === "submitting";
@@ -132,15 +147,17 @@ export default function AdminMessage() {
   const mailto = `mailto:${message.senderEmail}?subject=${encodeURIComponent(subject)}`;
   const here = `${location.pathname}${location.search}`;
   // The union's "in" narrowing does not survive Jsonify: the refused reply's shape, said once.
-  const refused = actionData && "refused" in actionData ? (actionData as unknown as { reply: string; fieldErrors: Record<string, string> }) : undefined;
-  const posted =
-    refused
-      ? { reply: refused.reply, error: firstError(refused.fieldErrors) }
-      : actionData && "replied" in actionData
-        ? "error" in actionData
-          ? { error: actionData.error }
-          : { notice: actionData.notice }
-        : undefined;
+  const refused =
+    actionData && "refused" in actionData
+      ? (actionData as unknown as { reply: string; fieldErrors: Record<string, string> })
+      : undefined;
+  const posted = refused
+    ? { reply: refused.reply, error: firstError(refused.fieldErrors) }
+    : actionData && "replied" in actionData
+      ? "error" in actionData
+        ? { error: actionData.error }
+        : { notice: actionData.notice }
+      : undefined;
 
   return (
     <article className="inbox-message" aria-labelledby="message-title">
@@ -187,9 +204,7 @@ export default function AdminMessage() {
           <h3>User&apos;s message</h3>
           <blockquote className="message-text">{exchange.userText || "(empty)"}</blockquote>
           {exchange.attachmentNames?.length ? (
-            <p className="reported-files">
-              Files sent with it: {exchange.attachmentNames.join(", ")}
-            </p>
+            <p className="reported-files">Files sent with it: {exchange.attachmentNames.join(", ")}</p>
           ) : null}
           <div className="reported-reply-head">
             <h3>Assistant&apos;s reply</h3>
@@ -235,9 +250,17 @@ export default function AdminMessage() {
           <ReplyThread replies={replies} to={message.senderEmail} now={now} />
         </section>
       ) : null}
-      <ReplyForm key={message.id} to={message.senderEmail} emailConfigured={emailConfigured} mailto={mailto} posted={posted} />
+      <ReplyForm
+        key={message.id}
+        to={message.senderEmail}
+        emailConfigured={emailConfigured}
+        mailto={mailto}
+        posted={posted}
+      />
 
-      {actionData && "confirmDelete" in actionData ? <ConfirmDelete ids={actionData.confirmDelete} cancelTo={here} /> : null}
+      {actionData && "confirmDelete" in actionData ? (
+        <ConfirmDelete ids={actionData.confirmDelete} cancelTo={here} />
+      ) : null}
       <div aria-live="polite">
         {actionData && "notice" in actionData && !("replied" in actionData) ? (
           <p className="form-notice" role="status">
@@ -251,7 +274,11 @@ export default function AdminMessage() {
         ) : null}
       </div>
       <Form method="post" className="actions" aria-label="Actions on this message">
-        <InboxActionButtons read={message.status === "new" ? "mark-read" : "mark-unread"} archived={message.status === "archived"} busy={busy} />
+        <InboxActionButtons
+          read={message.status === "new" ? "mark-read" : "mark-unread"}
+          archived={message.status === "archived"}
+          busy={busy}
+        />
       </Form>
     </article>
   );

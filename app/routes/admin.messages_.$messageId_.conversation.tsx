@@ -1,4 +1,10 @@
-import { json, type HeadersFunction, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  json,
+  type HeadersFunction,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
 import { SharedTranscript } from "~/components/share/shared-transcript";
@@ -34,9 +40,13 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
   const found = await withDatabase("opening a reported conversation", async (db) => {
     const message = await getInboxMessage(db, id);
     if (!message || message.kind !== "report") return { message: undefined, conversation: null };
-    return { message, conversation: await openReportedConversation(db, { uid: user.uid, email: user.email ?? "" }, message) };
+    return {
+      message,
+      conversation: await openReportedConversation(db, { uid: user.uid, email: user.email ?? "" }, message),
+    };
   });
-  if (!found.message) throw json({ error: "That report does not exist or was deleted." }, { status: 404, headers: NO_STORE });
+  if (!found.message)
+    throw json({ error: "That report does not exist or was deleted." }, { status: 404, headers: NO_STORE });
   if (!found.conversation) {
     throw json(
       { error: "The user has deleted this conversation. The report keeps the exchange they reported." },
@@ -65,7 +75,8 @@ export default function ReportedConversation() {
       </p>
       <h1 id="conversation-title">{title || "Untitled conversation"}</h1>
       <p className="notice-box" role="note">
-        Read-only: the conversation {reporter} reported from, as it is now. Your opening of it was recorded in the admin audit log.
+        Read-only: the conversation {reporter} reported from, as it is now. Your opening of it was recorded in the admin
+        audit log.
         {reportedIndex === -1
           ? " The reported reply is no longer in it (edited or regenerated since)."
           : ` The reported reply is message ${reportedIndex + 1} of ${messages.length}.`}

@@ -39,15 +39,21 @@ const money = (cents: number, currency: string) =>
 export default function AdminUsagePage() {
   const { from, to, days, models, plans, top, refusals, planNames } = useLoaderData<typeof loader>();
   const totals = days.reduce(
-    (sum, day) => ({ messages: sum.messages + day.messages, tokens: sum.tokens + day.tokens, cost: sum.cost + day.costMicroUsd, refusals: sum.refusals + day.refusals }),
+    (sum, day) => ({
+      messages: sum.messages + day.messages,
+      tokens: sum.tokens + day.tokens,
+      cost: sum.cost + day.costMicroUsd,
+      refusals: sum.refusals + day.refusals,
+    }),
     { messages: 0, tokens: 0, cost: 0, refusals: 0 },
   );
   return (
     <section aria-labelledby="usage-title" className="admin-usage">
       <h1 id="usage-title">Usage</h1>
       <p className="muted">
-        The last {days.length} days ({from} to {to}, UTC): {number(totals.messages)} messages, {number(totals.tokens)} tokens,{" "}
-        {formatMicroUsd(totals.cost)} of model use, {number(totals.refusals)} sends refused at a limit. Costs are at LLM_MODEL_PRICES.
+        The last {days.length} days ({from} to {to}, UTC): {number(totals.messages)} messages, {number(totals.tokens)}{" "}
+        tokens, {formatMicroUsd(totals.cost)} of model use, {number(totals.refusals)} sends refused at a limit. Costs
+        are at LLM_MODEL_PRICES.
       </p>
       <p>
         <a className="button" href="/admin/usage.csv" download>
@@ -72,7 +78,9 @@ export default function AdminUsagePage() {
             number(row.messages),
             number(row.tokens),
             formatMicroUsd(row.costMicroUsd),
-            row.revenue.length === 0 ? "—" : row.revenue.map((entry) => money(entry.amount, entry.currency)).join(" + "),
+            row.revenue.length === 0
+              ? "—"
+              : row.revenue.map((entry) => money(entry.amount, entry.currency)).join(" + "),
           ],
         }))}
       />
@@ -85,7 +93,12 @@ export default function AdminUsagePage() {
         rows={models.map((row) => ({
           key: row.model,
           name: row.model,
-          cells: [number(row.replies), number(row.inputTokens), number(row.outputTokens), formatMicroUsd(row.costMicroUsd)],
+          cells: [
+            number(row.replies),
+            number(row.inputTokens),
+            number(row.outputTokens),
+            formatMicroUsd(row.costMicroUsd),
+          ],
         }))}
       />
 
@@ -108,8 +121,8 @@ export default function AdminUsagePage() {
         <ul>
           {refusals.map((row) => (
             <li key={row.limit}>
-              {row.limit === "budget" ? "A spent budget" : "The daily message quota"}: {number(row.count)} sends by {number(row.users)}{" "}
-              {row.users === 1 ? "user" : "users"}
+              {row.limit === "budget" ? "A spent budget" : "The daily message quota"}: {number(row.count)} sends by{" "}
+              {number(row.users)} {row.users === 1 ? "user" : "users"}
             </li>
           ))}
         </ul>
@@ -122,7 +135,13 @@ export default function AdminUsagePage() {
         rows={[...days].reverse().map((day) => ({
           key: day.day,
           name: <time dateTime={day.day}>{day.day}</time>,
-          cells: [number(day.users), number(day.messages), number(day.tokens), formatMicroUsd(day.costMicroUsd), number(day.refusals)],
+          cells: [
+            number(day.users),
+            number(day.messages),
+            number(day.tokens),
+            formatMicroUsd(day.costMicroUsd),
+            number(day.refusals),
+          ],
         }))}
       />
     </section>
@@ -137,7 +156,19 @@ interface UsageRow {
 }
 
 /** One table of the report: its heading, a scrollable region (a phone), a row per entry; `empty` says so when there is none. */
-function UsageTable({ title, label, columns, rows, empty }: { title: string; label: string; columns: string[]; rows: UsageRow[]; empty?: string }) {
+function UsageTable({
+  title,
+  label,
+  columns,
+  rows,
+  empty,
+}: {
+  title: string;
+  label: string;
+  columns: string[];
+  rows: UsageRow[];
+  empty?: string;
+}) {
   return (
     <>
       <h2>{title}</h2>

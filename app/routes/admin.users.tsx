@@ -28,7 +28,11 @@ import {
   usageThisMonth,
   type RoleChangeResult,
 } from "~/data/admin-users.server";
-import { accountActionSchema, roleChangeSchema, usersQuerySchema as querySchema } from "~/data/admin-users-input.server";
+import {
+  accountActionSchema,
+  roleChangeSchema,
+  usersQuerySchema as querySchema,
+} from "~/data/admin-users-input.server";
 import { readRole, UnkeyableEmailError } from "~/auth/roles.server";
 import { withDatabase } from "~/http/with-database.server";
 import { fieldErrors, readBody } from "~/http/forms.server";
@@ -45,7 +49,10 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 function unavailable(context: string, error: unknown): never {
   logBackendFault("admin", context, error);
-  throw json({ error: "The user directory is unavailable right now. Please try again shortly." }, { status: 503, headers: NO_STORE });
+  throw json(
+    { error: "The user directory is unavailable right now. Please try again shortly." },
+    { status: 503, headers: NO_STORE },
+  );
 }
 
 // Every loader and action under /admin checks the role freshly, never from the auth caches (ADR 002).
@@ -56,7 +63,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { q, page } = parsed.data;
   // Usage is shown when PostgreSQL answers; the list does without it.
   const usage = (uids: string[]) =>
-    withDeadline("postgres", getConfig().backendTimeoutMs, getDb().then((db) => usageThisMonth(db, uids))).catch((error: unknown) => {
+    withDeadline(
+      "postgres",
+      getConfig().backendTimeoutMs,
+      getDb().then((db) => usageThisMonth(db, uids)),
+    ).catch((error: unknown) => {
       logBackendFault("postgres", "reading users' usage", error);
       return null;
     });
@@ -87,13 +98,16 @@ const ACCOUNT_NOTICES = {
 
 async function accountAction(fields: Record<string, unknown>, actor: { uid: string; email: string }) {
   const parsed = accountActionSchema.safeParse(fields);
-  if (!parsed.success) return json({ email: null, fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
+  if (!parsed.success)
+    return json({ email: null, fieldErrors: fieldErrors(parsed.error) }, { status: 400, headers: NO_STORE });
   const { intent, uid, confirm } = parsed.data;
   // Deleting cannot be undone: the first post is answered with the question, the second acts.
-  if (intent === "delete" && confirm !== "yes") return json({ email: null, confirmDelete: { uid } }, { headers: NO_STORE });
+  if (intent === "delete" && confirm !== "yes")
+    return json({ email: null, confirmDelete: { uid } }, { headers: NO_STORE });
   try {
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
-    const result = intent === "delete" ? await deleteAccountAsAdmin(db, actor, uid) : await changeAccount(db, actor, uid, intent);
+    const result =
+      intent === "delete" ? await deleteAccountAsAdmin(db, actor, uid) : await changeAccount(db, actor, uid, intent);
     const notice = result.changed
       ? ACCOUNT_NOTICES[intent](result.email)
       : `${result.email} already is ${intent === "disable" ? "disabled" : "enabled"}.`;
@@ -129,9 +143,19 @@ export async function action({ request }: ActionFunctionArgs) {
   let result: RoleChangeResult;
   try {
     // Granting admin is asked once more (an admin can do everything this page does).
-    if (role === "admin" && !confirmed && (await withDeadline("firestore", getConfig().backendTimeoutMs, readRole(email))) !== "admin") {
+    if (
+      role === "admin" &&
+      !confirmed &&
+      (await withDeadline("firestore", getConfig().backendTimeoutMs, readRole(email))) !== "admin"
+    ) {
       const customRole = typeof body.fields.customRole === "string" ? body.fields.customRole : "";
-      return json({ email, confirmAdmin: { role: typeof body.fields.role === "string" ? body.fields.role : "admin", customRole } }, { headers: NO_STORE });
+      return json(
+        {
+          email,
+          confirmAdmin: { role: typeof body.fields.role === "string" ? body.fields.role : "admin", customRole },
+        },
+        { headers: NO_STORE },
+      );
     }
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
     result = await changeRole(db, actor, email, role);
@@ -170,8 +194,8 @@ export default function AdminUsers() {
       <p>
         Everyone with an account, their role and what they used this month. A role decides what someone may do:{" "}
         <strong>Admin</strong> opens the admin area, <strong>Premium</strong> and other roles are plans with their own
-        daily allowance, and <strong>No role</strong> is the standard plan. Use Edit to change a role, disable or delete an
-        account or sign someone out everywhere; every change is recorded at the bottom of this page.
+        daily allowance, and <strong>No role</strong> is the standard plan. Use Edit to change a role, disable or delete
+        an account or sign someone out everywhere; every change is recorded at the bottom of this page.
       </p>
       <Form method="get" className="inbox-filters" key={q}>
         <label>
@@ -184,7 +208,11 @@ export default function AdminUsers() {
         {q ? <Link to={location.pathname}>Show all</Link> : null}
       </Form>
       <div aria-live="polite">
-        {actionData && "notice" in actionData ? <p className="form-notice" role="status">{actionData.notice}</p> : null}
+        {actionData && "notice" in actionData ? (
+          <p className="form-notice" role="status">
+            {actionData.notice}
+          </p>
+        ) : null}
         {actionData && "fieldErrors" in actionData ? (
           <p className="form-error" role="alert">
             {actionData.email ? `${actionData.email}: ` : null}
@@ -200,7 +228,12 @@ export default function AdminUsers() {
             “This month” counts from {monthStart} (UTC): the messages their daily allowance counted, and the tokens the
             replies used.{listing.usageUnavailable ? " Usage cannot be read right now." : ""}
           </p>
-          <UsersTable users={listing.users} me={me} allowances={allowances} usageUnavailable={listing.usageUnavailable} />
+          <UsersTable
+            users={listing.users}
+            me={me}
+            allowances={allowances}
+            usageUnavailable={listing.usageUnavailable}
+          />
         </>
       )}
       {nextPage ? (

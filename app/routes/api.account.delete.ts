@@ -22,11 +22,16 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 const confirmSchema = z.object({
-  confirm: z.string({ error: "Type your email address to confirm." }).refine(isStorableText, UNSTORABLE_TEXT_MESSAGE).trim().max(320),
+  confirm: z
+    .string({ error: "Type your email address to confirm." })
+    .refine(isStorableText, UNSTORABLE_TEXT_MESSAGE)
+    .trim()
+    .max(320),
 });
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  if (!isSameOrigin(request)) return json({ error: "Cross-origin requests are refused." }, { status: 403, headers: NO_STORE });
+  if (!isSameOrigin(request))
+    return json({ error: "Cross-origin requests are refused." }, { status: 403, headers: NO_STORE });
   const { user, authTime } = await requireAccountUser(request);
   const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) return body.refusal;
@@ -34,11 +39,17 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   const parsed = confirmSchema.safeParse(body.fields);
   const typed = parsed.success ? parsed.data.confirm.toLowerCase() : "";
   if (!user.email || typed !== user.email.toLowerCase()) {
-    const message = typed === "" ? "Type your email address to confirm." : "That is not your email address. Type it exactly to confirm.";
+    const message =
+      typed === ""
+        ? "Type your email address to confirm."
+        : "That is not your email address. Type it exactly to confirm.";
     return json({ fieldErrors: { confirm: message } }, { status: 400, headers: NO_STORE });
   }
   if (!isRecentSignIn(authTime)) {
-    return json({ reauth: true, error: authErrorMessage({ code: "auth/requires-recent-login" }) }, { status: 401, headers: NO_STORE });
+    return json(
+      { reauth: true, error: authErrorMessage({ code: "auth/requires-recent-login" }) },
+      { status: 401, headers: NO_STORE },
+    );
   }
 
   try {

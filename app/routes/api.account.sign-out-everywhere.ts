@@ -16,7 +16,8 @@ import { BODY_LIMITS, requireBodyWithin } from "~/http/body-limit.server";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  if (!isSameOrigin(request)) return new Response("Cross-origin requests are refused.", { status: 403, headers: NO_STORE });
+  if (!isSameOrigin(request))
+    return new Response("Cross-origin requests are refused.", { status: 403, headers: NO_STORE });
   const { user } = await requireAccountUser(request);
   // The form carries only its button, but what it accepts is bounded all the same.
   await requireBodyWithin(request, BODY_LIMITS.small);

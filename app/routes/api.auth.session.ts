@@ -72,7 +72,11 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
 export const loader = apiRoute(() => problem(405, "Use POST.", { Allow: "POST" }));
 
 /** Per account, per email address, and per client address where the proxy tells it; counts in PostgreSQL. */
-async function checkRateLimits(request: Request, uid: string, email: string | undefined): Promise<Response | undefined> {
+async function checkRateLimits(
+  request: Request,
+  uid: string,
+  email: string | undefined,
+): Promise<Response | undefined> {
   const limit = getConfig().sessionRateLimitPerMinute;
   const rules = [{ key: `session:uid:${uid}`, limit }];
   if (email) rules.push({ key: `session:email:${email.toLowerCase()}`, limit });
@@ -81,9 +85,13 @@ async function checkRateLimits(request: Request, uid: string, email: string | un
   try {
     const result = await hitRateLimits(await getDb(), rules, 60);
     if (!result.allowed) {
-      return problem(429, `Too many sign-in attempts. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`, {
-        "Retry-After": String(result.retryAfterSeconds),
-      });
+      return problem(
+        429,
+        `Too many sign-in attempts. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`,
+        {
+          "Retry-After": String(result.retryAfterSeconds),
+        },
+      );
     }
   } catch (error) {
     logBackendFault("postgres", "counting sign-in attempts", error);

@@ -32,7 +32,10 @@ const message = z
   .refine(...storable)
   .trim()
   .min(1, "Please write a message.")
-  .max(CONTACT_LIMITS.message, `Please keep your message to ${CONTACT_LIMITS.message.toLocaleString("en")} characters or fewer.`);
+  .max(
+    CONTACT_LIMITS.message,
+    `Please keep your message to ${CONTACT_LIMITS.message.toLocaleString("en")} characters or fewer.`,
+  );
 
 const signedInSchema = z.object({ message });
 
@@ -45,7 +48,12 @@ const visitorSchema = z.object({
     .min(1, "Please enter your email address so we can reply.")
     .max(CONTACT_LIMITS.email, "That email address is too long.")
     .pipe(z.email("Please enter a valid email address, like name@example.com.")),
-  name: z.string().refine(...storable).trim().max(CONTACT_LIMITS.name, `Please keep your name to ${CONTACT_LIMITS.name} characters or fewer.`).optional(),
+  name: z
+    .string()
+    .refine(...storable)
+    .trim()
+    .max(CONTACT_LIMITS.name, `Please keep your name to ${CONTACT_LIMITS.name} characters or fewer.`)
+    .optional(),
 });
 
 const SENT = { ok: true, message: "Thanks! Your message was sent. We'll get back to you by email." };
@@ -91,15 +99,29 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   } else {
     const parsed = visitorSchema.safeParse(body.fields);
     if (!parsed.success) return answer(problem(400, { fieldErrors: fieldErrors(parsed.error) }), "invalid");
-    sender = { email: parsed.data.email.toLowerCase(), uid: null, name: parsed.data.name || null, role: "", verified: null };
+    sender = {
+      email: parsed.data.email.toLowerCase(),
+      uid: null,
+      name: parsed.data.name || null,
+      role: "",
+      verified: null,
+    };
     text = parsed.data.message;
   }
   try {
     const db = await withDeadline("postgres", getConfig().backendTimeoutMs, getDb());
     // Before any allowance is counted: a message without valid work spends none of it.
     if (!sender.uid) {
-      const refusal = await withDeadline("postgres", getConfig().backendTimeoutMs, spendContactWork(db, body.fields[WORK_FIELDS.challenge], body.fields[WORK_FIELDS.nonce]));
-      if (refusal) return answer(problem(400, { error: WORK_REFUSALS[refusal].error, work: refusal }), WORK_REFUSALS[refusal].outcome);
+      const refusal = await withDeadline(
+        "postgres",
+        getConfig().backendTimeoutMs,
+        spendContactWork(db, body.fields[WORK_FIELDS.challenge], body.fields[WORK_FIELDS.nonce]),
+      );
+      if (refusal)
+        return answer(
+          problem(400, { error: WORK_REFUSALS[refusal].error, work: refusal }),
+          WORK_REFUSALS[refusal].outcome,
+        );
     }
     const limited = await checkWindowedLimits(db, contactLimitRules(request, limitedAs(sender)));
     if (limited) return answer(tooMany("messages", limited.retryAfterSeconds), "limited");
@@ -108,7 +130,10 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     // Deleted while this was on its way: nothing was stored, and there is no account to answer for.
     if (isAccountDeleted(error)) return answer(problem(401, { error: "This account has been deleted." }), "deleted");
     logBackendFault("postgres", "storing a contact message", error);
-    return answer(problem(503, { error: "Your message could not be sent right now. Please try again in a little while." }), "unavailable");
+    return answer(
+      problem(503, { error: "Your message could not be sent right now. Please try again in a little while." }),
+      "unavailable",
+    );
   }
   return answer(problem(201, SENT), "sent");
 });
@@ -116,7 +141,9 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
 /** A verified account is limited as itself; an unverified one by its own allowance; a visitor by the visitors'. */
 function limitedAs(sender: Sender): ContactSender {
   if (!sender.uid) return { kind: "visitor", email: sender.email.toLowerCase() };
-  return sender.verified ? { kind: "verified-account", uid: sender.uid } : { kind: "unverified-account", uid: sender.uid };
+  return sender.verified
+    ? { kind: "verified-account", uid: sender.uid }
+    : { kind: "unverified-account", uid: sender.uid };
 }
 
 export const loader = apiRoute(() => problem(405, { error: "Use POST." }, { Allow: "POST" }));

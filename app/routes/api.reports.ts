@@ -23,12 +23,18 @@ import { storableString } from "~/text/storable-text";
 const MAX_REPORT_COMMENT = 2_000;
 
 const reportSchema = z.object({
-  messageId: z.string({ error: "Which reply? The message id is missing." }).trim().pipe(z.guid("That reply does not exist.")),
+  messageId: z
+    .string({ error: "Which reply? The message id is missing." })
+    .trim()
+    .pipe(z.guid("That reply does not exist.")),
   reason: z.enum(REPORT_REASONS, { error: "Choose a reason: harmful, wrong or other." }),
   // A NUL or a lone surrogate would fail the insert: a 503 the reporter could never get past (docs/security.md).
   comment: storableString()
     .trim()
-    .max(MAX_REPORT_COMMENT, `Please keep your comment to ${MAX_REPORT_COMMENT.toLocaleString("en")} characters or fewer.`)
+    .max(
+      MAX_REPORT_COMMENT,
+      `Please keep your comment to ${MAX_REPORT_COMMENT.toLocaleString("en")} characters or fewer.`,
+    )
     .default(""),
 });
 
@@ -43,7 +49,8 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
 
   const session = await getSessionUser(request);
   if (session.status !== "signed-in") {
-    if (session.degraded) return problem(503, { error: "Sign-in cannot be checked right now. Please try again shortly." });
+    if (session.degraded)
+      return problem(503, { error: "Sign-in cannot be checked right now. Please try again shortly." });
     return answer(problem(401, { error: "Please sign in to report a reply." }), "signed-out");
   }
   const parsed = reportSchema.safeParse(body.fields);
@@ -57,15 +64,28 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     const limited = await checkHourlyLimits(db, reportLimits(request, user.uid));
     if (limited) return answer(tooMany("reports", limited.retryAfterSeconds), "limited");
     const exchange = await withDeadline("postgres", timeout, findReportedExchange(db, user.uid, messageId));
-    if (!exchange) return answer(problem(404, { error: "That reply was not found in your conversations." }), "not-found");
-    const sender = { email: user.email ?? `${user.uid} (no email)`, uid: user.uid, name: user.displayName, role, verified: user.emailVerified };
+    if (!exchange)
+      return answer(problem(404, { error: "That reply was not found in your conversations." }), "not-found");
+    const sender = {
+      email: user.email ?? `${user.uid} (no email)`,
+      uid: user.uid,
+      name: user.displayName,
+      role,
+      verified: user.emailVerified,
+    };
     const report = await withDeadline("postgres", timeout, addReport(db, sender, { reason, comment, exchange }));
-    return answer(problem(201, { ok: true, id: report.id, message: "Thanks! Your report was sent to the admins." }), "sent");
+    return answer(
+      problem(201, { ok: true, id: report.id, message: "Thanks! Your report was sent to the admins." }),
+      "sent",
+    );
   } catch (error) {
     // Deleted while this was on its way: nothing was stored, and there is no account to answer for.
     if (isAccountDeleted(error)) return answer(problem(401, { error: "This account has been deleted." }), "deleted");
     logBackendFault("postgres", "storing a report", error);
-    return answer(problem(503, { error: "Your report could not be sent right now. Please try again in a little while." }), "unavailable");
+    return answer(
+      problem(503, { error: "Your report could not be sent right now. Please try again in a little while." }),
+      "unavailable",
+    );
   }
 });
 

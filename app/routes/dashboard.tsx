@@ -82,7 +82,10 @@ async function usageFigures(uid: string, quotaRole: { role: string; isAdmin: boo
       budget: budget && quotaRole ? budgetFigures(budget, quotaRole) : null,
     };
   };
-  const read = await settled(withDeadline("postgres", getConfig().backendTimeoutMs, figures()), "reading usage figures");
+  const read = await settled(
+    withDeadline("postgres", getConfig().backendTimeoutMs, figures()),
+    "reading usage figures",
+  );
   return read ?? { usage: null, quota: null, recent: null, files: null, budget: null };
 }
 
@@ -92,7 +95,11 @@ function budgetFigures(status: BudgetStatus, who: { role: string; isAdmin: boole
   const fallback = fallbackModelFor(who);
   return {
     lines: status.lines,
-    daily: { dailyTokens: limits.dailyTokens, dailyMicroUsd: limits.dailyMicroUsd, spend: limits.dailyMicroUsd !== null || limits.monthlyMicroUsd !== null },
+    daily: {
+      dailyTokens: limits.dailyTokens,
+      dailyMicroUsd: limits.dailyMicroUsd,
+      spend: limits.dailyMicroUsd !== null || limits.monthlyMicroUsd !== null,
+    },
     fallback: fallback ? (getConfig().llm.modelNames.get(fallback) ?? fallback) : undefined,
     upgradeUrl: upgradeUrl(),
   };
@@ -137,10 +144,13 @@ export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.small);
   if (form.get("intent") === "theme") return themeIntent(user.uid, form);
-  if (form.get("intent") !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
+  if (form.get("intent") !== "display-name")
+    return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
   // The same message for unstorable text as every other field (docs/security.md).
-  const parsed = isStorableText(typed) ? parseDisplayName(typed) : ({ success: false, error: UNSTORABLE_TEXT_MESSAGE } as const);
+  const parsed = isStorableText(typed)
+    ? parseDisplayName(typed)
+    : ({ success: false, error: UNSTORABLE_TEXT_MESSAGE } as const);
   if (!parsed.success) {
     return json({ value: typed, fieldErrors: { displayName: parsed.error } }, { status: 400, headers: NO_STORE });
   }
@@ -149,7 +159,10 @@ export async function action({ request }: ActionFunctionArgs) {
   } catch (error) {
     logBackendFault("identity", "changing a display name", error);
     return json(
-      { value: typed, fieldErrors: { displayName: "Your name could not be saved right now. Please try again shortly." } },
+      {
+        value: typed,
+        fieldErrors: { displayName: "Your name could not be saved right now. Please try again shortly." },
+      },
       { status: 503, headers: NO_STORE },
     );
   }
@@ -157,7 +170,21 @@ export async function action({ request }: ActionFunctionArgs) {
 }
 
 export default function DashboardPage() {
-  const { now, profile, plan, adminPending, account, usage, quota, files, budget, recent, shares, firebase, localMode } = useLoaderData<typeof loader>();
+  const {
+    now,
+    profile,
+    plan,
+    adminPending,
+    account,
+    usage,
+    quota,
+    files,
+    budget,
+    recent,
+    shares,
+    firebase,
+    localMode,
+  } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const theme = useRootData()?.theme ?? "system";
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
@@ -173,7 +200,9 @@ export default function DashboardPage() {
         ) : (
           <p className="form-error">Today's usage cannot be loaded right now. Please try again shortly.</p>
         )}
-        {budget ? <BudgetSummary lines={budget.lines} fallback={budget.fallback} upgradeUrl={budget.upgradeUrl} /> : null}
+        {budget ? (
+          <BudgetSummary lines={budget.lines} fallback={budget.fallback} upgradeUrl={budget.upgradeUrl} />
+        ) : null}
         {files ? <FileStorage {...files} /> : null}
         {usage ? (
           <>
@@ -213,7 +242,12 @@ export default function DashboardPage() {
         {account?.email ? (
           <div id="delete-account">
             <h3>Delete account</h3>
-            <DeleteAccount email={account.email} firebase={firebase} hasPassword={account.hasPassword} hasGoogle={hasGoogle} />
+            <DeleteAccount
+              email={account.email}
+              firebase={firebase}
+              hasPassword={account.hasPassword}
+              hasGoogle={hasGoogle}
+            />
           </div>
         ) : null}
       </section>

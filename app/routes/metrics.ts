@@ -22,7 +22,8 @@ function bearerMatches(request: Request, token: string): boolean {
 
 export const loader = apiRoute(async ({ request }) => {
   const token = getConfig().metricsToken;
-  if (!token || !bearerMatches(request, token)) return new Response("Not found.", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  if (!token || !bearerMatches(request, token))
+    return new Response("Not found.", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   const { body, contentType } = await scrape();
   return new Response(body, { headers: { "Content-Type": contentType } });
 });

@@ -8,7 +8,9 @@ import { AppErrorBoundary } from "~/components/error-boundary";
 
 /** /nuvara/<id>: one of the user's conversations (another user's is a 404). */
 export async function loader({ request, params }: LoaderFunctionArgs) {
-  return json(await loadConversation(request, params.conversationId), { headers: { "Cache-Control": "private, no-store" } });
+  return json(await loadConversation(request, params.conversationId), {
+    headers: { "Cache-Control": "private, no-store" },
+  });
 }
 
 export function action({ request, params }: ActionFunctionArgs) {

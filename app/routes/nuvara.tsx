@@ -49,7 +49,9 @@ export default function AssistantLayout() {
   const openHelp = useCallback(() => setHelpOpen(true), []);
   useChatShortcuts(openHelp);
 
-  const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(Boolean);
+  const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(
+    Boolean,
+  );
   return (
     <SidebarProvider value={sidebar}>
       <div className={classes.join(" ")}>
@@ -75,7 +77,9 @@ export default function AssistantLayout() {
             </>
           }
         />
-        {sidebar.drawerOpen ? <div className="drawer-backdrop" data-outside-trap aria-hidden="true" onClick={closeWithFocus} /> : null}
+        {sidebar.drawerOpen ? (
+          <div className="drawer-backdrop" data-outside-trap aria-hidden="true" onClick={closeWithFocus} />
+        ) : null}
         <div className="assistant-main">
           {data.verifyEmail ? <VerifyEmailBanner {...data.verifyEmail} /> : null}
           <Outlet />

@@ -1,4 +1,11 @@
-import { json, redirect, type ActionFunctionArgs, type LinksFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import {
+  json,
+  redirect,
+  type ActionFunctionArgs,
+  type LinksFunction,
+  type LoaderFunctionArgs,
+  type MetaFunction,
+} from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { canHoldRole } from "~/auth/role-key";
@@ -24,7 +31,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const session = await getSessionUser(request);
   const user = session.status === "signed-in" ? session : null;
   const stripe = stripeConfigured();
-  const customer = user && stripe ? await getDb().then((db) => customerOf(db, user.user.uid)).catch(() => undefined) : undefined;
+  const customer =
+    user && stripe
+      ? await getDb()
+          .then((db) => customerOf(db, user.user.uid))
+          .catch(() => undefined)
+      : undefined;
   const checkout = new URL(request.url).searchParams.get("checkout");
   return json(
     {
@@ -42,17 +54,26 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.small);
-  if (!stripeConfigured()) return json({ error: "Plans are granted by an admin here: there is nothing to buy." }, { status: 400 });
+  if (!stripeConfigured())
+    return json({ error: "Plans are granted by an admin here: there is nothing to buy." }, { status: 400 });
   const intent = form.get("intent");
   try {
     const db = await getDb();
     if (intent === "subscribe") {
       const plan = getConfig().plans.find((candidate) => candidate.role === form.get("plan"));
-      if (!plan) return json({ error: "That plan isn't offered any more. Pick one of the plans below." }, { status: 400 });
-      if (!user.email) return json({ error: "Your account has no email address, which Stripe needs for receipts." }, { status: 400 });
+      if (!plan)
+        return json({ error: "That plan isn't offered any more. Pick one of the plans below." }, { status: 400 });
+      if (!user.email)
+        return json({ error: "Your account has no email address, which Stripe needs for receipts." }, { status: 400 });
       // The plan's role could never be written for it (docs/decisions/075): nothing is sold that cannot apply.
       if (!canHoldRole(user.email)) {
-        return json({ error: "Your account's email address can't hold a plan here (it has a character such as “/” our records can't use). Use an account with another address to buy a plan." }, { status: 400 });
+        return json(
+          {
+            error:
+              "Your account's email address can't hold a plan here (it has a character such as “/” our records can't use). Use an account with another address to buy a plan.",
+          },
+          { status: 400 },
+        );
       }
       return redirect(await checkoutUrl(db, { uid: user.uid, email: user.email }, plan, appOrigin(request)));
     }
@@ -63,7 +84,10 @@ export async function action({ request }: ActionFunctionArgs) {
     }
   } catch (error) {
     logBackendFault("stripe", `opening ${intent === "manage" ? "the customer portal" : "Checkout"}`, error);
-    return json({ error: "Stripe can't be reached right now. Nothing was charged; please try again shortly." }, { status: 503 });
+    return json(
+      { error: "Stripe can't be reached right now. Nothing was charged; please try again shortly." },
+      { status: 503 },
+    );
   }
   return json({ error: "Unknown action." }, { status: 400 });
 }

@@ -1,4 +1,10 @@
-import type { ActionFunctionArgs, HeadersFunction, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type {
+  ActionFunctionArgs,
+  HeadersFunction,
+  LinksFunction,
+  LoaderFunctionArgs,
+  MetaFunction,
+} from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { continueShare, loadPublicShare, PUBLIC_SHARE_HEADERS } from "~/chat/share-pages.server";
 import { LocalTime } from "~/components/time/local-time";

@@ -18,9 +18,22 @@ import { PromptToolCard, type AdminActionResult } from "~/components/tools/promp
 import { ToolFilters } from "~/components/tools/tool-filters";
 import { readBody } from "~/http/forms.server";
 import { getEnabledToolIds, setToolEnabled } from "~/data/preferences.server";
-import { deletePromptTool, listPromptTools, resetPromptTool, setPromptToolEnabled } from "~/data/prompt-tools/prompt-tools.server";
-import { adminToolActionSchema, functionSwitchSchema, parseCatalogueFilters } from "~/data/prompt-tools/prompt-tool-forms.server";
-import { BUILT_IN_PROMPT_TOOLS, findBuiltInPromptTool, type PromptTool } from "~/data/prompt-tools/built-in-tools.server";
+import {
+  deletePromptTool,
+  listPromptTools,
+  resetPromptTool,
+  setPromptToolEnabled,
+} from "~/data/prompt-tools/prompt-tools.server";
+import {
+  adminToolActionSchema,
+  functionSwitchSchema,
+  parseCatalogueFilters,
+} from "~/data/prompt-tools/prompt-tool-forms.server";
+import {
+  BUILT_IN_PROMPT_TOOLS,
+  findBuiltInPromptTool,
+  type PromptTool,
+} from "~/data/prompt-tools/built-in-tools.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { BUILT_IN_TOOLS } from "~/llm/tools.server";
@@ -110,7 +123,12 @@ export async function action({ request }: ActionFunctionArgs) {
   const parsed = adminToolActionSchema().safeParse(body.fields);
   if (!parsed.success) {
     return answer(
-      { error: typeof intent === "string" && ["enable", "disable", "delete", "reset"].includes(intent) ? "There is no such tool." : "Unknown action." },
+      {
+        error:
+          typeof intent === "string" && ["enable", "disable", "delete", "reset"].includes(intent)
+            ? "There is no such tool."
+            : "Unknown action.",
+      },
       400,
     );
   }
@@ -118,7 +136,10 @@ export async function action({ request }: ActionFunctionArgs) {
   const builtIn = Boolean(findBuiltInPromptTool(id));
   // A built-in tool has a default to go back to and is never deleted; an admin's tool has no default.
   if (what === "delete" && builtIn) {
-    return answer({ error: "A built-in tool cannot be deleted: disable it to hide it, or reset it to its default." }, 400);
+    return answer(
+      { error: "A built-in tool cannot be deleted: disable it to hide it, or reset it to its default." },
+      400,
+    );
   }
   if (what === "reset" && !builtIn) return answer({ error: "Only a built-in tool can be reset to its default." }, 400);
   if ((what === "delete" || what === "reset") && confirm !== "yes") return answer({ confirmDelete: id });

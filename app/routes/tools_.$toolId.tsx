@@ -68,7 +68,8 @@ export async function action({ request, params }: ActionFunctionArgs) {
   // Thrown, not returned: this page shows no action `error`, its error boundary does.
   if ("refusal" in body) throw body.refusal;
   const parsed = parseToolInputs(tool, body.fields);
-  if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
+  if (!parsed.success)
+    return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   const uid = session.user.uid;
   // Each run is limited per account (ADR 048), counted here, for valid input only. No conversation
   // is created: the new chat's first send creates it, with the tool's instructions (docs/decisions/033).
@@ -101,7 +102,9 @@ export default function PromptToolPage() {
     return (
       <div className="page tools-page tool-page">
         <h1>{tool.name}</h1>
-        <p role="status">Your chat is ready. If it does not open by itself, copy your message, open the chat and paste it:</p>
+        <p role="status">
+          Your chat is ready. If it does not open by itself, copy your message, open the chat and paste it:
+        </p>
         <p className="tool-prompt">{started.message}</p>
         <p>
           <Link to={toolChatUrl(started.toolId)} className="button primary">

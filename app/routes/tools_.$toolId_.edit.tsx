@@ -14,7 +14,8 @@ import { toolFormValues } from "~/data/prompt-tools/prompt-tool-forms.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 
-export const meta: MetaFunction<typeof loader> = ({ data }) => pageTitle(data ? `Edit ${data.name}` : "Edit prompt tool");
+export const meta: MetaFunction<typeof loader> = ({ data }) =>
+  pageTitle(data ? `Edit ${data.name}` : "Edit prompt tool");
 
 export const links: LinksFunction = () => [{ rel: "stylesheet", href: toolsStylesheet }];
 
@@ -22,7 +23,9 @@ const NO_STORE = { "Cache-Control": "no-store" };
 
 export async function loader({ request, params }: LoaderFunctionArgs) {
   await requireAdmin(request);
-  const [tool, categories] = await toolStore(async (db) => [await getPromptTool(db, params.toolId ?? ""), await promptToolCategories(db)] as const);
+  const [tool, categories] = await toolStore(
+    async (db) => [await getPromptTool(db, params.toolId ?? ""), await promptToolCategories(db)] as const,
+  );
   if (!tool) throw promptToolNotFound();
   return json(
     { name: tool.name, values: toolFormValues(tool), categories, builtIn: tool.builtIn, edited: tool.edited },
@@ -48,7 +51,9 @@ export default function EditPromptTool() {
       {builtIn ? (
         <p>
           This tool is built in. Your changes apply for everyone;{" "}
-          {edited ? "“Reset to default” on the tools page brings back the original." : "you can reset it to its original from the tools page at any time."}
+          {edited
+            ? "“Reset to default” on the tools page brings back the original."
+            : "you can reset it to its original from the tools page at any time."}
         </p>
       ) : null}
       <PromptToolForm

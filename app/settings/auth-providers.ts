@@ -64,7 +64,10 @@ export function parseProviderList(value: string): Array<Pick<AuthProvider, "id" 
  * not listed is almost certainly a typo, so it is refused too. Throws an
  * Error whose message names the variable to fix.
  */
-export function nameProviders(list: Array<Pick<AuthProvider, "id" | "kind">>, names: Map<string, string>): AuthProvider[] {
+export function nameProviders(
+  list: Array<Pick<AuthProvider, "id" | "kind">>,
+  names: Map<string, string>,
+): AuthProvider[] {
   for (const id of names.keys()) {
     const listed = list.find((provider) => provider.id === id);
     if (!listed) throw new Error(`AUTH_PROVIDER_NAMES names ${id}, which AUTH_PROVIDERS does not list.`);
@@ -76,7 +79,10 @@ export function nameProviders(list: Array<Pick<AuthProvider, "id" | "kind">>, na
     if (kind === "password") return { id, kind, name: "Email and password" };
     if (kind === "google") return { id, kind, name: "Google" };
     const name = names.get(id);
-    if (!name) throw new Error(`AUTH_PROVIDERS lists ${id} without a name for its button: add ${id}=<Name> to AUTH_PROVIDER_NAMES.`);
+    if (!name)
+      throw new Error(
+        `AUTH_PROVIDERS lists ${id} without a name for its button: add ${id}=<Name> to AUTH_PROVIDER_NAMES.`,
+      );
     return { id, kind, name };
   });
 }

@@ -23,7 +23,12 @@ export interface BudgetLimits {
   monthlyMicroUsd: BudgetLimit;
 }
 
-export const NO_BUDGETS: BudgetLimits = { dailyTokens: null, monthlyTokens: null, dailyMicroUsd: null, monthlyMicroUsd: null };
+export const NO_BUDGETS: BudgetLimits = {
+  dailyTokens: null,
+  monthlyTokens: null,
+  dailyMicroUsd: null,
+  monthlyMicroUsd: null,
+};
 
 export function hasBudget(limits: BudgetLimits): boolean {
   return Object.values(limits).some((limit) => limit !== null);
@@ -41,7 +46,8 @@ export function parseTokenBudgets(text: string | undefined): RoleMap<BudgetLimit
   return parseRoleMap<BudgetLimit>(text, (value, role) => {
     if (value.toLowerCase() === "unlimited") return null;
     const compact = value.replace(/_/g, "");
-    if (!/^\d+$/.test(compact)) throw new Error(`token budget for "${role}" must be a whole number or "unlimited", not "${value}"`);
+    if (!/^\d+$/.test(compact))
+      throw new Error(`token budget for "${role}" must be a whole number or "unlimited", not "${value}"`);
     return Number(compact);
   });
 }
@@ -51,7 +57,9 @@ export function parseMoneyBudgets(text: string | undefined): RoleMap<BudgetLimit
     if (value.toLowerCase() === "unlimited") return null;
     const dollars = value.replace(/^\$/, "");
     if (!/^\d+(\.\d{1,6})?$/.test(dollars)) {
-      throw new Error(`budget for "${role}" must be an amount in US dollars such as 5 or 0.50, or "unlimited", not "${value}"`);
+      throw new Error(
+        `budget for "${role}" must be an amount in US dollars such as 5 or 0.50, or "unlimited", not "${value}"`,
+      );
     }
     return dollarsToMicro(dollars);
   });
@@ -80,7 +88,9 @@ export function parseModelPrices(text: string | undefined): ReadonlyMap<string, 
     const model = entry.slice(0, at).trim();
     const match = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)\s*$/.exec(entry.slice(at + 1));
     if (at <= 0 || model === "" || !match) {
-      throw new Error(`"${entry.trim()}" is not model=input/output (US dollars per million tokens, e.g. gpt-4o-mini=0.15/0.60)`);
+      throw new Error(
+        `"${entry.trim()}" is not model=input/output (US dollars per million tokens, e.g. gpt-4o-mini=0.15/0.60)`,
+      );
     }
     if (prices.has(model)) throw new Error(`model "${model}" is priced twice`);
     prices.set(model, { inputPerMillion: Number(match[1]), outputPerMillion: Number(match[2]) });

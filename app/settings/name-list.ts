@@ -5,7 +5,10 @@
  * Throws with `form` (e.g. `provider=Name (e.g. oidc.acme=Acme SSO)`) for an
  * entry that is not one, and for an id named twice or a name too long.
  */
-export function parseNameList(value: string | undefined, { form, maxName }: { form: string; maxName: number }): Map<string, string> {
+export function parseNameList(
+  value: string | undefined,
+  { form, maxName }: { form: string; maxName: number },
+): Map<string, string> {
   const names = new Map<string, string>();
   for (const entry of (value ?? "").split(",")) {
     if (entry.trim() === "") continue;

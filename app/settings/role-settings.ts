@@ -17,10 +17,7 @@ export const ADMIN_KEY = "admin";
 
 export type RoleMap<T> = ReadonlyMap<string, T>;
 
-export function parseRoleMap<T>(
-  text: string | undefined,
-  parseValue: (value: string, role: string) => T,
-): RoleMap<T> {
+export function parseRoleMap<T>(text: string | undefined, parseValue: (value: string, role: string) => T): RoleMap<T> {
   const map = new Map<string, T>();
   if (!text) return map;
   for (const entry of text.split(";")) {
@@ -62,7 +59,8 @@ export const DEFAULT_DAILY_LIMITS: RoleMap<DailyLimit> = new Map<string, DailyLi
 export function parseDailyLimits(text: string | undefined): RoleMap<DailyLimit> {
   const overrides = parseRoleMap<DailyLimit>(text, (value, role) => {
     if (value.toLowerCase() === "unlimited") return null;
-    if (!/^\d+$/.test(value)) throw new Error(`quota for "${role}" must be a whole number or "unlimited", not "${value}"`);
+    if (!/^\d+$/.test(value))
+      throw new Error(`quota for "${role}" must be a whole number or "unlimited", not "${value}"`);
     return Number(value);
   });
   // Roles not mentioned keep their defaults.
@@ -97,7 +95,9 @@ export function parseMessageMaxChars(text: string | undefined): RoleMap<number> 
   const overrides = parseRoleMap<number>(text, (value, role) => {
     const chars = /^\d+$/.test(value) ? Number(value) : NaN;
     if (!(chars >= 1 && chars <= MESSAGE_MAX_CHARS_CEILING)) {
-      throw new Error(`message length for "${role}" must be a whole number from 1 to ${MESSAGE_MAX_CHARS_CEILING}, not "${value}"`);
+      throw new Error(
+        `message length for "${role}" must be a whole number from 1 to ${MESSAGE_MAX_CHARS_CEILING}, not "${value}"`,
+      );
     }
     return chars;
   });
@@ -105,10 +105,17 @@ export function parseMessageMaxChars(text: string | undefined): RoleMap<number> 
 }
 
 /** A per-role whole number within bounds, e.g. ATTACHMENT_MAX_MB="none=5;*=20". Roles not listed keep `defaults`. */
-export function parseRoleCount(text: string | undefined, defaults: RoleMap<number>, min: number, max: number, what: string): RoleMap<number> {
+export function parseRoleCount(
+  text: string | undefined,
+  defaults: RoleMap<number>,
+  min: number,
+  max: number,
+  what: string,
+): RoleMap<number> {
   const overrides = parseRoleMap<number>(text, (value, role) => {
     const n = /^\d+$/.test(value) ? Number(value) : NaN;
-    if (!(n >= min && n <= max)) throw new Error(`${what} for "${role}" must be a whole number from ${min} to ${max}, not "${value}"`);
+    if (!(n >= min && n <= max))
+      throw new Error(`${what} for "${role}" must be a whole number from ${min} to ${max}, not "${value}"`);
     return n;
   });
   return new Map([...defaults, ...overrides]);

@@ -33,7 +33,16 @@ export async function startAuthEmulator(options: AuthEmulatorOptions) {
   const configPath = path.join(options.workDir, "firebase.json");
   fs.writeFileSync(configPath, JSON.stringify(config, null, 2));
 
-  const args = [FIREBASE_BIN, "emulators:start", "--only", "auth", "--project", options.projectId, "--config", configPath];
+  const args = [
+    FIREBASE_BIN,
+    "emulators:start",
+    "--only",
+    "auth",
+    "--project",
+    options.projectId,
+    "--config",
+    configPath,
+  ];
   if (options.persistDir) {
     fs.mkdirSync(options.persistDir, { recursive: true });
     if (fs.existsSync(path.join(options.persistDir, "firebase-export-metadata.json"))) {

@@ -41,7 +41,12 @@ export function readLaunch(): Launch {
 
 /** The variables the app server gets: where to listen, and in local mode where its backends are. */
 export function serverEnv(launch: Launch, backends: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...backends, PORT: launch.port, ...(launch.listen.host ? { HOST: launch.listen.host } : {}) };
+  return {
+    ...process.env,
+    ...backends,
+    PORT: launch.port,
+    ...(launch.listen.host ? { HOST: launch.listen.host } : {}),
+  };
 }
 
 /**
@@ -64,7 +69,9 @@ export function superviseAlone(child: ChildProcess) {
 export async function startLocalBackends({ config, port, fresh }: Launch) {
   const dataDir = path.resolve(process.env.LOCAL_DATA_DIR ?? `.local/${config.projectId}-${port}`);
   if (fresh) resetDataDir(dataDir);
-  console.log(`Local mode: starting the Firebase emulators and embedded PostgreSQL (data in ${path.relative(".", dataDir)})…`);
+  console.log(
+    `Local mode: starting the Firebase emulators and embedded PostgreSQL (data in ${path.relative(".", dataDir)})…`,
+  );
   const stack = await startLocalStack({
     projectId: config.projectId,
     authHost: config.authEmulatorHost!,

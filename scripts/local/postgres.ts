@@ -7,7 +7,15 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * so the app reaches it through node-postgres exactly as a real server.
  * `dataDir` undefined keeps it in memory (tests).
  */
-export async function startEmbeddedPostgres({ dataDir, host = "127.0.0.1", port = 0 }: { dataDir?: string; host?: string; port?: number }) {
+export async function startEmbeddedPostgres({
+  dataDir,
+  host = "127.0.0.1",
+  port = 0,
+}: {
+  dataDir?: string;
+  host?: string;
+  port?: number;
+}) {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create(dataDir ?? "memory://");
   const server = new PGLiteSocketServer({ db, host, port, maxConnections: 16 });

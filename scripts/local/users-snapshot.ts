@@ -11,8 +11,12 @@ export async function restoreUsers(admin: EmulatorAdmin, file: string) {
   if (!fs.existsSync(file)) return;
   const docs = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, Record<string, unknown>>;
   // A hand-edited file may name an address no users/{email} record can have (docs/decisions/075).
-  const [keyable, skipped] = [Object.keys(docs).filter(canHoldRole), Object.keys(docs).filter((id) => !canHoldRole(id))];
-  if (skipped.length > 0) console.warn(`Skipped ${skipped.length} record(s) in ${file} whose address cannot hold a role.`);
+  const [keyable, skipped] = [
+    Object.keys(docs).filter(canHoldRole),
+    Object.keys(docs).filter((id) => !canHoldRole(id)),
+  ];
+  if (skipped.length > 0)
+    console.warn(`Skipped ${skipped.length} record(s) in ${file} whose address cannot hold a role.`);
   await Promise.all(keyable.map((id) => userDoc(id, admin.firestore).set(docs[id])));
 }
 

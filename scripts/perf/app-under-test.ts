@@ -71,32 +71,33 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
   const baseUrls = ports.map((port) => `http://127.0.0.1:${port}`);
   const baseUrl = baseUrls[0];
   // Every instance with the same variables and backends, as in production behind a proxy.
-  const spawnServer = (port: number, inspect: boolean): ChildProcess => spawn(
-    process.execPath,
-    [
-      ...(inspect && inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
-      path.resolve("node_modules/@remix-run/serve/dist/cli.js"),
-      SERVER_BUILD,
-    ],
-    {
-      stdio: ["ignore", "ignore", log],
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        FIREBASE_PROJECT_ID: stack.env.FIREBASE_PROJECT_ID,
-        FIREBASE_AUTH_EMULATOR_HOST: proxies?.identity.hostPort ?? stack.env.FIREBASE_AUTH_EMULATOR_HOST,
-        FIRESTORE_EMULATOR_HOST: proxies?.firestore.hostPort ?? stack.env.FIRESTORE_EMULATOR_HOST,
-        DATABASE_URL: databaseUrl.toString(),
-        DATABASE_POOL_SIZE: stack.env.DATABASE_POOL_SIZE ?? "10",
-        BACKEND_TIMEOUT_MS: "10000",
-        LLM_BASE_URL: model.url,
-        LLM_MODELS: options.models.join(","),
-        ...options.env,
+  const spawnServer = (port: number, inspect: boolean): ChildProcess =>
+    spawn(
+      process.execPath,
+      [
+        ...(inspect && inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
+        path.resolve("node_modules/@remix-run/serve/dist/cli.js"),
+        SERVER_BUILD,
+      ],
+      {
+        stdio: ["ignore", "ignore", log],
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          FIREBASE_PROJECT_ID: stack.env.FIREBASE_PROJECT_ID,
+          FIREBASE_AUTH_EMULATOR_HOST: proxies?.identity.hostPort ?? stack.env.FIREBASE_AUTH_EMULATOR_HOST,
+          FIRESTORE_EMULATOR_HOST: proxies?.firestore.hostPort ?? stack.env.FIRESTORE_EMULATOR_HOST,
+          DATABASE_URL: databaseUrl.toString(),
+          DATABASE_POOL_SIZE: stack.env.DATABASE_POOL_SIZE ?? "10",
+          BACKEND_TIMEOUT_MS: "10000",
+          LLM_BASE_URL: model.url,
+          LLM_MODELS: options.models.join(","),
+          ...options.env,
+        },
       },
-    },
-  );
+    );
   const servers = ports.map((port, index) => spawnServer(port, index === 0));
   const server = servers[0];
   const stop = async () => {
@@ -157,9 +158,13 @@ export type AppUnderTest = Awaited<ReturnType<typeof startAppUnderTest>>;
 
 /** The local stack in its own process (scripts/perf/stack-process.ts), with an admin client here. */
 async function startStackProcess(stackOptions: LocalStackOptions) {
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/perf/stack-process.ts", JSON.stringify(stackOptions)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.resolve("node_modules/tsx/dist/cli.mjs"), "scripts/perf/stack-process.ts", JSON.stringify(stackOptions)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const env = await new Promise<Record<string, string>>((resolve, reject) => {
     let output = "";
@@ -172,7 +177,13 @@ async function startStackProcess(stackOptions: LocalStackOptions) {
   });
   const admin = emulatorAdmin(env.FIREBASE_PROJECT_ID, env.FIREBASE_AUTH_EMULATOR_HOST, env.FIRESTORE_EMULATOR_HOST);
   return {
-    env: env as { FIREBASE_PROJECT_ID: string; FIREBASE_AUTH_EMULATOR_HOST: string; FIRESTORE_EMULATOR_HOST: string; DATABASE_URL: string; DATABASE_POOL_SIZE?: string },
+    env: env as {
+      FIREBASE_PROJECT_ID: string;
+      FIREBASE_AUTH_EMULATOR_HOST: string;
+      FIRESTORE_EMULATOR_HOST: string;
+      DATABASE_URL: string;
+      DATABASE_POOL_SIZE?: string;
+    },
     admin,
     pid: child.pid!,
     async stop() {
@@ -203,7 +214,9 @@ interface InspectorAnswer {
 
 /** Reads process.memoryUsage() through the inspector protocol, after HeapProfiler.collectGarbage with `gc`. */
 async function inspectHeap(port: number, gc: boolean) {
-  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+  const [target] = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
+    webSocketDebuggerUrl: string;
+  }>;
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
@@ -225,7 +238,10 @@ async function inspectHeap(port: number, gc: boolean) {
     });
   try {
     if (gc) await call("HeapProfiler.collectGarbage");
-    const answer = await call("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true });
+    const answer = await call("Runtime.evaluate", {
+      expression: "JSON.stringify(process.memoryUsage())",
+      returnByValue: true,
+    });
     const usage = JSON.parse(answer.result?.result?.value ?? "{}") as NodeJS.MemoryUsage;
     const mb = (bytes: number) => bytes / 2 ** 20;
     return { heapUsedMb: mb(usage.heapUsed), heapTotalMb: mb(usage.heapTotal), externalMb: mb(usage.external) };

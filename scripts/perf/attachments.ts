@@ -4,7 +4,16 @@ import os from "node:os";
 import path from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { docx as docxOf, docxSizeLieBomb, pdfStreamBomb, slowPdf } from "../../tests/support/document-fixtures";
-import { freshDatabase, machineLine, option, percentile, rssMb, startAppUnderTest, writeBenchmarks, type AppUnderTest } from "./app-under-test";
+import {
+  freshDatabase,
+  machineLine,
+  option,
+  percentile,
+  rssMb,
+  startAppUnderTest,
+  writeBenchmarks,
+  type AppUnderTest,
+} from "./app-under-test";
 import { firstTextMs } from "./first-token";
 
 /**
@@ -41,7 +50,18 @@ const bombCount = Number(option("bombs", "10"));
 const fairRuns = Number(option("fair-runs", "5"));
 const MODEL = "bench-model";
 
-const TOPICS = ["harbours", "ledgers", "glaciers", "orchards", "railways", "comets", "violins", "deserts", "bridges", "bees"];
+const TOPICS = [
+  "harbours",
+  "ledgers",
+  "glaciers",
+  "orchards",
+  "railways",
+  "comets",
+  "violins",
+  "deserts",
+  "bridges",
+  "bees",
+];
 
 /** A PDF of `pages` pages of varied prose, about 1,200 characters each. */
 async function pdfOf(pages: number): Promise<Uint8Array> {
@@ -51,7 +71,8 @@ async function pdfOf(pages: number): Promise<Uint8Array> {
     const topic = TOPICS[page % TOPICS.length];
     const text = Array.from(
       { length: 12 },
-      (_, line) => `Page ${page}, note ${line + 1}: the study of ${topic} records measurement ${page * 13 + line} and its seasonal change.`,
+      (_, line) =>
+        `Page ${page}, note ${line + 1}: the study of ${topic} records measurement ${page * 13 + line} and its seasonal change.`,
     ).join("\n");
     pdf.addPage([595, 842]).drawText(text, { x: 40, y: 800, size: 9, font, lineHeight: 14, maxWidth: 515 });
   }
@@ -63,7 +84,12 @@ async function send(app: AppUnderTest, cookie: string, name: string, body: Uint8
   const started = performance.now();
   const response = await fetch(`${app.baseUrl}/api/attachments`, {
     method: "POST",
-    headers: { Origin: app.baseUrl, cookie, "Content-Type": "application/octet-stream", "X-File-Name": encodeURIComponent(name) },
+    headers: {
+      Origin: app.baseUrl,
+      cookie,
+      "Content-Type": "application/octet-stream",
+      "X-File-Name": encodeURIComponent(name),
+    },
     body: typeof body === "string" ? body : Buffer.from(body),
   });
   const json = (await response.json()) as { attachment?: { id: string }; error?: string };
@@ -73,7 +99,9 @@ async function send(app: AppUnderTest, cookie: string, name: string, body: Uint8
 /** 4. The server's memory around `--bombs` documents that inflate to 1 GiB, sent at once. */
 async function measureBombs(app: AppUnderTest, upload: (name: string, body: Uint8Array) => Promise<unknown>) {
   const [docx, pdf] = [docxSizeLieBomb(), pdfStreamBomb()];
-  const accounts = await Promise.all(Array.from({ length: bombCount }, (_, index) => app.signIn("premium", `bomb-${index}`)));
+  const accounts = await Promise.all(
+    Array.from({ length: bombCount }, (_, index) => app.signIn("premium", `bomb-${index}`)),
+  );
   // The reading code has run once before memory is measured.
   await upload("warm-up.pdf", await pdfOf(1));
   await upload("warm-up.docx", docxOf(["An ordinary document."]));
@@ -81,10 +109,16 @@ async function measureBombs(app: AppUnderTest, upload: (name: string, body: Uint
   let peak = before;
   const watch = setInterval(() => (peak = Math.max(peak, rssMb(app.server.pid!))), 20);
   const started = performance.now();
-  const answers = await Promise.all(accounts.map((account, index) => send(app, account.cookie, index % 2 ? "bomb.pdf" : "bomb.docx", index % 2 ? pdf : docx)));
+  const answers = await Promise.all(
+    accounts.map((account, index) =>
+      send(app, account.cookie, index % 2 ? "bomb.pdf" : "bomb.docx", index % 2 ? pdf : docx),
+    ),
+  );
   const ms = performance.now() - started;
   clearInterval(watch);
-  const refused = answers.filter((answer) => answer.status === 400 && answer.error?.includes("too large to read once unpacked")).length;
+  const refused = answers.filter(
+    (answer) => answer.status === 400 && answer.error?.includes("too large to read once unpacked"),
+  ).length;
   return { before, peak, after: rssMb(app.server.pid!), refused, ms };
 }
 
@@ -95,20 +129,29 @@ async function measureFairness(app: AppUnderTest) {
   const started = performance.now();
   const piled = Array.from({ length: 4 }, (_, index) => send(app, piler.cookie, `slow-${index}.pdf`, slow));
   // The first slow PDF is being read once the server has a reader process.
-  while (!fs.readFileSync(`/proc/${app.server.pid}/task/${app.server.pid}/children`, "latin1").trim()) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!fs.readFileSync(`/proc/${app.server.pid}/task/${app.server.pid}/children`, "latin1").trim())
+    await new Promise((resolve) => setTimeout(resolve, 20));
   const textMs: number[] = [];
-  for (let run = 0; run < fairRuns; run += 1) textMs.push((await send(app, other.cookie, `note-${run}.txt`, "Eighteen bytes of.")).ms);
+  for (let run = 0; run < fairRuns; run += 1)
+    textMs.push((await send(app, other.cookie, `note-${run}.txt`, "Eighteen bytes of.")).ms);
   const pdfMs = (await send(app, other.cookie, "page.pdf", onePage)).ms;
   const answers = await Promise.all(piled);
-  if (answers.some((answer) => answer.status !== 201)) throw new Error(`slow PDFs: ${answers.map((answer) => answer.status).join(", ")}`);
+  if (answers.some((answer) => answer.status !== 201))
+    throw new Error(`slow PDFs: ${answers.map((answer) => answer.status).join(", ")}`);
   return { textMs, pdfMs, piledMs: performance.now() - started };
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
 
 export async function benchAttachments(): Promise<void> {
-  console.log(`Attachments: ${uploads} uploads of ${uploadMb} MB, a 200-page PDF ${pdfRuns}×, ${messageCount} messages with and without a 50-page PDF…`);
+  console.log(
+    `Attachments: ${uploads} uploads of ${uploadMb} MB, a 200-page PDF ${pdfRuns}×, ${messageCount} messages with and without a 50-page PDF…`,
+  );
   const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "attachments") : undefined;
   const app = await startAppUnderTest({
     name: "attachments",
@@ -132,7 +175,10 @@ export async function benchAttachments(): Promise<void> {
     };
 
     // 1. Upload throughput.
-    const image = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(uploadMb * 1024 * 1024 - 8)]);
+    const image = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      randomBytes(uploadMb * 1024 * 1024 - 8),
+    ]);
     await upload("warm-up.png", image.subarray(0, 1024));
     const rates: number[] = [];
     for (let i = 0; i < uploads; i += 1) {
@@ -150,13 +196,28 @@ export async function benchAttachments(): Promise<void> {
     const message = (text: string) => ({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
     const withDocument = randomUUID();
     const without = randomUUID();
-    await firstTextMs(app.baseUrl, cookie, { conversationId: withDocument, create: true, message: message("Here is the report."), model: MODEL, attachments: [fifty.id] });
-    await firstTextMs(app.baseUrl, cookie, { conversationId: without, create: true, message: message("Hello."), model: MODEL });
+    await firstTextMs(app.baseUrl, cookie, {
+      conversationId: withDocument,
+      create: true,
+      message: message("Here is the report."),
+      model: MODEL,
+      attachments: [fifty.id],
+    });
+    await firstTextMs(app.baseUrl, cookie, {
+      conversationId: without,
+      create: true,
+      message: message("Hello."),
+      model: MODEL,
+    });
     const timed = { with: [] as number[], without: [] as number[] };
     for (let i = 0; i < messageCount; i += 1) {
       const text = `What does the report say about ${TOPICS[i % TOPICS.length]} and measurement ${i * 7}?`;
-      timed.with.push(await firstTextMs(app.baseUrl, cookie, { conversationId: withDocument, message: message(text), model: MODEL }));
-      timed.without.push(await firstTextMs(app.baseUrl, cookie, { conversationId: without, message: message(text), model: MODEL }));
+      timed.with.push(
+        await firstTextMs(app.baseUrl, cookie, { conversationId: withDocument, message: message(text), model: MODEL }),
+      );
+      timed.without.push(
+        await firstTextMs(app.baseUrl, cookie, { conversationId: without, message: message(text), model: MODEL }),
+      );
     }
     const overhead = median(timed.with) - median(timed.without);
 
@@ -174,8 +235,18 @@ export async function benchAttachments(): Promise<void> {
       "|---|---|",
       `| Upload throughput (${uploadMb} MB image, stored as it is; median of ${uploads}) | ${fixed(median(rates))} MB/s (min ${fixed(Math.min(...rates))}, max ${fixed(Math.max(...rates))}) |`,
       `| Indexing a 200-page PDF (${(big.byteLength / 1024).toFixed(0)} KB: upload, parse, passages, store; median of ${pdfRuns}) | ${fixed(median(indexing), 0)} ms |`,
-      `| First text chunk, follow-up with a 50-page PDF in the conversation (median of ${messageCount}) | ${fixed(median(timed.with))} ms (p95 ${fixed(percentile([...timed.with].sort((a, b) => a - b), 95))}) |`,
-      `| First text chunk, same without a document (median of ${messageCount}) | ${fixed(median(timed.without))} ms (p95 ${fixed(percentile([...timed.without].sort((a, b) => a - b), 95))}) |`,
+      `| First text chunk, follow-up with a 50-page PDF in the conversation (median of ${messageCount}) | ${fixed(median(timed.with))} ms (p95 ${fixed(
+        percentile(
+          [...timed.with].sort((a, b) => a - b),
+          95,
+        ),
+      )}) |`,
+      `| First text chunk, same without a document (median of ${messageCount}) | ${fixed(median(timed.without))} ms (p95 ${fixed(
+        percentile(
+          [...timed.without].sort((a, b) => a - b),
+          95,
+        ),
+      )}) |`,
       `| Retrieval overhead on the first token (target ≤ 30 ms on the PostgreSQL server) | ${fixed(overhead)} ms |`,
       `| Server memory, ${bombCount} documents that inflate to 1 GiB sent at once (half .docx, half PDF): RSS before / at most / after | ${fixed(bombs.before, 0)} MB / ${fixed(bombs.peak, 0)} MB / ${fixed(bombs.after, 0)} MB (${bombs.refused} of ${bombCount} refused "too large to read once unpacked", all answered in ${fixed(bombs.ms / 1000)} s) |`,
       `| Another account's 18-byte text file while one account's 4 slow PDFs are read (target ≤ 1 s; median of ${fairRuns}) | ${fixed(median(fair.textMs), 0)} ms (max ${fixed(Math.max(...fair.textMs), 0)}) |`,

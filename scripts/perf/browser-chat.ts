@@ -21,7 +21,14 @@ export interface BrowserChatFigures {
   /** Median ms to the first token of the same reply, straight from the model server. */
   directFirstTokenMs: number;
   /** Long tasks are those over 50 ms, by the browser's own definition. */
-  longReply: { words: number; chunkDelayMs: number; streamMs: number; longTasks: number; maxMs: number; totalMs: number };
+  longReply: {
+    words: number;
+    chunkDelayMs: number;
+    streamMs: number;
+    longTasks: number;
+    maxMs: number;
+    totalMs: number;
+  };
 }
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
@@ -69,9 +76,13 @@ async function watchFirstWord(page: Page, word: string) {
   await page.evaluate((word) => {
     const timing: { enter?: number; first?: number; requestStart?: number; responseStart?: number } = {};
     (window as unknown as { __timing: typeof timing }).__timing = timing;
-    document.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && timing.enter === undefined) timing.enter = performance.now();
-    }, true);
+    document.addEventListener(
+      "keydown",
+      (event) => {
+        if (event.key === "Enter" && timing.enter === undefined) timing.enter = performance.now();
+      },
+      true,
+    );
     const observer = new MutationObserver(() => {
       const replies = document.querySelectorAll('article[aria-label="Assistant"]');
       for (const reply of replies) {
@@ -129,12 +140,25 @@ export async function measureBrowserChat({
       await watchFirstWord(page, FIRST_WORD);
       model.enqueue({ type: "text", text: shortReply });
       await box.press("Enter");
-      await page.waitForFunction(() => (window as unknown as { __timing: { first?: number } }).__timing.first !== undefined, null, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as unknown as { __timing: { first?: number } }).__timing.first !== undefined,
+        null,
+        { timeout: 30_000 },
+      );
       // Let the reply finish and be saved before the next run (its resource timing is written once it ends).
       await page.getByRole("button", { name: "Send", exact: true }).waitFor({ timeout: 30_000 });
-      await page.waitForFunction(() => (window as unknown as { __timing: { requestStart?: number } }).__timing.requestStart !== undefined, null, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as unknown as { __timing: { requestStart?: number } }).__timing.requestStart !== undefined,
+        null,
+        { timeout: 30_000 },
+      );
       const timing = await page.evaluate(
-        () => (window as unknown as { __timing: { enter: number; first: number; requestStart: number; responseStart: number } }).__timing,
+        () =>
+          (
+            window as unknown as {
+              __timing: { enter: number; first: number; requestStart: number; responseStart: number };
+            }
+          ).__timing,
       );
       viaApp.push(timing.first - timing.enter);
       sent.push(timing.requestStart - timing.enter);
@@ -145,7 +169,11 @@ export async function measureBrowserChat({
       const response = await fetch(`${model.url}/chat/completions`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ model: "bench-model", stream: true, messages: [{ role: "user", content: "Tell me something" }] }),
+        body: JSON.stringify({
+          model: "bench-model",
+          stream: true,
+          messages: [{ role: "user", content: "Tell me something" }],
+        }),
       });
       direct.push((await readStream(response, isModelToken, started)).firstTokenMs);
     }
@@ -163,7 +191,10 @@ export async function measureBrowserChat({
     const started = performance.now();
     await box.press("Enter");
     await page.waitForFunction(
-      (word) => [...document.querySelectorAll('article[aria-label="Assistant"]')].some((reply) => reply.textContent?.includes(word)),
+      (word) =>
+        [...document.querySelectorAll('article[aria-label="Assistant"]')].some((reply) =>
+          reply.textContent?.includes(word),
+        ),
       LAST_WORD,
       { timeout: 120_000, polling: "raf" },
     );

@@ -19,7 +19,11 @@ const serverDatabaseUrl = option("database-url", "postgresql://postgres@127.0.0.
 const messageCount = Number(option("messages", "150"));
 const MODEL = "bench-model";
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const fixed = (value: number, digits = 1) => value.toFixed(digits);
 
 export async function benchBudgets(): Promise<void> {
@@ -48,17 +52,41 @@ export async function benchBudgets(): Promise<void> {
     const message = (text: string) => ({ id: randomUUID(), role: "user", parts: [{ type: "text", text }] });
     const withBudget = randomUUID();
     const without = randomUUID();
-    await firstTextMs(app.baseUrl, budgeted.cookie, { conversationId: withBudget, create: true, message: message("Hello."), model: MODEL });
-    await firstTextMs(app.baseUrl, free.cookie, { conversationId: without, create: true, message: message("Hello."), model: MODEL });
+    await firstTextMs(app.baseUrl, budgeted.cookie, {
+      conversationId: withBudget,
+      create: true,
+      message: message("Hello."),
+      model: MODEL,
+    });
+    await firstTextMs(app.baseUrl, free.cookie, {
+      conversationId: without,
+      create: true,
+      message: message("Hello."),
+      model: MODEL,
+    });
     const timed = { with: [] as number[], without: [] as number[] };
     for (let i = 0; i < messageCount; i += 1) {
       const text = `Tell me about measurement ${i * 7}, briefly.`;
-      timed.with.push(await firstTextMs(app.baseUrl, budgeted.cookie, { conversationId: withBudget, message: message(text), model: MODEL }));
-      timed.without.push(await firstTextMs(app.baseUrl, free.cookie, { conversationId: without, message: message(text), model: MODEL }));
+      timed.with.push(
+        await firstTextMs(app.baseUrl, budgeted.cookie, {
+          conversationId: withBudget,
+          message: message(text),
+          model: MODEL,
+        }),
+      );
+      timed.without.push(
+        await firstTextMs(app.baseUrl, free.cookie, { conversationId: without, message: message(text), model: MODEL }),
+      );
     }
     const overhead = median(timed.with) - median(timed.without);
     const store = database ? "the PostgreSQL server (a fresh database)" : "embedded PGlite";
-    const p95 = (values: number[]) => fixed(percentile([...values].sort((a, b) => a - b), 95));
+    const p95 = (values: number[]) =>
+      fixed(
+        percentile(
+          [...values].sort((a, b) => a - b),
+          95,
+        ),
+      );
     const report = [
       "## Budgets",
       "",

@@ -10,6 +10,7 @@ export async function firstTextMs(baseUrl: string, cookie: string, body: Record<
   });
   if (!response.ok || !response.body) throw new Error(`chat: ${response.status} ${await response.text()}`);
   let at = NaN;
-  for await (const chunk of readChunks(response.body)) if (Number.isNaN(at) && chunk.type === "text-delta") at = performance.now() - started;
+  for await (const chunk of readChunks(response.body))
+    if (Number.isNaN(at) && chunk.type === "text-delta") at = performance.now() - started;
   return at;
 }

@@ -36,8 +36,9 @@ async function drive(baseUrls: string[], path: string, headers: Record<string, s
     baseUrls.map(
       (baseUrl) =>
         new Promise<autocannon.Result>((resolve, reject) => {
-          const run = autocannon({ url: `${baseUrl}${path}`, connections: perInstance, duration: durationSeconds, headers }, (error, done) =>
-            error ? reject(error) : resolve(done),
+          const run = autocannon(
+            { url: `${baseUrl}${path}`, connections: perInstance, duration: durationSeconds, headers },
+            (error, done) => (error ? reject(error) : resolve(done)),
           );
           run.on("response", (_client, status, _bytes, responseTime) => {
             if (status >= 400) errors++;
@@ -48,7 +49,12 @@ async function drive(baseUrls: string[], path: string, headers: Record<string, s
   );
   times.sort((a, b) => a - b);
   const rps = results.reduce((sum, result) => sum + result.requests.total, 0) / durationSeconds;
-  return { rps, p50: percentile(times, 50), p95: percentile(times, 95), errors: errors + results.reduce((sum, r) => sum + r.errors, 0) };
+  return {
+    rps,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    errors: errors + results.reduce((sum, r) => sum + r.errors, 0),
+  };
 }
 
 async function measureWith(instances: number): Promise<Figures[]> {
@@ -83,8 +89,11 @@ async function measureWith(instances: number): Promise<Figures[]> {
 }
 
 export async function benchInstances(count: number) {
-  if (!Number.isInteger(count) || count < 1 || count > 16) throw new Error("--instances takes a whole number from 1 to 16.");
-  console.log(`Throughput with 1 and ${count} instance(s), ${totalConnections} connections, ${durationSeconds} s per page…`);
+  if (!Number.isInteger(count) || count < 1 || count > 16)
+    throw new Error("--instances takes a whole number from 1 to 16.");
+  console.log(
+    `Throughput with 1 and ${count} instance(s), ${totalConnections} connections, ${durationSeconds} s per page…`,
+  );
   const figures = [...(await measureWith(1)), ...(count > 1 ? await measureWith(count) : [])];
   const one = new Map(figures.filter((f) => f.instances === 1).map((f) => [f.page, f.rps]));
   const rows = figures.map(

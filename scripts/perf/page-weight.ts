@@ -65,7 +65,11 @@ export function readManifest(publicDir: string): BrowserManifest {
 /** Root first, the route itself last. */
 export function routeChain(manifest: BrowserManifest, routeId: string): ManifestRoute[] {
   const chain: ManifestRoute[] = [];
-  for (let route: ManifestRoute | undefined = manifest.routes[routeId]; route; route = route.parentId ? manifest.routes[route.parentId] : undefined) {
+  for (
+    let route: ManifestRoute | undefined = manifest.routes[routeId];
+    route;
+    route = route.parentId ? manifest.routes[route.parentId] : undefined
+  ) {
     chain.unshift(route);
   }
   return chain;

@@ -4,7 +4,15 @@ import path from "node:path";
 import pg from "pg";
 import type { UIMessageChunk } from "ai";
 import { readChunks } from "~/components/chat/ui-message-stream";
-import { chatBody, freshDatabase, machineLine, option, percentile, startAppUnderTest, writeBenchmarks } from "./app-under-test";
+import {
+  chatBody,
+  freshDatabase,
+  machineLine,
+  option,
+  percentile,
+  startAppUnderTest,
+  writeBenchmarks,
+} from "./app-under-test";
 
 /**
  * `npm run bench -- --runs`: replies that survive (docs/decisions/070),
@@ -88,8 +96,15 @@ function userText(tag: string) {
 }
 
 export async function benchRuns(): Promise<boolean> {
-  for (const [name, value] of Object.entries({ replies: replyCount, reopens: reopenCount, parallel, words, "word-ms": wordMs })) {
-    if (!Number.isInteger(value) || value < (name === "word-ms" ? 0 : 1)) throw new Error(`--${name} takes a whole number (got ${value}).`);
+  for (const [name, value] of Object.entries({
+    replies: replyCount,
+    reopens: reopenCount,
+    parallel,
+    words,
+    "word-ms": wordMs,
+  })) {
+    if (!Number.isInteger(value) || value < (name === "word-ms" ? 0 : 1))
+      throw new Error(`--${name} takes a whole number (got ${value}).`);
   }
   console.log(
     `Replies that survive: 2 instances, ${replyCount} replies followed from the other instance, ${reopenCount} closed and reopened ` +
@@ -135,7 +150,12 @@ export async function benchRuns(): Promise<boolean> {
     const following = await app.signIn("premium", "runs-follow");
     const reopening = await app.signIn("premium", "runs-reopen");
     const post = (baseUrl: string, cookie: string, body: string, signal?: AbortSignal) =>
-      fetch(`${baseUrl}/api/chat`, { method: "POST", headers: { "Content-Type": "application/json", Origin: baseUrl, cookie }, body, signal });
+      fetch(`${baseUrl}/api/chat`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: baseUrl, cookie },
+        body,
+        signal,
+      });
     const early404s: string[] = [];
     /**
      * GET /api/runs/<id>; a 404 (the run's row not yet there) is noted and retried. `since`: when
@@ -179,7 +199,9 @@ export async function benchRuns(): Promise<boolean> {
      */
     const warmUp = async (cookie: string) => {
       for (const baseUrl of [a, b]) {
-        const response = await fetch(`${baseUrl}/api/runs/00000000-0000-4000-8000-000000000000`, { headers: { cookie } });
+        const response = await fetch(`${baseUrl}/api/runs/00000000-0000-4000-8000-000000000000`, {
+          headers: { cookie },
+        });
         if (response.status !== 404) throw new Error(`warming up: GET /api/runs answered ${response.status}`);
         await response.body?.cancel();
       }
@@ -208,7 +230,9 @@ export async function benchRuns(): Promise<boolean> {
       const saved = dataOf<{ status: string }>(onB, "saved");
       if (total !== onB.length || textOf(onB) !== reply.expected || saved?.status !== "completed") {
         followErrors++;
-        console.log(`  reply ${i + 1}: B read ${onB.length} chunks of ${total} stored, saved ${saved?.status}, text ${textOf(onB) === reply.expected ? "whole" : "wrong"}`);
+        console.log(
+          `  reply ${i + 1}: B read ${onB.length} chunks of ${total} stored, saved ${saved?.status}, text ${textOf(onB) === reply.expected ? "whole" : "wrong"}`,
+        );
         continue;
       }
       let index = 0;
@@ -246,7 +270,11 @@ export async function benchRuns(): Promise<boolean> {
         const tab = new AbortController();
         const reply = await start(here, reopening.cookie, userText(`r${i + 1}`), tab.signal);
         runIds.push(reply.runId);
-        await readOn(reply.stream, reply.received, () => reply.received.filter(({ chunk }) => chunk.type === "text-delta").length >= 3);
+        await readOn(
+          reply.stream,
+          reply.received,
+          () => reply.received.filter(({ chunk }) => chunk.type === "text-delta").length >= 3,
+        );
         tab.abort(); // the tab is closed
         await reply.stream.return(undefined).catch(() => undefined);
         const waitMs = Math.random() * 500;
@@ -265,7 +293,13 @@ export async function benchRuns(): Promise<boolean> {
             : saved?.status !== "completed"
               ? `saved: ${saved?.status ?? "none"}`
               : undefined;
-        reopened.push({ ok: !problem, conversationId: reply.conversationId, expected: reply.expected, firstChunkMs: (chunks[0]?.at ?? NaN) - asked, problem });
+        reopened.push({
+          ok: !problem,
+          conversationId: reply.conversationId,
+          expected: reply.expected,
+          firstChunkMs: (chunks[0]?.at ?? NaN) - asked,
+          problem,
+        });
         const firstBatch = notified.get(reply.runId)?.get(1);
         console.log(
           `  reopened reply ${String(i + 1).padStart(2)} on ${there === a ? "A" : "B"} after ${waitMs.toFixed(0)} ms: headers in ${headersMs.toFixed(0)} ms, ` +
@@ -281,7 +315,11 @@ export async function benchRuns(): Promise<boolean> {
         "select role, status, content from messages where conversation_id = $1 order by seq",
         [reply.conversationId],
       );
-      const stored = rows.length === 2 && rows[1].role === "assistant" && rows[1].status === "completed" && rows[1].content === reply.expected;
+      const stored =
+        rows.length === 2 &&
+        rows[1].role === "assistant" &&
+        rows[1].status === "completed" &&
+        rows[1].content === reply.expected;
       if (!stored) {
         reply.problem = `${reply.problem ? `${reply.problem}; ` : ""}stored: ${rows.map((row) => `${row.role}/${row.status}/${row.content.length}`).join(", ")}`;
         reply.ok = false;
@@ -290,9 +328,22 @@ export async function benchRuns(): Promise<boolean> {
     }
     const lost = reopened.filter((reply) => !reply.ok).length;
     const counted = async (uid: string) =>
-      Number((await sql.query<{ messages: string }>("select coalesce(sum(messages), 0) as messages from usage_daily where uid = $1", [uid])).rows[0].messages);
-    const quota = { counted: (await counted(following.uid)) + (await counted(reopening.uid)), sent: replyCount + reopenCount };
-    const firstChunks = reopened.map((reply) => reply.firstChunkMs).filter(Number.isFinite).sort((x, y) => x - y);
+      Number(
+        (
+          await sql.query<{ messages: string }>(
+            "select coalesce(sum(messages), 0) as messages from usage_daily where uid = $1",
+            [uid],
+          )
+        ).rows[0].messages,
+      );
+    const quota = {
+      counted: (await counted(following.uid)) + (await counted(reopening.uid)),
+      sent: replyCount + reopenCount,
+    };
+    const firstChunks = reopened
+      .map((reply) => reply.firstChunkMs)
+      .filter(Number.isFinite)
+      .sort((x, y) => x - y);
 
     // ---- 2. PostgreSQL writes per reply ---------------------------------------------------------
     const { rows: runs } = await sql.query<{ batches: number; status: string; ms: number }>(
@@ -305,12 +356,18 @@ export async function benchRuns(): Promise<boolean> {
     // The statistics collector hears of the app's writes when its connections go idle (within ~10 s).
     const expected = { insRuns: runs.length, insEvents: batches, updRuns: batches + runs.length };
     let delta = diff(await tableCounts(sql), before);
-    for (const waitUntil = Date.now() + 15_000; Date.now() < waitUntil; ) {
-      if (delta.insRuns >= expected.insRuns && delta.insEvents >= expected.insEvents && delta.updRuns >= expected.updRuns) break;
+    for (const waitUntil = Date.now() + 15_000; Date.now() < waitUntil;) {
+      if (
+        delta.insRuns >= expected.insRuns &&
+        delta.insEvents >= expected.insEvents &&
+        delta.updRuns >= expected.updRuns
+      )
+        break;
       await sleep(500);
       delta = diff(await tableCounts(sql), before);
     }
-    const statsMatch = delta.insRuns === expected.insRuns && delta.insEvents === expected.insEvents && delta.updRuns >= expected.updRuns;
+    const statsMatch =
+      delta.insRuns === expected.insRuns && delta.insEvents === expected.insEvents && delta.updRuns >= expected.updRuns;
     const renewals = statsMatch ? delta.updRuns - expected.updRuns : NaN;
     const figures: RunsFigures = {
       replies: replyCount,
@@ -441,7 +498,11 @@ function report(f: RunsFigures) {
       `lost: ${f.lost} of ${f.reopens}`,
       `reopen to first chunk p50 ${ms(f.reopenFirstChunkP50)}, p95 ${ms(f.reopenFirstChunkP95)} (sessions known to both instances)`,
     ],
-    ["quota (usage_daily.messages of both users)", `${f.quota.counted} counted for ${f.quota.sent} sent`, f.quota.counted === f.quota.sent ? "exact" : "WRONG"],
+    [
+      "quota (usage_daily.messages of both users)",
+      `${f.quota.counted} counted for ${f.quota.sent} sent`,
+      f.quota.counted === f.quota.sent ? "exact" : "WRONG",
+    ],
   ];
   const notes = [
     f.followErrors ? `${f.followErrors} followed replies read incomplete or wrong on B.` : "",

@@ -7,7 +7,9 @@ import { expect, type Page } from "@playwright/test";
  * found.
  */
 export async function expectNoAxeViolations(page: Page, state: string) {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]).analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"])
+    .analyze();
   const found = results.violations.map((violation) => ({
     rule: violation.id,
     help: violation.help,
@@ -65,7 +67,9 @@ export async function expectNonTextContrast(page: Page, state: string) {
     const describe = (element: Element) =>
       `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ""}${element.getAttribute("name") ? `[name=${element.getAttribute("name")}]` : ""}${element.getAttribute("aria-label") ? `[aria-label="${element.getAttribute("aria-label")}"]` : ""}`;
     const found: string[] = [];
-    const fields = document.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range]):not([type=color]), textarea, select");
+    const fields = document.querySelectorAll(
+      "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=range]):not([type=color]), textarea, select",
+    );
     for (const field of fields) {
       if (!visible(field) || (field as HTMLInputElement).disabled) continue;
       const style = getComputedStyle(field);

@@ -99,7 +99,10 @@ async function prepareWorld(browser: Browser, accounts: { user: TestAccount; adm
 
   const admin = await pageAs(browser, { width: 1280, height: 800 }, "light");
   await signIn(admin.page, accounts.admin);
-  const contact = await admin.page.request.post("/api/contact", { form: { email: "visitor@example.com", message: "A question about plans" }, headers });
+  const contact = await admin.page.request.post("/api/contact", {
+    form: { email: "visitor@example.com", message: "A question about plans" },
+    headers,
+  });
   expect(contact.status()).toBe(201);
   await admin.page.goto("/admin/messages");
   const inboxMessagePath = await admin.page.locator('a[href^="/admin/messages/"]').first().getAttribute("href");
@@ -201,7 +204,9 @@ for (const size of SIZES) {
         const { page, close } = await asUser(browser);
         await page.goto((await world!).conversationPath);
         await page.getByRole("button", { name: "Share", exact: true }).click();
-        await expect(page.getByRole("dialog", { name: "Share this conversation" }).getByRole("textbox", { name: "Link" })).toBeVisible();
+        await expect(
+          page.getByRole("dialog", { name: "Share this conversation" }).getByRole("textbox", { name: "Link" }),
+        ).toBeVisible();
         await expectAccessible(page, `user, share dialog, ${state}`, { focus: false });
         await close();
       });
@@ -209,7 +214,11 @@ for (const size of SIZES) {
       test("a user: a reply streaming", async ({ browser }) => {
         const { page, close } = await asUser(browser);
         await page.goto("/nuvara");
-        await scriptedModel.enqueue({ type: "text", text: "one two three four five six seven eight nine ten eleven twelve", chunkDelayMs: 300 });
+        await scriptedModel.enqueue({
+          type: "text",
+          text: "one two three four five six seven eight nine ten eleven twelve",
+          chunkDelayMs: 300,
+        });
         await sendMessage(page, "Count slowly");
         await expect(composer(page).stop).toBeVisible();
         await expect(replies(page).last()).toContainText("one");

@@ -17,13 +17,19 @@ function marker(label: string) {
 }
 
 async function contact(page: Page, message: string, email = `${marker("sender")}@example.com`) {
-  const response = await page.request.post("/api/contact", { form: { email, message, ...(await visitorWorkOver(page.request)) }, headers: { Origin: env.baseURL } });
+  const response = await page.request.post("/api/contact", {
+    form: { email, message, ...(await visitorWorkOver(page.request)) },
+    headers: { Origin: env.baseURL },
+  });
   expect(response.status()).toBe(201);
 }
 
 const table = (page: Page) => page.getByRole("table", { name: "Messages, newest first" });
 const rowOf = (page: Page, text: string) => table(page).getByRole("row").filter({ hasText: text });
-const weight = (page: Page, text: string) => rowOf(page, text).locator(".subject").evaluate((el) => getComputedStyle(el).fontWeight);
+const weight = (page: Page, text: string) =>
+  rowOf(page, text)
+    .locator(".subject")
+    .evaluate((el) => getComputedStyle(el).fontWeight);
 
 /** Holds the bulk form's next POST until `release` is called with what to answer. */
 async function holdNextAction(page: Page) {
@@ -41,7 +47,13 @@ async function holdNextAction(page: Page) {
     release: async (answer?: { status: number; json: unknown } | "network") => {
       await arrived;
       if (answer === "network") await held!.abort("connectionreset");
-      else if (answer) await held!.fulfill({ status: answer.status, contentType: "application/json", headers: { "X-Remix-Response": "yes" }, json: answer.json });
+      else if (answer)
+        await held!.fulfill({
+          status: answer.status,
+          contentType: "application/json",
+          headers: { "X-Remix-Response": "yes" },
+          json: answer.json,
+        });
       else await held!.continue();
       await page.unroute(/\/admin\/messages\?.*_data=/);
     },
@@ -51,7 +63,10 @@ async function holdNextAction(page: Page) {
 test.describe("the list as a desk (desktop)", () => {
   test.use({ viewport: { width: 1280, height: 800 } });
 
-  test("rows show sender, subject line, snippet and a relative time; new ones bold; one quiet link per row; the search hint fits", async ({ page, newAccount }) => {
+  test("rows show sender, subject line, snippet and a relative time; new ones bold; one quiet link per row; the search hint fits", async ({
+    page,
+    newAccount,
+  }) => {
     const tag = marker("desk");
     await contact(page, `${tag} first subject\nThe first message goes on here.`, "ann@example.com");
     await contact(page, `${tag} second subject\nAnd the second one here.`, "bob@example.com");
@@ -91,7 +106,10 @@ test.describe("the list as a desk (desktop)", () => {
     expect(await weight(page, `${tag} second subject`)).toBe("700");
   });
 
-  test("bulk buttons wait for a selection and answer at once; a refused change comes back and says so", async ({ page, newAccount }) => {
+  test("bulk buttons wait for a selection and answer at once; a refused change comes back and says so", async ({
+    page,
+    newAccount,
+  }) => {
     const tag = marker("bulk-now");
     await contact(page, `${tag} alpha`);
     await contact(page, `${tag} beta`);
@@ -99,11 +117,13 @@ test.describe("the list as a desk (desktop)", () => {
     await page.goto(`/admin/messages?q=${tag}`);
 
     const actions = page.getByRole("group", { name: "Actions on selected messages" });
-    for (const name of ["Mark read", "Mark unread", "Archive", "Delete…"]) await expect(actions.getByRole("button", { name })).toBeDisabled();
+    for (const name of ["Mark read", "Mark unread", "Archive", "Delete…"])
+      await expect(actions.getByRole("button", { name })).toBeDisabled();
     await expect(actions).toContainText("Tick messages to act on them");
     await page.getByRole("checkbox", { name: new RegExp(`${tag} alpha$`) }).check();
     await expect(actions).toContainText("1 selected");
-    for (const name of ["Mark read", "Mark unread", "Archive", "Delete…"]) await expect(actions.getByRole("button", { name })).toBeEnabled();
+    for (const name of ["Mark read", "Mark unread", "Archive", "Delete…"])
+      await expect(actions.getByRole("button", { name })).toBeEnabled();
 
     // Mark read: the row is no longer bold while the request is still on its way.
     const held = await holdNextAction(page);
@@ -121,7 +141,10 @@ test.describe("the list as a desk (desktop)", () => {
     await actions.getByRole("button", { name: "Archive" }).click();
     await refused.arrived;
     await expect(rowOf(page, `${tag} beta`)).toHaveCount(0);
-    await refused.release({ status: 503, json: { error: "The admin data is unavailable right now. Please try again shortly." } });
+    await refused.release({
+      status: 503,
+      json: { error: "The admin data is unavailable right now. Please try again shortly." },
+    });
     await expect(page.getByRole("alert")).toHaveText(
       "Could not archive them: The admin data is unavailable right now. Please try again shortly. Nothing was changed.",
     );
@@ -152,7 +175,10 @@ test.describe("the list as a desk (desktop)", () => {
 test.describe("a message on the desk", () => {
   test.use({ viewport: { width: 1280, height: 800 } });
 
-  test("Previous / Next and k / j walk the list with its filters; a reply is kept in the thread and the mailto stays", async ({ page, newAccount }) => {
+  test("Previous / Next and k / j walk the list with its filters; a reply is kept in the thread and the mailto stays", async ({
+    page,
+    newAccount,
+  }) => {
     const tag = marker("walk");
     await contact(page, `${tag} oldest`, "one@example.com");
     await contact(page, `${tag} middle`, "two@example.com");
@@ -194,7 +220,10 @@ test.describe("a message on the desk", () => {
     await expect(thread.getByRole("listitem")).toHaveCount(1);
     await expect(thread).toContainText("Thanks, we are looking into it.");
     await expect(thread).toContainText("Saved here only");
-    await expect(page.getByRole("link", { name: "Open in your email app" })).toHaveAttribute("href", /^mailto:three@example\.com\?subject=/);
+    await expect(page.getByRole("link", { name: "Open in your email app" })).toHaveAttribute(
+      "href",
+      /^mailto:three@example\.com\?subject=/,
+    );
     await expectNoAxeViolations(page, "a message with a reply");
     await reviewShots(page, "message-desktop", { fullPage: true });
 
@@ -204,10 +233,17 @@ test.describe("a message on the desk", () => {
     await expect(page).toHaveURL(new RegExp(`/admin/messages\\?q=${tag}$`));
   });
 
-  test("a report: the reply as the chat showed it, the user's 👎 beside it, and the conversation read-only with an audit entry", async ({ page, browser, newAccount }) => {
+  test("a report: the reply as the chat showed it, the user's 👎 beside it, and the conversation read-only with an audit entry", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     await scriptedModel.reset();
     const tag = marker("reported");
-    await scriptedModel.enqueue({ type: "text", text: `Eggs need **forty minutes** of boiling.\n\n- first step\n- second step ${tag}` });
+    await scriptedModel.enqueue({
+      type: "text",
+      text: `Eggs need **forty minutes** of boiling.\n\n- first step\n- second step ${tag}`,
+    });
     const user = await newAccount();
     const userPage = await browser.newPage();
     await signIn(userPage, user);
@@ -242,7 +278,9 @@ test.describe("a message on the desk", () => {
     await page.getByRole("link", { name: "Open the whole conversation (read-only)" }).click();
     await expect(page.getByRole("note")).toContainText("Your opening of it was recorded in the admin audit log.");
     await expect(page.getByRole("note")).toContainText("The reported reply is message 2 of 2.");
-    await expect(page.getByRole("article", { name: "User" }).locator(".user-text")).toHaveText(`How long to boil an egg? ${tag}`);
+    await expect(page.getByRole("article", { name: "User" }).locator(".user-text")).toHaveText(
+      `How long to boil an egg? ${tag}`,
+    );
     await expect(page.locator("strong", { hasText: "forty minutes" })).toBeVisible();
     // Read-only: nothing to type into, no reply actions.
     await expect(page.getByRole("textbox")).toHaveCount(0);
@@ -258,7 +296,10 @@ test.describe("a message on the desk", () => {
   });
 });
 
-test("without JavaScript a reply still works: a refused one comes back with the text, a good one is kept", async ({ browser, newAccount }) => {
+test("without JavaScript a reply still works: a refused one comes back with the text, a good one is kept", async ({
+  browser,
+  newAccount,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   const tag = marker("nojs");
@@ -281,9 +322,16 @@ test("without JavaScript a reply still works: a refused one comes back with the 
 test.describe("on a phone", () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test("the list is a column of cards no wider than the screen, and a message fits too", async ({ page, newAccount }) => {
+  test("the list is a column of cards no wider than the screen, and a message fits too", async ({
+    page,
+    newAccount,
+  }) => {
     const tag = marker("phone");
-    await contact(page, `${tag} a fairly long subject line that would not fit on one line of a phone\nwith a second line of text under it`, "phone.sender.with.a.long.address@example.com");
+    await contact(
+      page,
+      `${tag} a fairly long subject line that would not fit on one line of a phone\nwith a second line of text under it`,
+      "phone.sender.with.a.long.address@example.com",
+    );
     await contact(page, `${tag} short one`);
     await signIn(page, await newAccount({ role: "admin" }));
     await page.goto(`/admin/messages?q=${tag}`);

@@ -21,7 +21,11 @@ async function openDialog(page: Page, email: string) {
 }
 
 test.describe("roles", () => {
-  test("chips in plain words; one dialog per user; granting admin asks first; the user's nav changes", async ({ page, browser, newAccount }) => {
+  test("chips in plain words; one dialog per user; granting admin asks first; the user's nav changes", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const adminAccount = await newAccount({ role: "admin" });
     const user = await newAccount({ role: "premium", displayName: "Uma User" });
     const userPage = await browser.newPage();
@@ -106,7 +110,9 @@ test.describe("roles", () => {
       await dialog.getByRole("button", { name: "Save role" }).click();
       await expect(dialog.getByRole("alert")).toContainText("You are the only admin");
       await page.reload();
-      await expect(page.getByRole("row").filter({ hasText: solo.email }).getByText("Admin", { exact: true })).toBeVisible();
+      await expect(
+        page.getByRole("row").filter({ hasText: solo.email }).getByText("Admin", { exact: true }),
+      ).toBeVisible();
     } finally {
       // Give the other admins (the demo admin among them) their role back for the tests after this one.
       await Promise.all(others.map((d) => d.ref.set({ stripeRole: "admin" }, { merge: true })));
@@ -115,7 +121,11 @@ test.describe("roles", () => {
 });
 
 test.describe("accounts", () => {
-  test("disable: their session ends and they cannot sign in; enable: they can again; both in the audit", async ({ page, browser, newAccount }) => {
+  test("disable: their session ends and they cannot sign in; enable: they can again; both in the audit", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const adminAccount = await newAccount({ role: "admin" });
     const user = await newAccount({ displayName: "Dee Disabled" });
     const userPage = await browser.newPage();
@@ -129,7 +139,9 @@ test.describe("accounts", () => {
     const dialog = await openDialog(page, user.email);
     await expect(dialog).toContainText("This account is active.");
     await dialog.getByRole("button", { name: "Disable account" }).click();
-    await expect(dialog.getByRole("status")).toHaveText(`${user.email} is disabled: they are signed out everywhere and cannot sign in.`);
+    await expect(dialog.getByRole("status")).toHaveText(
+      `${user.email} is disabled: they are signed out everywhere and cannot sign in.`,
+    );
     await expect(dialog).toContainText("This account is disabled: they cannot sign in.");
     await expect(row.getByText("Disabled", { exact: true })).toBeVisible();
 
@@ -180,20 +192,30 @@ test.describe("accounts", () => {
       await device.close();
     }
     await dialog.getByRole("button", { name: "Close" }).click();
-    await expect(page.getByRole("table", { name: "Account changes, newest first" }).getByRole("row").filter({ hasText: user.email }).first()).toContainText(
-      "Signed them out everywhere",
-    );
+    await expect(
+      page
+        .getByRole("table", { name: "Account changes, newest first" })
+        .getByRole("row")
+        .filter({ hasText: user.email })
+        .first(),
+    ).toContainText("Signed them out everywhere");
   });
 
-  test("an address that cannot hold a role shows why, has no role form, and can be deleted after a second question (docs/decisions/075)", async ({ page, newAccount }) => {
+  test("an address that cannot hold a role shows why, has no role form, and can be deleted after a second question (docs/decisions/075)", async ({
+    page,
+    newAccount,
+  }) => {
     const adminAccount = await newAccount({ role: "admin" });
     // Made at the identity service directly, as an account from before sign-in refused such addresses.
     const email = `a/${Date.now()}@example.com`;
-    const made = await fetch(`http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email, password: "abcdef-1-pass", returnSecureToken: true }),
-    });
+    const made = await fetch(
+      `http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email, password: "abcdef-1-pass", returnSecureToken: true }),
+      },
+    );
     expect(made.ok).toBe(true);
 
     await signIn(page, adminAccount);
@@ -213,10 +235,19 @@ test.describe("accounts", () => {
 
     await expect(page.getByRole("status").filter({ hasText: `${email} is deleted` })).toBeVisible();
     await expect(page.getByRole("dialog")).toHaveCount(0);
-    await expect(page.getByRole("row").filter({ hasText: email }).filter({ has: page.getByRole("button") })).toHaveCount(0);
-    await expect(page.getByRole("table", { name: "Account changes, newest first" }).getByRole("row").filter({ hasText: email }).first()).toContainText(
-      "Deleted the account",
-    );
+    await expect(
+      page
+        .getByRole("row")
+        .filter({ hasText: email })
+        .filter({ has: page.getByRole("button") }),
+    ).toHaveCount(0);
+    await expect(
+      page
+        .getByRole("table", { name: "Account changes, newest first" })
+        .getByRole("row")
+        .filter({ hasText: email })
+        .first(),
+    ).toContainText("Deleted the account");
   });
 
   test("each user's use this month shows in their row", async ({ page, browser, newAccount }) => {
@@ -241,7 +272,11 @@ test.describe("on a phone", () => {
 
   test("one card per user, never wider than the screen; the dialog fits", async ({ page, newAccount }) => {
     const adminAccount = await newAccount({ role: "admin" });
-    const user = await newAccount({ role: "premium", displayName: "Phoebe Phone", prefix: "a-rather-long-address-for-a-phone" });
+    const user = await newAccount({
+      role: "premium",
+      displayName: "Phoebe Phone",
+      prefix: "a-rather-long-address-for-a-phone",
+    });
     await signIn(page, adminAccount);
     await page.goto("/admin/users");
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
@@ -266,7 +301,11 @@ test.describe("on a phone", () => {
 });
 
 test.describe("built-in prompt tools", () => {
-  test("an admin edits, hides and resets a built-in tool; users see each change", async ({ page, browser, newAccount }) => {
+  test("an admin edits, hides and resets a built-in tool; users see each change", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const adminAccount = await newAccount({ role: "admin" });
     const user = await newAccount();
     const userPage = await browser.newPage();
@@ -280,7 +319,9 @@ test.describe("built-in prompt tools", () => {
       await expect(page.getByText("This tool is built in.")).toBeVisible();
       await page.getByLabel("Name", { exact: true }).fill("Polish my text");
       await page.getByLabel("Description").fill("Tidy a text for the newsletter.");
-      await page.getByLabel("Instructions for the assistant").fill("You polish newsletter texts. Keep the author's voice.");
+      await page
+        .getByLabel("Instructions for the assistant")
+        .fill("You polish newsletter texts. Keep the author's voice.");
       await page.getByLabel("Input 2 label").fill("Audience");
       await page.getByRole("button", { name: "Save changes" }).click();
       await expect(page.getByRole("status").filter({ hasText: "“Polish my text” was saved." })).toBeVisible();
@@ -307,7 +348,9 @@ test.describe("built-in prompt tools", () => {
 
       // Reset asks first, then brings the shipped tool back.
       await edited.getByRole("button", { name: "Reset to default Polish my text" }).click();
-      await expect(edited.getByRole("group", { name: "Reset to default Polish my text?" })).toContainText("Reset “Polish my text” to its built-in default?");
+      await expect(edited.getByRole("group", { name: "Reset to default Polish my text?" })).toContainText(
+        "Reset “Polish my text” to its built-in default?",
+      );
       await edited.getByRole("button", { name: "Yes, reset Polish my text" }).click();
       const restored = page.getByRole("article", { name: "Improve writing" });
       await expect(restored).toBeVisible();
@@ -319,7 +362,10 @@ test.describe("built-in prompt tools", () => {
       await expectNoAxeViolations(page, "tools page as an admin");
     } finally {
       // Whatever happened above, the next tests find the tool as shipped.
-      const cleanup: Array<Record<string, string>> = [{ intent: "reset", id: "improve-writing", confirm: "yes" }, { intent: "enable", id: "improve-writing" }];
+      const cleanup: Array<Record<string, string>> = [
+        { intent: "reset", id: "improve-writing", confirm: "yes" },
+        { intent: "enable", id: "improve-writing" },
+      ];
       for (const form of cleanup) {
         await page.request.post("/tools?_data=routes%2Ftools", { form, headers: { Origin: env.baseURL } });
       }

@@ -20,7 +20,9 @@ async function contact(page: Page, message: string, email = `${marker("sender")}
 /** The new-message count the nav's Admin link announces (0 without a badge). */
 async function newCount(page: Page): Promise<number> {
   await page.goto("/");
-  const text = await mainNav(page).getByRole("link", { name: /^Admin/ }).evaluate((el) => el.textContent ?? "");
+  const text = await mainNav(page)
+    .getByRole("link", { name: /^Admin/ })
+    .evaluate((el) => el.textContent ?? "");
   const match = /(\d+) new message/.exec(text);
   return match ? Number(match[1]) : 0;
 }
@@ -45,11 +47,18 @@ test.describe("guards on every admin page and action", () => {
     }
     const posts: Array<[string, string, Record<string, string>]> = [
       ["/admin/messages", "routes/admin.messages", { intent: "archive", ids: "00000000-0000-4000-8000-000000000000" }],
-      ["/admin/messages/00000000-0000-4000-8000-000000000000", "routes/admin.messages_.$messageId", { intent: "archive" }],
+      [
+        "/admin/messages/00000000-0000-4000-8000-000000000000",
+        "routes/admin.messages_.$messageId",
+        { intent: "archive" },
+      ],
       ["/admin/users", "routes/admin.users", { email: "someone@example.com", role: "admin" }],
     ];
     for (const [path, routeId, form] of posts) {
-      const post = await page.request.post(`${path}?_data=${encodeURIComponent(routeId)}`, { form, headers: { Origin: env.baseURL } });
+      const post = await page.request.post(`${path}?_data=${encodeURIComponent(routeId)}`, {
+        form,
+        headers: { Origin: env.baseURL },
+      });
       expect(post.status()).toBe(403);
     }
   });
@@ -67,7 +76,11 @@ test.describe("guards on every admin page and action", () => {
 });
 
 test.describe("the inbox", () => {
-  test("a visitor's message reaches the inbox: the badge counts it, opening it shows it in full as text", async ({ page, browser, newAccount }) => {
+  test("a visitor's message reaches the inbox: the badge counts it, opening it shows it in full as text", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const text = marker("hello");
     const hostile = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> ${text}`;
     const visitor = await browser.newPage();
@@ -83,9 +96,13 @@ test.describe("the inbox", () => {
     await signIn(page, await newAccount({ role: "admin" }));
     const before = await newCount(page);
     expect(before).toBeGreaterThan(0);
-    await expect(mainNav(page).getByRole("link", { name: `Admin (${before} new message${before === 1 ? "" : "s"})`, exact: true })).toBeVisible();
+    await expect(
+      mainNav(page).getByRole("link", { name: `Admin (${before} new message${before === 1 ? "" : "s"})`, exact: true }),
+    ).toBeVisible();
 
-    await mainNav(page).getByRole("link", { name: /^Admin/ }).click();
+    await mainNav(page)
+      .getByRole("link", { name: /^Admin/ })
+      .click();
     await page.getByRole("searchbox", { name: "Search messages" }).fill(text);
     await page.getByRole("button", { name: "Filter" }).click();
     await expect(page).toHaveURL(new RegExp(`q=${text}`));
@@ -102,7 +119,11 @@ test.describe("the inbox", () => {
     expect(await newCount(page)).toBe(before - 1);
   });
 
-  test("a signed-in user's message from the dashboard carries their identity and role", async ({ page, browser, newAccount }) => {
+  test("a signed-in user's message from the dashboard carries their identity and role", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const member = await newAccount({ role: "premium", displayName: "Mia Member" });
     const text = marker("member");
     const memberPage = await browser.newPage();
@@ -171,7 +192,9 @@ test.describe("the inbox", () => {
 });
 
 test.describe("the contact form", () => {
-  test("bad input shows field errors and keeps what was typed; too many messages get a plain-words 429", async ({ page }) => {
+  test("bad input shows field errors and keeps what was typed; too many messages get a plain-words 429", async ({
+    page,
+  }) => {
     await page.goto("/");
     const form = page.getByRole("region", { name: "Contact us" });
     const text = marker("typed");
@@ -187,12 +210,16 @@ test.describe("the contact form", () => {
     for (let i = 0; i < 5; i++) await contact(page, `try ${i}`, email);
     await form.getByLabel("Your email").fill(email);
     await form.getByRole("button", { name: "Send message" }).click();
-    await expect(form.getByRole("alert")).toContainText("You've sent a lot of messages in a short time. Please try again in");
+    await expect(form.getByRole("alert")).toContainText(
+      "You've sent a lot of messages in a short time. Please try again in",
+    );
     await expect(form.getByLabel("Message")).toHaveValue(text);
   });
 });
 
-test("a visitor's browser does the form's work, showing its progress, and sends; the answer clears the form", async ({ page }) => {
+test("a visitor's browser does the form's work, showing its progress, and sends; the answer clears the form", async ({
+  page,
+}) => {
   // Web Crypto answers only once the test lets it, so the work in progress can be seen.
   await page.addInitScript(() => {
     const digest = crypto.subtle.digest.bind(crypto.subtle);
@@ -225,12 +252,17 @@ test("a visitor's browser does the form's work, showing its progress, and sends;
   await expect(form.getByRole("status")).toHaveText("Thanks! Your message was sent. We'll get back to you by email.");
 });
 
-test("without JavaScript a visitor is told sending needs it; a signed-in member still sends", async ({ browser, newAccount }) => {
+test("without JavaScript a visitor is told sending needs it; a signed-in member still sends", async ({
+  browser,
+  newAccount,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto("/");
   const form = page.getByRole("region", { name: "Contact us" });
-  await expect(form.getByText("Before sending, your browser does a moment's work that keeps spam out, which needs JavaScript.")).toBeVisible();
+  await expect(
+    form.getByText("Before sending, your browser does a moment's work that keeps spam out, which needs JavaScript."),
+  ).toBeVisible();
   await form.getByLabel("Your email").fill(`${marker("plain")}@example.com`);
   await form.getByLabel("Message").fill("Sent from a browser without scripts");
   await form.getByRole("button", { name: "Send message" }).click();

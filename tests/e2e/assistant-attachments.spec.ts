@@ -1,7 +1,15 @@
 import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
 import { expect, signIn, test } from "./fixtures";
-import { composer, expectConversationUrl, lastModelRequest, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  expectConversationUrl,
+  lastModelRequest,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 
 test.beforeEach(async () => {
   await scriptedModel.reset();
@@ -35,7 +43,10 @@ async function dropFiles(page: Page, files: Array<{ name: string; type: string; 
 const pending = (page: Page) => page.getByRole("list", { name: "Attached files" });
 
 test.describe("files in the chat", () => {
-  test("a dropped document uploads with its progress, goes with the message, and the reply shows the passage it used", async ({ page, newAccount }) => {
+  test("a dropped document uploads with its progress, goes with the message, and the reply shows the passage it used", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await dropFiles(page, [{ name: "harbour-log.txt", type: "text/plain", text: LOG }]);
@@ -56,26 +67,42 @@ test.describe("files in the chat", () => {
     expect(sent).not.toContain("Entry 100:");
 
     // The message shows its file (a download); the reply its Sources, each opening to its passage.
-    await expect(userMessages(page).last().getByRole("link", { name: /harbour-log\.txt/ })).toHaveAttribute("download", "harbour-log.txt");
+    await expect(
+      userMessages(page)
+        .last()
+        .getByRole("link", { name: /harbour-log\.txt/ }),
+    ).toHaveAttribute("download", "harbour-log.txt");
     const reply = replies(page).last();
     // Once the new chat has its address (its page is the conversation's from then on) and the reply is stored.
     await expectConversationUrl(page);
     await expect(reply.getByRole("button", { name: "Copy reply" })).toBeVisible();
     await reply.locator("summary", { hasText: "Sources" }).click();
-    await reply.getByText(/harbour-log\.txt, lines \d+–\d+/).first().click();
+    await reply
+      .getByText(/harbour-log\.txt, lines \d+–\d+/)
+      .first()
+      .click();
     await expect(reply.locator(".source-text").first()).toContainText("the secret launch code is PELICAN-42");
     await expectNoAxeViolations(page, "a reply with its sources open");
 
     // After a reload, from the stored conversation.
     await page.reload();
-    await expect(userMessages(page).last().getByRole("link", { name: /harbour-log\.txt/ })).toBeVisible();
+    await expect(
+      userMessages(page)
+        .last()
+        .getByRole("link", { name: /harbour-log\.txt/ }),
+    ).toBeVisible();
     await expect(replies(page).last().getByText("Sources")).toBeVisible();
   });
 
-  test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({ page, newAccount }) => {
+  test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await page.getByTestId("attach-input").setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: Buffer.from(PNG_BASE64, "base64") });
+    await page
+      .getByTestId("attach-input")
+      .setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: Buffer.from(PNG_BASE64, "base64") });
     const chip = pending(page).getByRole("listitem").filter({ hasText: "dot.png" });
     await expect(chip.locator("img.attachment-thumb")).toBeVisible();
 
@@ -91,7 +118,9 @@ test.describe("files in the chat", () => {
     await expect(box).toHaveValue("What colour is it?");
 
     await page.getByRole("combobox", { name: "Model" }).selectOption({ label: "Test Model B" });
-    await expect(page.getByText("Test Model B can't see images. Choose a model that can, or remove the image.")).toBeVisible();
+    await expect(
+      page.getByText("Test Model B can't see images. Choose a model that can, or remove the image."),
+    ).toBeVisible();
     await expect(send).toBeDisabled();
     await page.getByRole("combobox", { name: "Model" }).selectOption({ label: "test-model" });
     await expect(send).toBeEnabled();
@@ -101,13 +130,24 @@ test.describe("files in the chat", () => {
     await box.press("Enter");
     // The scripted model echoes what it got: the pasted file's text arrived as a document.
     await expect(replies(page).last()).toContainText("pasted words");
-    await expect(userMessages(page).last().getByRole("link", { name: /clip\.txt/ })).toBeVisible();
+    await expect(
+      userMessages(page)
+        .last()
+        .getByRole("link", { name: /clip\.txt/ }),
+    ).toBeVisible();
   });
 
-  test("a file the assistant can't read is refused on its chip, with the reason, and the message can still be sent", async ({ page, newAccount }) => {
+  test("a file the assistant can't read is refused on its chip, with the reason, and the message can still be sent", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await page.getByTestId("attach-input").setInputFiles({ name: "tool.exe", mimeType: "application/octet-stream", buffer: Buffer.from([0x4d, 0x5a, 0, 0, 0xff, 0xfe, 0, 1]) });
+    await page.getByTestId("attach-input").setInputFiles({
+      name: "tool.exe",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from([0x4d, 0x5a, 0, 0, 0xff, 0xfe, 0, 1]),
+    });
     const chip = pending(page).getByRole("listitem");
     await expect(chip).toContainText(`"tool.exe" isn't a kind of file the assistant can read.`);
     await sendMessage(page, "Hello anyway");

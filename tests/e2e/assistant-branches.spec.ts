@@ -1,6 +1,14 @@
 import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
-import { composer, expectConversationUrl, lastModelRequest, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  expectConversationUrl,
+  lastModelRequest,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 import { expect, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
 
@@ -28,7 +36,9 @@ function versions(message: ReturnType<Page["locator"]>) {
 
 /** Clicks ‹ or › and waits until the server keeps the version shown (what a reload shows). */
 async function switchVersion(page: Page, button: ReturnType<Page["locator"]>) {
-  const stored = page.waitForResponse((response) => response.request().method() === "POST" && /\/nuvara\/[0-9a-f-]{36}/.test(response.url()));
+  const stored = page.waitForResponse(
+    (response) => response.request().method() === "POST" && /\/nuvara\/[0-9a-f-]{36}/.test(response.url()),
+  );
   await button.click();
   expect((await stored).status()).toBe(200);
 }
@@ -42,7 +52,10 @@ for (const size of SIZES) {
   test.describe(`branches at ${size.width}×${size.height}`, () => {
     test.use({ viewport: { width: size.width, height: size.height } });
 
-    test("editing an earlier message keeps the old version and its reply; the branch shown survives a reload", async ({ page, newAccount }) => {
+    test("editing an earlier message keeps the old version and its reply; the branch shown survives a reload", async ({
+      page,
+      newAccount,
+    }) => {
       await signIn(page, await newAccount());
       await page.goto("/nuvara");
       await sendMessage(page, "Plan a day in Lisbon");
@@ -89,10 +102,17 @@ for (const size of SIZES) {
       await expect(versions(userMessages(page).first()).count).toHaveText("2/2");
     });
 
-    test("regenerating a reply keeps both replies, reachable with ‹ ›; a reload keeps the one shown", async ({ page, newAccount }) => {
+    test("regenerating a reply keeps both replies, reachable with ‹ ›; a reload keeps the one shown", async ({
+      page,
+      newAccount,
+    }) => {
       await signIn(page, await newAccount());
       await page.goto("/nuvara");
-      await scriptedModel.enqueue({ type: "text", text: "Joke one." }, { type: "text", text: "Later reply." }, { type: "text", text: "Joke two." });
+      await scriptedModel.enqueue(
+        { type: "text", text: "Joke one." },
+        { type: "text", text: "Later reply." },
+        { type: "text", text: "Joke two." },
+      );
       await sendMessage(page, "Tell me a joke");
       await expect(replies(page)).toHaveText([/Joke one\./]);
       await expectConversationUrl(page);

@@ -15,7 +15,10 @@ test.beforeEach(async () => {
 });
 
 test.describe("chatting at /nuvara", () => {
-  test("a first message streams a reply, the conversation gets its URL and title, and reload restores it", async ({ page, newAccount }) => {
+  test("a first message streams a reply, the conversation gets its URL and title, and reload restores it", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await expect(page).toHaveTitle("Assistant · Nuvara²");
@@ -83,10 +86,17 @@ test.describe("chatting at /nuvara", () => {
     await expect(composer(page).box).toHaveValue("a new chat's draft");
   });
 
-  test("Stop ends the reply and the model request; the partial reply is kept, marked stopped", async ({ page, newAccount }) => {
+  test("Stop ends the reply and the model request; the partial reply is kept, marked stopped", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await scriptedModel.enqueue({ type: "text", text: "one two three four five six seven eight nine ten eleven twelve", chunkDelayMs: 250 });
+    await scriptedModel.enqueue({
+      type: "text",
+      text: "one two three four five six seven eight nine ten eleven twelve",
+      chunkDelayMs: 250,
+    });
     await sendMessage(page, "Count slowly");
     await expect(replies(page).getByText("one two")).toBeVisible();
     await composer(page).stop.click();
@@ -102,14 +112,22 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page).first().getByText("Stopped")).toBeVisible();
   });
 
-  test("closing the tab mid-reply does not stop it: reopened, the reply has gone on to its end (ADR 070)", async ({ context, page, newAccount }) => {
+  test("closing the tab mid-reply does not stop it: reopened, the reply has gone on to its end (ADR 070)", async ({
+    context,
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await sendMessage(page, "Hello");
     await expect(replies(page)).toHaveCount(1);
     await expectConversationUrl(page);
     const url = page.url();
-    await scriptedModel.enqueue({ type: "text", text: "alpha beta gamma delta epsilon zeta eta theta iota kappa", chunkDelayMs: 150 });
+    await scriptedModel.enqueue({
+      type: "text",
+      text: "alpha beta gamma delta epsilon zeta eta theta iota kappa",
+      chunkDelayMs: 150,
+    });
     await sendMessage(page, "Greek letters please");
     await expect(replies(page).getByText("alpha beta")).toBeVisible();
     await page.close();
@@ -121,7 +139,10 @@ test.describe("chatting at /nuvara", () => {
     expect((await scriptedModel.state()).abortedCount).toBe(0);
   });
 
-  test("a provider error shows in plain words with Retry; the message is not lost or sent twice", async ({ page, newAccount }) => {
+  test("a provider error shows in plain words with Retry; the message is not lost or sent twice", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.failWith({ type: "http-error", status: 500 });
@@ -181,7 +202,10 @@ test.describe("chatting at /nuvara", () => {
     await expect(replies(page).first().getByText('"result": "0.3"')).toBeVisible();
   });
 
-  test("regenerate shows a new version of the last reply, and the last message can be edited and sent again (versions: assistant-branches.spec.ts)", async ({ page, newAccount }) => {
+  test("regenerate shows a new version of the last reply, and the last message can be edited and sent again (versions: assistant-branches.spec.ts)", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.enqueue({ type: "text", text: "First try." }, { type: "text", text: "Second try." });
@@ -225,7 +249,10 @@ test.describe("chatting at /nuvara", () => {
     expect(text).toContain("Copy **me**, please.");
   });
 
-  test("the model picker lists the configured models and keeps the choice per conversation", async ({ page, newAccount }) => {
+  test("the model picker lists the configured models and keeps the choice per conversation", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const picker = page.getByRole("combobox", { name: "Model" });

@@ -17,7 +17,10 @@ async function startConversation(page: import("@playwright/test").Page, text: st
 }
 
 test.describe("the conversation list", () => {
-  test("lists conversations under Today, newest first, and searches titles and message text", async ({ page, newAccount }) => {
+  test("lists conversations under Today, newest first, and searches titles and message text", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await startConversation(page, "Planning a trip to Lisbon", "Lisbon has great custard tarts.");
     await startConversation(page, "Help with my sourdough");
@@ -68,7 +71,11 @@ test.describe("the conversation list", () => {
     expect(gone?.status()).toBe(404);
   });
 
-  test("another user's conversation is a 404 for the page, its actions, export and the chat endpoint", async ({ browser, page, newAccount }) => {
+  test("another user's conversation is a 404 for the page, its actions, export and the chat endpoint", async ({
+    browser,
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     const url = await startConversation(page, "Private thoughts");
     const id = url.split("/").pop()!;
@@ -86,7 +93,10 @@ test.describe("the conversation list", () => {
       headers,
     });
     expect(rename.status()).toBe(404);
-    const remove = await other.request.post(`/nuvara/${id}?_data=routes%2Fnuvara.%24conversationId`, { form: { intent: "delete" }, headers });
+    const remove = await other.request.post(`/nuvara/${id}?_data=routes%2Fnuvara.%24conversationId`, {
+      form: { intent: "delete" },
+      headers,
+    });
     expect(remove.status()).toBe(404);
     expect((await other.request.get(`/api/conversations/${id}/markdown`)).status()).toBe(404);
     const chat = await other.request.post("/api/chat", {

@@ -1,5 +1,12 @@
 import { expectNoAxeViolations } from "./a11y";
-import { composer, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  expectConversationUrl,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
 
 /** The rest people expect: 👍/👎, the theme switch, starter suggestions, the finished-reply announcement, model names. */
@@ -9,7 +16,11 @@ test.beforeEach(async () => {
 });
 
 test.describe("👍/👎 on replies", () => {
-  test("a thumb toggles, stays after a reload, takes itself back, and an admin sees it", async ({ page, browser, newAccount }) => {
+  test("a thumb toggles, stays after a reload, takes itself back, and an admin sees it", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const marker = `rate-me-${Date.now()}`;
@@ -58,7 +69,11 @@ test.describe("👍/👎 on replies", () => {
 });
 
 test.describe("theme", () => {
-  test("Dark is remembered for the account, on every page, in the server's HTML (no flash)", async ({ page, browser, newAccount }) => {
+  test("Dark is remembered for the account, on every page, in the server's HTML (no flash)", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     const account = await newAccount();
     await signIn(page, account);
     await page.goto("/dashboard");
@@ -120,20 +135,31 @@ test.describe("an empty chat", () => {
 });
 
 test.describe("the finished reply is announced", () => {
-  test("the polite status is empty while the reply streams and says it is finished afterwards", async ({ page, newAccount }) => {
+  test("the polite status is empty while the reply streams and says it is finished afterwards", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const announcement = page.getByTestId("reply-announcement");
     await expect(announcement).toHaveAttribute("aria-live", "polite");
     // The transcript itself is not read out token by token.
     await expect(page.getByRole("log", { name: "Conversation" })).toHaveAttribute("aria-live", "off");
-    await scriptedModel.enqueue({ type: "text", text: ["The sky is blue. ", "It scatters ", "short waves."], chunkDelayMs: 400 });
+    await scriptedModel.enqueue({
+      type: "text",
+      text: ["The sky is blue. ", "It scatters ", "short waves."],
+      chunkDelayMs: 400,
+    });
     await sendMessage(page, "Why is the sky blue?");
     await expect(replies(page).getByText("The sky is blue.")).toBeVisible();
     await expect(announcement).toHaveText("");
     await expect(announcement).toHaveText("Reply finished: The sky is blue.");
     // The next reply clears it while streaming and announces itself.
-    await scriptedModel.enqueue({ type: "text", text: ["Because of Rayleigh scattering! ", "More later."], chunkDelayMs: 400 });
+    await scriptedModel.enqueue({
+      type: "text",
+      text: ["Because of Rayleigh scattering! ", "More later."],
+      chunkDelayMs: 400,
+    });
     await sendMessage(page, "Say more");
     await expect(announcement).toHaveText("");
     await expect(announcement).toHaveText("Reply finished: Because of Rayleigh scattering!");

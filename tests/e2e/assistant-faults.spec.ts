@@ -31,20 +31,28 @@ async function retryThenExpectOneExchange(page: Page, text: string, left = "19 m
 }
 
 test.describe("the assistant when a backend fails, then recovers", () => {
-  test("the model dropping the connection mid-reply: the text stays with Retry; Retry stores one message and one reply", async ({ page, newAccount }) => {
+  test("the model dropping the connection mid-reply: the text stays with Retry; Retry stores one message and one reply", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.enqueue({ type: "drop", text: ["Half ", "an ", "answer"], chunkDelayMs: 300 });
     await sendMessage(page, "Tell me everything");
 
     await expect(replies(page).getByText("Half an")).toBeVisible();
-    await expect(page.getByRole("alert")).toContainText("The connection to the model was lost in the middle of the reply.");
+    await expect(page.getByRole("alert")).toContainText(
+      "The connection to the model was lost in the middle of the reply.",
+    );
     await expect(userMessages(page)).toHaveText([/Tell me everything/]);
     // "Half an" was shown, so that attempt counts as well as the stored exchange.
     await retryThenExpectOneExchange(page, "Tell me everything", "18 messages left today");
   });
 
-  test("the model not answering: after its timeout the text stays with Retry; Retry stores one message and one reply", async ({ page, newAccount }) => {
+  test("the model not answering: after its timeout the text stays with Retry; Retry stores one message and one reply", async ({
+    page,
+    newAccount,
+  }) => {
     test.setTimeout(45_000);
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
@@ -58,7 +66,10 @@ test.describe("the assistant when a backend fails, then recovers", () => {
     await retryThenExpectOneExchange(page, "Are you there");
   });
 
-  test("a store failing on send (503): the text stays with Retry; Retry stores one message and one reply", async ({ page, newAccount }) => {
+  test("a store failing on send (503): the text stays with Retry; Retry stores one message and one reply", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await page.route("**/api/chat", (route) =>

@@ -1,6 +1,14 @@
 import { expect, signIn, test } from "./fixtures";
 import { expectNoAxeViolations } from "./a11y";
-import { composer, conversationList, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  conversationList,
+  expectConversationUrl,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 
 /**
  * A new chat becomes a conversation only once its first exchange is stored
@@ -13,7 +21,10 @@ test.beforeEach(async () => {
   await scriptedModel.reset();
 });
 
-test("a failed first send leaves no empty chat: after a reload the list has no conversation", async ({ page, newAccount }) => {
+test("a failed first send leaves no empty chat: after a reload the list has no conversation", async ({
+  page,
+  newAccount,
+}) => {
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
   await scriptedModel.enqueue({ type: "http-error", status: 503 });

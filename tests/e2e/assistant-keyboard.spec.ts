@@ -1,13 +1,25 @@
 import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
-import { composer, conversationList, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  conversationList,
+  expectConversationUrl,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 import { expect, signIn, test } from "./fixtures";
 
 test.beforeEach(async () => {
   await scriptedModel.reset();
 });
 
-const slowReply = { type: "text" as const, text: "one two three four five six seven eight nine ten eleven twelve thirteen fourteen", chunkDelayMs: 250 };
+const slowReply = {
+  type: "text" as const,
+  text: "one two three four five six seven eight nine ten eleven twelve thirteen fourteen",
+  chunkDelayMs: 250,
+};
 
 /** Focus nowhere in particular, as after clicking the page's background. */
 async function blur(page: Page) {
@@ -15,7 +27,10 @@ async function blur(page: Page) {
 }
 
 test.describe("keyboard and focus in the assistant", () => {
-  test("the message box has the focus on load, after sending, after Stop and after leaving Edit", async ({ page, newAccount }) => {
+  test("the message box has the focus on load, after sending, after Stop and after leaving Edit", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const { box, send, stop } = composer(page);
@@ -61,7 +76,10 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(box).toBeFocused();
   });
 
-  test("typing on while a new chat takes its own address loses nothing, and Enter sends it", async ({ page, newAccount }) => {
+  test("typing on while a new chat takes its own address loses nothing, and Enter sends it", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const { box } = composer(page);
@@ -81,7 +99,10 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(box).toHaveValue("");
   });
 
-  test("after Regenerate and after Retry the message box has the focus (their buttons go with the old reply)", async ({ page, newAccount }) => {
+  test("after Regenerate and after Retry the message box has the focus (their buttons go with the old reply)", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.enqueue({ type: "text", text: "First answer." });
@@ -131,7 +152,10 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(2);
   });
 
-  test("shortcuts: Ctrl+Shift+O starts a new chat, Shift+Esc goes to the message box, Ctrl+/ shows them all", async ({ page, newAccount }) => {
+  test("shortcuts: Ctrl+Shift+O starts a new chat, Shift+Esc goes to the message box, Ctrl+/ shows them all", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await sendMessage(page, "Shortcut test");
@@ -201,13 +225,16 @@ test.describe("keyboard and focus in the assistant", () => {
       await expect(skip).not.toBeInViewport();
       // Nothing comes before it in the Tab order, and the site's nav comes right after it.
       const firstStop = await page.evaluate(() => {
-        const stops = [...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, [tabindex]")].filter(
-          (element) => element.tabIndex >= 0 && !(element as HTMLButtonElement).disabled,
-        );
+        const stops = [
+          ...document.querySelectorAll<HTMLElement>("a[href], button, input, select, textarea, [tabindex]"),
+        ].filter((element) => element.tabIndex >= 0 && !(element as HTMLButtonElement).disabled);
         return stops[0]?.textContent;
       });
       expect(firstStop).toBe("Skip to message box");
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: /Nuvara/ }).focus();
+      await page
+        .getByRole("navigation", { name: "Main" })
+        .getByRole("link", { name: /Nuvara/ })
+        .focus();
       await page.keyboard.press("Shift+Tab");
       await expect(skip).toBeFocused();
       await expect(skip).toBeInViewport();
@@ -222,7 +249,10 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(page.getByRole("link", { name: "Skip to message box" })).toHaveCount(0);
   });
 
-  test("the Tab order runs through the chat header and the transcript to the message box", async ({ page, newAccount }) => {
+  test("the Tab order runs through the chat header and the transcript to the message box", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await sendMessage(page, "Tab order test");

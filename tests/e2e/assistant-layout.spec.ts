@@ -1,6 +1,13 @@
 import type { Locator, Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
-import { composer, conversationList, expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
+import {
+  composer,
+  conversationList,
+  expectConversationUrl,
+  replies,
+  scriptedModel,
+  sendMessage,
+} from "./assistant-support";
 import { expect, signIn, test } from "./fixtures";
 
 const PHONE = { width: 390, height: 844 };
@@ -59,11 +66,17 @@ async function expectMoreParagraphs(page: Page, more: number) {
 
 /** Paragraphs enough to fill several screens. */
 function paragraphs(count: number, prefix = "Paragraph") {
-  return Array.from({ length: count }, (_, index) => `${prefix} ${index + 1} of the answer, long enough to wrap a little on a phone.\n\n`);
+  return Array.from(
+    { length: count },
+    (_, index) => `${prefix} ${index + 1} of the answer, long enough to wrap a little on a phone.\n\n`,
+  );
 }
 
 test.describe("the chat's layout", () => {
-  test("a long conversation opens at its latest message; the page stays put while the transcript scrolls", async ({ page, newAccount }) => {
+  test("a long conversation opens at its latest message; the page stays put while the transcript scrolls", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto("/nuvara");
@@ -95,7 +108,10 @@ test.describe("the chat's layout", () => {
   test.describe("on a slow device", () => {
     test.use({ cpuSlowdown: 6 });
 
-    test("a reply arriving faster than the screen redraws is followed to its end, never showing Jump to latest", async ({ page, newAccount }) => {
+    test("a reply arriving faster than the screen redraws is followed to its end, never showing Jump to latest", async ({
+      page,
+      newAccount,
+    }) => {
       test.setTimeout(60_000);
       await signIn(page, await newAccount());
       await page.setViewportSize({ width: 1280, height: 800 });
@@ -114,11 +130,16 @@ test.describe("the chat's layout", () => {
       await expect(replies(page).getByText("Paragraph 60 of the answer")).toBeInViewport({ timeout: 30_000 });
       await expect(composer(page).send).toBeVisible({ timeout: 15_000 });
       await expect.poll(() => distanceFromBottom(log)).toBeLessThanOrEqual(2);
-      expect(await page.evaluate(() => (window as unknown as { followProbe: { jumps: number } }).followProbe.jumps)).toBe(0);
+      expect(
+        await page.evaluate(() => (window as unknown as { followProbe: { jumps: number } }).followProbe.jumps),
+      ).toBe(0);
     });
   });
 
-  test("a streaming reply is followed unless the user scrolls up; Jump to latest goes back and follows again", async ({ page, newAccount }) => {
+  test("a streaming reply is followed unless the user scrolls up; Jump to latest goes back and follows again", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto("/nuvara");
@@ -176,7 +197,10 @@ test.describe("the chat's layout", () => {
 
     await page.reload();
     await expect(conversationList(page)).toBeHidden();
-    await expect(page.getByRole("button", { name: "Conversations", exact: true })).toHaveAttribute("aria-expanded", "false");
+    await expect(page.getByRole("button", { name: "Conversations", exact: true })).toHaveAttribute(
+      "aria-expanded",
+      "false",
+    );
     await page.getByRole("button", { name: "Conversations", exact: true }).click();
     await expect(conversationList(page)).toBeVisible();
     await page.reload();
@@ -187,7 +211,10 @@ test.describe("the chat's layout", () => {
 test.describe("the chat on a phone (390×844)", () => {
   test.use({ viewport: PHONE });
 
-  test("one slim bar above the chat; the list is a drawer that keeps focus and closes with Escape or Close", async ({ page, newAccount }) => {
+  test("one slim bar above the chat; the list is a drawer that keeps focus and closes with Escape or Close", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await sendMessage(page, "Hello from a phone");
@@ -201,7 +228,9 @@ test.describe("the chat on a phone (390×844)", () => {
     await expect(bar).toBeVisible();
     await expect.poll(async () => (await bar.boundingBox())?.y).toBe(0);
     expect((await bar.boundingBox())!.height).toBeLessThanOrEqual(52);
-    await expect.poll(async () => (await page.getByRole("article", { name: "You" }).boundingBox())?.y ?? Infinity).toBeLessThan(90);
+    await expect
+      .poll(async () => (await page.getByRole("article", { name: "You" }).boundingBox())?.y ?? Infinity)
+      .toBeLessThan(90);
     await expectPageDoesNotScroll(page);
     await expect(conversationList(page)).toBeHidden();
 
@@ -254,13 +283,17 @@ test.describe("the chat on a phone (390×844)", () => {
     await expect(drawer).toBeHidden();
   });
 
-  test("wide tables and code scroll sideways inside their block; table headers keep their words whole", async ({ page, newAccount }) => {
+  test("wide tables and code scroll sideways inside their block; table headers keep their words whole", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     const header = "| Specification | Manufacturer | Availability | Temperature | Description |";
     const rule = "|---|---|---|---|---|";
     const row = "| alpha | beta | gamma | delta | epsilon |";
-    const code = "```js\nconst aVeryLongVariableName = someFunction(firstArgument, secondArgument, thirdArgument, fourthArgument);\n```";
+    const code =
+      "```js\nconst aVeryLongVariableName = someFunction(firstArgument, secondArgument, thirdArgument, fourthArgument);\n```";
     await scriptedModel.enqueue({ type: "text", text: [`${header}\n${rule}\n${row}\n\n`, `${code}\n`] });
     await sendMessage(page, "Show a wide table and code");
     // Measured on the conversation's own page: the new chat's page gives way to it once the reply shows.
@@ -274,7 +307,12 @@ test.describe("the chat on a phone (390×844)", () => {
     const table = reply.locator(".md-table");
     await expect.poll(() => table.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
     await expect
-      .poll(() => pre.evaluate((element) => ({ overflows: element.scrollWidth > element.clientWidth, whiteSpace: getComputedStyle(element).whiteSpace })))
+      .poll(() =>
+        pre.evaluate((element) => ({
+          overflows: element.scrollWidth > element.clientWidth,
+          whiteSpace: getComputedStyle(element).whiteSpace,
+        })),
+      )
       .toEqual({ overflows: true, whiteSpace: "pre" });
     await expectPageDoesNotScroll(page);
 

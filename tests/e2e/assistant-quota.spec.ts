@@ -1,5 +1,13 @@
 import { expect, signIn, test } from "./fixtures";
-import { composer, conversationList, expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  composer,
+  conversationList,
+  expectConversationUrl,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 
 // playwright.config.ts gives the role "tiny" a quota of 2 messages a day.
 test.beforeEach(async () => {
@@ -7,7 +15,10 @@ test.beforeEach(async () => {
 });
 
 test.describe("daily quota", () => {
-  test("the composer counts down; when none remain it says so with the reset time and sending stops", async ({ page, newAccount }) => {
+  test("the composer counts down; when none remain it says so with the reset time and sending stops", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount({ role: "tiny" }));
     await page.goto("/nuvara");
     await expect(page.getByText("2 messages left today · resets at 00:00 UTC")).toBeVisible();
@@ -27,7 +38,11 @@ test.describe("daily quota", () => {
     await expect(composer(page).send).toBeDisabled();
   });
 
-  test("a send refused by the server (quota used in another tab) shows the reset time and keeps the text", async ({ browser, page, newAccount }) => {
+  test("a send refused by the server (quota used in another tab) shows the reset time and keeps the text", async ({
+    browser,
+    page,
+    newAccount,
+  }) => {
     const account = await newAccount({ role: "tiny" });
     await signIn(page, account);
     await page.goto("/nuvara");
@@ -67,7 +82,10 @@ test.describe("daily quota", () => {
     await expect(page.getByText("1 message left today")).toBeVisible();
   });
 
-  test("Stop before the first word is free: the count is unchanged, also after a reload", async ({ page, newAccount }) => {
+  test("Stop before the first word is free: the count is unchanged, also after a reload", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount({ role: "tiny" }));
     await page.goto("/nuvara");
     await expect(page.getByText("2 messages left today")).toBeVisible();

@@ -48,7 +48,7 @@ test("model output cannot run script, load images or carry javascript: links", a
       await expect(reply.getByText("A real link")).toBeVisible();
     }
     // Raw HTML is shown as text, not rendered.
-    await expect(reply.getByText('<img src=x onerror="window.__pwned=\'img\'">', { exact: false })).toBeVisible();
+    await expect(reply.getByText("<img src=x onerror=\"window.__pwned='img'\">", { exact: false })).toBeVisible();
     await expect(reply.getByText("<script>window.__pwned = 'script'</script>")).toBeVisible();
     await expect(reply.locator("img, script, iframe, b[onmouseover]")).toHaveCount(0);
     await reply.getByText("bold?", { exact: false }).hover();

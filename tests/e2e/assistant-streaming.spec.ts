@@ -19,7 +19,12 @@ test("the reply reaches the browser in pieces as the model writes them, not buff
   const started = Date.now();
   const response = await fetch(`${env.baseURL}/api/chat`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", "Accept-Encoding": "gzip, deflate, br", Origin: env.baseURL, Cookie: cookie },
+    headers: {
+      "Content-Type": "application/json",
+      "Accept-Encoding": "gzip, deflate, br",
+      Origin: env.baseURL,
+      Cookie: cookie,
+    },
     body: JSON.stringify({
       conversationId: crypto.randomUUID(),
       create: true,
@@ -40,7 +45,8 @@ test("the reply reaches the browser in pieces as the model writes them, not buff
   for await (const piece of response.body as unknown as AsyncIterable<Uint8Array>) {
     text += decoder.decode(piece, { stream: true });
     for (const word of words) {
-      if (!arrivals.has(word) && text.includes(`"delta":${JSON.stringify(word)}`)) arrivals.set(word, Date.now() - started);
+      if (!arrivals.has(word) && text.includes(`"delta":${JSON.stringify(word)}`))
+        arrivals.set(word, Date.now() - started);
     }
   }
   expect([...arrivals.keys()]).toEqual(words);

@@ -82,11 +82,16 @@ export async function modelRequestFor(text: string) {
     JSON.stringify(body?.messages?.filter((message) => message.role === "user").at(-1)?.content ?? "").includes(text);
   let found: ChatCompletionRequest | undefined;
   await expect
-    .poll(async () => {
-      const { requests } = await scriptedModel.state();
-      found = requests.filter((request) => request.path === "/v1/chat/completions" && carries(request.body)).at(-1)?.body;
-      return found !== undefined;
-    }, { message: `a model request carrying "${text}"` })
+    .poll(
+      async () => {
+        const { requests } = await scriptedModel.state();
+        found = requests
+          .filter((request) => request.path === "/v1/chat/completions" && carries(request.body))
+          .at(-1)?.body;
+        return found !== undefined;
+      },
+      { message: `a model request carrying "${text}"` },
+    )
     .toBe(true);
   return found!;
 }

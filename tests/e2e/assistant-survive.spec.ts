@@ -13,7 +13,10 @@ test.beforeEach(async () => {
 
 const WORDS = Array.from({ length: 40 }, (_, index) => `word${index + 1}`).join(" ");
 
-test("a reload mid-reply: the page comes back at the conversation, with the reply so far, and it goes on to its end", async ({ page, newAccount }) => {
+test("a reload mid-reply: the page comes back at the conversation, with the reply so far, and it goes on to its end", async ({
+  page,
+  newAccount,
+}) => {
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
   await scriptedModel.enqueue({ type: "text", text: WORDS, chunkDelayMs: 80 });
@@ -52,7 +55,8 @@ test("another tab follows the reply, and its Stop stops it in both", async ({ pa
   await expect(replies(other).first()).toContainText("word4");
   await composer(other).stop.click();
 
-  for (const tab of [other, page]) await expect(replies(tab).first().getByText("Stopped")).toBeVisible({ timeout: 20_000 });
+  for (const tab of [other, page])
+    await expect(replies(tab).first().getByText("Stopped")).toBeVisible({ timeout: 20_000 });
   await expect.poll(async () => (await scriptedModel.state()).abortedCount).toBe(1);
   const text = (await replies(page).first().textContent()) ?? "";
   expect(text).not.toContain("word40");

@@ -36,11 +36,16 @@ async function ageSession(context: BrowserContext, ageSeconds: number) {
   const [header, payload] = cookie.value.split(".");
   const claims = JSON.parse(Buffer.from(payload, "base64url").toString());
   claims.auth_time = Math.floor(Date.now() / 1000) - ageSeconds;
-  await context.addCookies([{ ...cookie, value: `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.` }]);
+  await context.addCookies([
+    { ...cookie, value: `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.` },
+  ]);
 }
 
 test.describe("the dashboard", () => {
-  test("shows today's usage against the quota, the chart's figures and the recent conversations after chatting", async ({ page, newAccount }) => {
+  test("shows today's usage against the quota, the chart's figures and the recent conversations after chatting", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount({ displayName: "Dana Dash" }));
     await chat(page, ["first question", "second question here", "third"]);
 
@@ -51,12 +56,18 @@ test.describe("the dashboard", () => {
     const usage = section(page, "Usage");
     await expect(usage.getByText("3 of 20 messages used today")).toBeVisible();
     await expect(usage.getByRole("meter", { name: "Messages used today" })).toHaveAttribute("value", "3");
-    await expect(usage.getByText(/17 messages left today on the Free plan\. The count resets at \d+ \w+ \d{4}, 00:00 UTC \(in /)).toBeVisible();
+    await expect(
+      usage.getByText(/17 messages left today on the Free plan\. The count resets at \d+ \w+ \d{4}, 00:00 UTC \(in /),
+    ).toBeVisible();
     const totals = usage.getByRole("definition");
     await expect(totals.first()).toHaveText("3");
 
     // The charts are images with a description; their figures are in the table.
-    await expect(usage.getByRole("img", { name: /Messages per day, last 30 days 3 messages from .* the busiest day was .* with 3 messages/ })).toBeVisible();
+    await expect(
+      usage.getByRole("img", {
+        name: /Messages per day, last 30 days 3 messages from .* the busiest day was .* with 3 messages/,
+      }),
+    ).toBeVisible();
     await expect(usage.getByRole("img", { name: /Tokens per day, last 30 days/ })).toBeVisible();
     await usage.getByText("Show the numbers").click();
     const table = usage.getByRole("table", { name: "Messages and tokens per day, last 30 days (UTC)" });
@@ -88,7 +99,11 @@ test.describe("the dashboard", () => {
     }
   });
 
-  test("shows the account from the identity service and changes the display name", async ({ page, newAccount, firebase }) => {
+  test("shows the account from the identity service and changes the display name", async ({
+    page,
+    newAccount,
+    firebase,
+  }) => {
     const account = await newAccount({ displayName: "Pat Profile" });
     await signIn(page, account);
     await page.goto("/dashboard");
@@ -108,7 +123,10 @@ test.describe("the dashboard", () => {
     expect((await firebase.auth.getUser(account.uid)).displayName).toBe("Robin Renamed");
   });
 
-  test("an unverified address: the identity service sends the verification email after the user confirms it's them", async ({ page, newAccount }) => {
+  test("an unverified address: the identity service sends the verification email after the user confirms it's them", async ({
+    page,
+    newAccount,
+  }) => {
     const account = await newAccount({ verified: false });
     await signIn(page, account);
     await page.goto("/dashboard");
@@ -126,7 +144,10 @@ test.describe("the dashboard", () => {
     expect(oobCodes).toContainEqual(expect.objectContaining({ email: account.email, requestType: "VERIFY_EMAIL" }));
   });
 
-  test("changes the password after the current one is confirmed; this browser stays signed in", async ({ page, newAccount }) => {
+  test("changes the password after the current one is confirmed; this browser stays signed in", async ({
+    page,
+    newAccount,
+  }) => {
     const account = await newAccount();
     await signIn(page, account);
     await page.goto("/dashboard");
@@ -205,7 +226,12 @@ test.describe("sign out of all devices", () => {
 });
 
 test.describe("deleting the account", () => {
-  test("asks for a new sign-in when the last one is old, then deletes everything", async ({ page, context, newAccount, firebase }) => {
+  test("asks for a new sign-in when the last one is old, then deletes everything", async ({
+    page,
+    context,
+    newAccount,
+    firebase,
+  }) => {
     const account = await newAccount({ role: "premium" });
     await backdateAccount(env.authHost, env.projectId, account.uid, 3600);
     await signIn(page, account);
@@ -238,7 +264,12 @@ test.describe("deleting the account", () => {
     await expect(page).toHaveURL(/\/login\?redirectTo=%2Fdashboard$/);
   });
 
-  test("with a recent sign-in, deletes after the confirmation alone; another user's data stays", async ({ page, browser, newAccount, firebase }) => {
+  test("with a recent sign-in, deletes after the confirmation alone; another user's data stays", async ({
+    page,
+    browser,
+    newAccount,
+    firebase,
+  }) => {
     const leaving = await newAccount();
     const staying = await newAccount({ role: "premium" });
     const stayingContext = await browser.newContext({ baseURL: env.baseURL });
@@ -257,7 +288,9 @@ test.describe("deleting the account", () => {
 
     await stayingPage.goto("/dashboard");
     await expect(section(stayingPage, "Usage").getByText("1 of 200 messages used today")).toBeVisible();
-    await expect(section(stayingPage, "Recent conversations").getByRole("link", { name: "I am staying" })).toBeVisible();
+    await expect(
+      section(stayingPage, "Recent conversations").getByRole("link", { name: "I am staying" }),
+    ).toBeVisible();
     await stayingContext.close();
   });
 });

@@ -71,7 +71,10 @@ for (const size of SIZES) {
       await expect(banner(page)).toHaveCount(0);
     });
 
-    test("a visitor bounced to /login is told why, and still goes back where they were going", async ({ page, newAccount }) => {
+    test("a visitor bounced to /login is told why, and still goes back where they were going", async ({
+      page,
+      newAccount,
+    }) => {
       const cases: Array<[string, string]> = [
         ["/nuvara", "Sign in to use the assistant."],
         ["/dashboard", "Sign in to see your dashboard."],
@@ -103,7 +106,7 @@ for (const size of SIZES) {
       await expect(page).toHaveURL(/\/nuvara$/);
     });
 
-    test("Logout says \"You're signed out\" where it lands, once", async ({ page, newAccount }) => {
+    test('Logout says "You\'re signed out" where it lands, once', async ({ page, newAccount }) => {
       await signIn(page, await newAccount());
       await page.goto("/dashboard");
       if (size.name === "phone") await mainNav(page).getByRole("button", { name: "Menu" }).click();

@@ -24,7 +24,11 @@ export async function signIn(page: Page, account: Pick<TestAccount, "email" | "p
 }
 
 export const test = base.extend<
-  { newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount>; cpuSlowdown: number; freshModel: void },
+  {
+    newAccount: (options?: Parameters<typeof createAccount>[1]) => Promise<TestAccount>;
+    cpuSlowdown: number;
+    freshModel: void;
+  },
   { firebase: EmulatorAdmin }
 >({
   // Every test starts with the scripted model as new: replies a failed test queued never answer the next one.

@@ -1,7 +1,13 @@
 import http from "node:http";
 import type { FullConfig } from "@playwright/test";
 import { E2E_STRIPE_WEBHOOK_SECRET, startStripeServer } from "../support/stripe-server";
-import { startModelServer, type FailureMode, type ModelServer, type RequestOutcome, type ScriptedReply } from "../support/model-server";
+import {
+  startModelServer,
+  type FailureMode,
+  type ModelServer,
+  type RequestOutcome,
+  type ScriptedReply,
+} from "../support/model-server";
 
 /**
  * Starts the scripted model server the app under test talks to (LLM_BASE_URL
@@ -25,7 +31,9 @@ export default async function globalSetup(_config: FullConfig) {
       res.writeHead(500, { "content-type": "text/plain" }).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => control.listen(Number(process.env.E2E_MODEL_CONTROL_PORT), "127.0.0.1", resolve));
+  await new Promise<void>((resolve) =>
+    control.listen(Number(process.env.E2E_MODEL_CONTROL_PORT), "127.0.0.1", resolve),
+  );
   const stripe = await startStripeServer({
     port: Number(process.env.E2E_STRIPE_PORT),
     webhookUrl: `http://localhost:${process.env.E2E_PORT}/api/stripe/webhook`,
@@ -48,7 +56,8 @@ async function handle(
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>) : {};
-  const ok = (data: unknown = {}) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(data));
+  const ok = (data: unknown = {}) =>
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(data));
 
   if (req.method === "POST" && req.url === "/enqueue") {
     model.enqueue(...(body.replies as ScriptedReply[]));

@@ -9,7 +9,9 @@ test.describe("protected pages and the admin gate", () => {
     });
   }
 
-  test("/tools is public; using a tool sends a signed-out visitor to /login?redirectTo=<the tool>", async ({ page }) => {
+  test("/tools is public; using a tool sends a signed-out visitor to /login?redirectTo=<the tool>", async ({
+    page,
+  }) => {
     const response = await page.goto("/tools");
     expect(response?.status()).toBe(200);
     await expect(page.getByRole("heading", { level: 1, name: "Tools" })).toBeVisible();
@@ -52,7 +54,10 @@ test.describe("protected pages and the admin gate", () => {
   test("signed-in pages show their heading and the user", async ({ page, newAccount }) => {
     const account = await newAccount({ displayName: "Sam Signed" });
     await signIn(page, account);
-    for (const [path, heading] of [["/nuvara", "Assistant"], ["/dashboard", "Dashboard"]]) {
+    for (const [path, heading] of [
+      ["/nuvara", "Assistant"],
+      ["/dashboard", "Dashboard"],
+    ]) {
       await page.goto(path);
       await expect(page.getByRole("heading", { level: 1, name: heading })).toBeVisible();
       await expect(page.getByText("Sam Signed")).toBeVisible();

@@ -37,14 +37,32 @@ async function expectInert(page: Page, path: string, happened: string[]) {
   expect(happened).toEqual([]);
 }
 
-test("script typed into titles, messages and tool definitions shows as text and never runs", async ({ page, newAccount }) => {
+test("script typed into titles, messages and tool definitions shows as text and never runs", async ({
+  page,
+  newAccount,
+}) => {
   const happened = watch(page);
   await signIn(page, await newAccount({ role: "admin" }));
 
   // A visitor's contact message, and a prompt tool whose every field holds markup.
-  expect((await page.request.post("/api/contact", { form: { email: `x-${tag}@example.com`, name: IMAGE, message: PAYLOAD }, headers })).status()).toBe(201);
+  expect(
+    (
+      await page.request.post("/api/contact", {
+        form: { email: `x-${tag}@example.com`, name: IMAGE, message: PAYLOAD },
+        headers,
+      })
+    ).status(),
+  ).toBe(201);
   const created = await page.request.post("/tools/new", {
-    form: { name: `${SCRIPT} ${tag}`, category: "Hostile", description: PAYLOAD, systemPrompt: PAYLOAD, field0Label: SCRIPT, field0Kind: "line", field0Required: "on" },
+    form: {
+      name: `${SCRIPT} ${tag}`,
+      category: "Hostile",
+      description: PAYLOAD,
+      systemPrompt: PAYLOAD,
+      field0Label: SCRIPT,
+      field0Kind: "line",
+      field0Required: "on",
+    },
     headers,
     maxRedirects: 0,
   });
@@ -65,10 +83,13 @@ test("script typed into titles, messages and tool definitions shows as text and 
   });
   expect(firstExchange.status()).toBe(200);
   expect(await firstExchange.text()).toContain('"type":"data-saved"');
-  const renamed = await page.request.post(`/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, {
-    form: { intent: "rename", title: PAYLOAD },
-    headers,
-  });
+  const renamed = await page.request.post(
+    `/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`,
+    {
+      form: { intent: "rename", title: PAYLOAD },
+      headers,
+    },
+  );
   expect(renamed.status()).toBe(200);
 
   for (const path of [`/admin/messages?q=${tag}`, "/tools?q=" + tag, `/tools/${toolId}`, "/nuvara"]) {
@@ -76,7 +97,10 @@ test("script typed into titles, messages and tool definitions shows as text and 
   }
   // The message itself, opened from the inbox.
   await page.goto(`/admin/messages?q=${tag}`);
-  await page.getByRole("link", { name: /window\.__pwned/ }).first().click();
+  await page
+    .getByRole("link", { name: /window\.__pwned/ })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/admin\/messages\/[0-9a-f-]{36}(\?q=[^&]+)?$/);
   await expect(page.getByText(PAYLOAD.slice(0, 30)).first()).toBeVisible();
   expect(happened).toEqual([]);

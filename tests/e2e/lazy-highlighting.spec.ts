@@ -23,7 +23,10 @@ function scriptRequests(page: Page) {
 
 const CODE_REPLY = ["Here it is:", "", "```python", "def answer():", "    return 42", "```"].join("\n");
 
-test("a reply without code loads no highlighter; one with code is highlighted, loading only its grammar", async ({ page, newAccount }) => {
+test("a reply without code loads no highlighter; one with code is highlighted, loading only its grammar", async ({
+  page,
+  newAccount,
+}) => {
   const scripts = scriptRequests(page);
   const consoleErrors: string[] = [];
   page.on("console", (message) => {
@@ -58,7 +61,9 @@ test("a reply without code loads no highlighter; one with code is highlighted, l
   expect(html).toContain('<code class="language-python">def answer():');
   expect(html).not.toContain("hljs-keyword");
   await page.reload();
-  await expect(replies(page).nth(1).locator("code.hljs.language-python .hljs-keyword", { hasText: "def" })).toBeVisible();
+  await expect(
+    replies(page).nth(1).locator("code.hljs.language-python .hljs-keyword", { hasText: "def" }),
+  ).toBeVisible();
   await expect(replies(page).first().locator("strong", { hasText: "words" })).toBeVisible();
   expect(consoleErrors.filter((text) => /hydrat|did not match/i.test(text))).toEqual([]);
 });
@@ -79,7 +84,10 @@ test("an open conversation without code loads no highlighter", async ({ page, ne
   expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
 });
 
-test("math is drawn as MathML, and KaTeX is loaded only for a reply that has math (ADR 056)", async ({ page, newAccount }) => {
+test("math is drawn as MathML, and KaTeX is loaded only for a reply that has math (ADR 056)", async ({
+  page,
+  newAccount,
+}) => {
   const scripts = scriptRequests(page);
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
@@ -92,7 +100,10 @@ test("math is drawn as MathML, and KaTeX is loaded only for a reply that has mat
   expect(scripts.filter((url) => /\/markdown-math-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
   await expect(replies(page).first().locator("math")).toHaveCount(0);
 
-  await scriptedModel.enqueue({ type: "text", text: "Euler: \\(e^{i\\pi} + 1 = 0\\), and\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$" });
+  await scriptedModel.enqueue({
+    type: "text",
+    text: "Euler: \\(e^{i\\pi} + 1 = 0\\), and\n\n$$\n\\sum_{k=1}^{n} k = \\frac{n(n+1)}{2}\n$$",
+  });
   await sendMessage(page, "Some math");
   const reply = replies(page).nth(1);
   await expect(reply.locator("math")).toHaveCount(2);

@@ -40,7 +40,9 @@ for (const size of SIZES) {
       expect(signIn).toBeLessThanOrEqual(size.width);
     });
 
-    test("a show-password toggle: a real button, pressed state announced, usable from the keyboard", async ({ page }) => {
+    test("a show-password toggle: a real button, pressed state announced, usable from the keyboard", async ({
+      page,
+    }) => {
       await page.goto("/login");
       const password = page.getByLabel("Password", { exact: true });
       const toggle = page.getByRole("button", { name: "Show password" });
@@ -90,7 +92,9 @@ for (const size of SIZES) {
       const email = `nobody-${Date.now()}@example.com`;
       await page.getByLabel("Email").fill(email);
       await page.getByRole("button", { name: "Send reset link" }).click();
-      await expect(page.getByRole("status").filter({ hasText: `If an account exists for ${email}, we've sent it a link` })).toBeVisible();
+      await expect(
+        page.getByRole("status").filter({ hasText: `If an account exists for ${email}, we've sent it a link` }),
+      ).toBeVisible();
       await expect(page.getByRole("alert")).toHaveCount(0);
     });
 
@@ -100,7 +104,11 @@ for (const size of SIZES) {
         const text = await page.locator("main").innerText();
         expect(text, path).not.toMatch(/\blog ?in\b/i);
       }
-      await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Login", exact: true, includeHidden: true })).toHaveCount(1);
+      await expect(
+        page
+          .getByRole("navigation", { name: "Main" })
+          .getByRole("link", { name: "Login", exact: true, includeHidden: true }),
+      ).toHaveCount(1);
     });
   });
 }

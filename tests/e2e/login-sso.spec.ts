@@ -18,7 +18,9 @@ test.describe("SSO providers on /login", () => {
     await expect(continueButtons).toHaveCount(0);
   });
 
-  test("Acme SSO starts the SDK's popup flow for oidc.acme and, offline, fails with a clear message", async ({ page }) => {
+  test("Acme SSO starts the SDK's popup flow for oidc.acme and, offline, fails with a clear message", async ({
+    page,
+  }) => {
     // As with Google: the SDK loads Google's gapi script before it opens the
     // popup, and no Google host can be reached here (ADR 003).
     const gapi = page.waitForRequest((request) => request.url().startsWith("https://apis.google.com/js/api.js"));
@@ -35,14 +37,25 @@ test.describe("SSO providers on /login", () => {
   test("an Acme SSO identity becomes a session (emulator credential, as the popup ends with)", async ({ page }) => {
     const email = `acme-${Date.now()}@acme.example`;
     const claims = { sub: `acme-${Date.now()}`, email, email_verified: true, name: "Ada Acme" };
-    const idpToken = [{ alg: "none" }, claims].map((part) => Buffer.from(JSON.stringify(part)).toString("base64url")).join(".") + ".";
-    const response = await fetch(`http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=demo-api-key`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ requestUri: "http://localhost", postBody: `providerId=oidc.acme&id_token=${idpToken}`, returnSecureToken: true }),
-    });
+    const idpToken =
+      [{ alg: "none" }, claims].map((part) => Buffer.from(JSON.stringify(part)).toString("base64url")).join(".") + ".";
+    const response = await fetch(
+      `http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=demo-api-key`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({
+          requestUri: "http://localhost",
+          postBody: `providerId=oidc.acme&id_token=${idpToken}`,
+          returnSecureToken: true,
+        }),
+      },
+    );
     const { idToken } = (await response.json()) as { idToken: string };
-    const session = await page.request.post("/api/auth/session", { data: { idToken }, headers: { Origin: env.baseURL } });
+    const session = await page.request.post("/api/auth/session", {
+      data: { idToken },
+      headers: { Origin: env.baseURL },
+    });
     expect(session.status()).toBe(204);
     await page.goto("/dashboard");
     await expect(page.getByText("Ada Acme")).toBeVisible();
@@ -60,7 +73,8 @@ test.describe("SSO providers on /login", () => {
         await page.goto("/login");
         await expect(page.getByRole("button", { name: "Continue with Acme SSO" })).toBeVisible();
         await expectNoAxeViolations(page, `login ${viewport.width} ${colorScheme}`);
-        if (SHOTS_DIR) await page.screenshot({ path: `${SHOTS_DIR}/login-${viewport.width}-${colorScheme}.png`, fullPage: true });
+        if (SHOTS_DIR)
+          await page.screenshot({ path: `${SHOTS_DIR}/login-${viewport.width}-${colorScheme}.png`, fullPage: true });
         await context.close();
       });
     }

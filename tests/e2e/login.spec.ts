@@ -47,7 +47,9 @@ test.describe("the login page", () => {
     await expect(page.getByRole("heading", { name: "Admin messages" })).toBeVisible();
   });
 
-  test("creates an account, shows the password policy as the user types, and sends a verification email", async ({ page }) => {
+  test("creates an account, shows the password policy as the user types, and sends a verification email", async ({
+    page,
+  }) => {
     const email = `new-${Date.now()}@example.com`;
     await page.goto("/login");
     await page.getByRole("button", { name: "New here? Create an account" }).click();
@@ -57,7 +59,9 @@ test.describe("the login page", () => {
     const rules = page.getByRole("list", { name: "Password requirements" });
     await expect(rules.getByText("At least 6 characters")).toContainText("(not met yet)");
     await page.getByRole("button", { name: "Create account" }).click();
-    await expect(page.getByRole("alert")).toHaveText("Choose a password that meets every requirement in the list above.");
+    await expect(page.getByRole("alert")).toHaveText(
+      "Choose a password that meets every requirement in the list above.",
+    );
     await page.getByLabel("Password", { exact: true }).fill("abcdef1");
     await expect(rules.getByText("At least 6 characters")).toContainText("(met)");
     await page.getByRole("button", { name: "Create account" }).click();
@@ -73,7 +77,9 @@ test.describe("the login page", () => {
     await page.getByLabel("Email").fill(account.email);
     await page.getByRole("button", { name: "Send reset link" }).click();
     await expect(page.getByRole("status").filter({ hasText: "we've sent it a link" })).toBeVisible();
-    expect(await oobCodes()).toContainEqual(expect.objectContaining({ email: account.email, requestType: "PASSWORD_RESET" }));
+    expect(await oobCodes()).toContainEqual(
+      expect.objectContaining({ email: account.email, requestType: "PASSWORD_RESET" }),
+    );
   });
 
   test("shows a pending nav while signing in", async ({ page, newAccount }) => {
@@ -123,7 +129,10 @@ test.describe("the login page", () => {
       },
     );
     const { idToken } = (await response.json()) as { idToken: string };
-    const session = await page.request.post("/api/auth/session", { data: { idToken }, headers: { Origin: env.baseURL } });
+    const session = await page.request.post("/api/auth/session", {
+      data: { idToken },
+      headers: { Origin: env.baseURL },
+    });
     expect(session.status()).toBe(204);
     await page.goto("/dashboard");
     await expect(page.getByText("Gia Google")).toBeVisible();
@@ -176,7 +185,9 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
   });
 
-  test("an address with “/” cannot sign up or sign in, says why, and keeps what was typed (docs/decisions/075)", async ({ page }) => {
+  test("an address with “/” cannot sign up or sign in, says why, and keeps what was typed (docs/decisions/075)", async ({
+    page,
+  }) => {
     const unusable =
       "This email address can't be used here: an address with “/” in it (or of another rare form our account records can't store) can't sign in. Please use another address.";
     // Sign-up says so before any account is made.
@@ -187,15 +198,20 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await expect(page.getByRole("alert")).toHaveText(unusable);
     await expect(page.getByLabel("Email")).toHaveValue(typed);
     await expect(page.getByLabel("Password", { exact: true })).toHaveValue("abcdef-1-pass");
-    await expect(idTokenFor(env.authHost, { email: typed, password: "abcdef-1-pass" })).rejects.toThrow(/EMAIL_NOT_FOUND|INVALID_LOGIN_CREDENTIALS/);
+    await expect(idTokenFor(env.authHost, { email: typed, password: "abcdef-1-pass" })).rejects.toThrow(
+      /EMAIL_NOT_FOUND|INVALID_LOGIN_CREDENTIALS/,
+    );
 
     // An account that exists already (made at the identity service directly) is refused by the server.
     const existing = { email: `x/users/old-${Date.now()}@example.com`, password: "abcdef-2-pass" };
-    const made = await fetch(`http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ ...existing, returnSecureToken: true }),
-    });
+    const made = await fetch(
+      `http://${env.authHost}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ ...existing, returnSecureToken: true }),
+      },
+    );
     expect(made.ok).toBe(true);
     await page.getByRole("button", { name: "Have an account? Sign in" }).click();
     await fillSignIn(page, existing.email, existing.password);
@@ -206,7 +222,10 @@ test.describe("identity errors show human messages and keep what was typed (app/
   });
 
   const scripted: Array<[string, string]> = [
-    ["TOO_MANY_ATTEMPTS_TRY_LATER", "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password."],
+    [
+      "TOO_MANY_ATTEMPTS_TRY_LATER",
+      "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password.",
+    ],
     ["TOKEN_EXPIRED", "Your sign-in has expired. Please sign in again."],
     ["CREDENTIAL_TOO_OLD_LOGIN_AGAIN", "For your security, please sign in again to continue."],
   ];

@@ -100,6 +100,9 @@ test("the home page calls to action by state", async ({ page, newAccount }) => {
   await signIn(page, await newAccount({ displayName: "Hana Home" }));
   await page.goto("/");
   await expect(page.getByText("Welcome back, Hana Home.")).toBeVisible();
-  await expect(page.getByRole("main").getByRole("link", { name: "Open the assistant" })).toHaveAttribute("href", "/nuvara");
+  await expect(page.getByRole("main").getByRole("link", { name: "Open the assistant" })).toHaveAttribute(
+    "href",
+    "/nuvara",
+  );
   void env;
 });

@@ -12,7 +12,9 @@ test.describe("plans", () => {
     await signIn(page, await newAccount());
     await page.goto("/pricing");
     await expect(page.getByRole("heading", { name: "Plans", level: 1 })).toBeVisible();
-    await expect(page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /Free/ }) })).toContainText("messages a day");
+    await expect(page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /Free/ }) })).toContainText(
+      "messages a day",
+    );
     await expect(mainNav(page).getByText("Pro")).toHaveCount(0);
     await expectNoAxeViolations(page, "/pricing");
 
@@ -28,7 +30,10 @@ test.describe("plans", () => {
     await expect(page.getByRole("button", { name: "Manage your subscription" })).toBeVisible();
   });
 
-  test("a budget running out: the composer says what is left, then that it is spent, with the way to more", async ({ page, newAccount }) => {
+  test("a budget running out: the composer says what is left, then that it is spent, with the way to more", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount({ role: "budgeted" }));
     await page.goto("/nuvara");
     await expect(page.getByText("400 tokens left today")).toBeVisible();

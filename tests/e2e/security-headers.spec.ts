@@ -32,14 +32,19 @@ test.describe("security headers", () => {
     for (const path of ["/", "/dashboard", "/nuvara"]) {
       expect((await page.request.get(path)).headers()["cache-control"]).toContain("no-store");
     }
-    expect((await page.request.post("/api/auth/session", { data: {} })).headers()["cache-control"]).toContain("no-store");
+    expect((await page.request.post("/api/auth/session", { data: {} })).headers()["cache-control"]).toContain(
+      "no-store",
+    );
   });
 
   test("every /api response, whatever its status, carries the API headers", async ({ page }) => {
     const responses = [
       await page.request.get("/api/chat"),
       await page.request.post("/api/contact", { data: [], headers: { Origin: env.baseURL } }),
-      await page.request.post("/api/contact", { form: { message: "x".repeat(70 * 1024) }, headers: { Origin: env.baseURL } }),
+      await page.request.post("/api/contact", {
+        form: { message: "x".repeat(70 * 1024) },
+        headers: { Origin: env.baseURL },
+      }),
       await page.request.get("/api/conversations/not-a-conversation/markdown", { maxRedirects: 0 }),
       // With our Origin, as a browser sends it: without one it is refused (ADR 047).
       await page.request.post("/api/auth/logout", { maxRedirects: 0, headers: { Origin: env.baseURL } }),

@@ -26,7 +26,11 @@ async function signedOutPage(browser: Browser, options: Parameters<Browser["newC
   return { context, page: await context.newPage() };
 }
 
-test("share from the chat, read it signed out, continue it as a visitor, revoke it from the dashboard", async ({ page, browser, newAccount }) => {
+test("share from the chat, read it signed out, continue it as a visitor, revoke it from the dashboard", async ({
+  page,
+  browser,
+  newAccount,
+}) => {
   // A long journey: the owner, four signed-out visitors (two sizes, two themes, each checked with axe), a continuing visitor, the dashboard.
   test.setTimeout(90_000);
   const owner = await newAccount({ displayName: "Owner Private" });
@@ -60,7 +64,10 @@ test("share from the chat, read it signed out, continue it as a visitor, revoke 
   await dialog.getByRole("button", { name: "Done" }).click();
 
   // Signed out, at both sizes and in both themes.
-  for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     for (const colorScheme of ["light", "dark"] as const) {
       const visitor = await signedOutPage(browser, { viewport, colorScheme });
       const response = await visitor.page.goto(url);
@@ -79,7 +86,8 @@ test("share from the chat, read it signed out, continue it as a visitor, revoke 
         `/login?redirectTo=${encodeURIComponent(new URL(url).pathname)}`,
       );
       await expectNoAxeViolations(visitor.page, `shared page ${viewport.width} ${colorScheme}`);
-      if (SHOTS) await visitor.page.screenshot({ path: `${SHOTS}/share-${viewport.width}-${colorScheme}.png`, fullPage: true });
+      if (SHOTS)
+        await visitor.page.screenshot({ path: `${SHOTS}/share-${viewport.width}-${colorScheme}.png`, fullPage: true });
       await visitor.context.close();
     }
   }
@@ -98,7 +106,10 @@ test("share from the chat, read it signed out, continue it as a visitor, revoke 
   // Revoked from the dashboard: gone from the list, and the link is a 404 at once.
   await page.goto("/dashboard");
   const section = page.getByRole("region", { name: "Shared links" });
-  await expect(section.getByRole("link", { name: "Plan a day in Lisbon" })).toHaveAttribute("href", new URL(url).pathname);
+  await expect(section.getByRole("link", { name: "Plan a day in Lisbon" })).toHaveAttribute(
+    "href",
+    new URL(url).pathname,
+  );
   await expectNoAxeViolations(page, "dashboard with a shared link");
   if (SHOTS) await section.screenshot({ path: `${SHOTS}/dashboard-shared-links.png` });
   await section.getByRole("button", { name: /^Revoke/ }).click();

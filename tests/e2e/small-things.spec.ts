@@ -29,7 +29,19 @@ function watchHydration(page: Page): string[] {
   return problems;
 }
 
-const REPLY = ["# A big heading", "", "Some text.", "", "## Second", "", "### Third", "", "```js", `const wide = "${"x".repeat(150)}";`, "```"].join("\n");
+const REPLY = [
+  "# A big heading",
+  "",
+  "Some text.",
+  "",
+  "## Second",
+  "",
+  "### Third",
+  "",
+  "```js",
+  `const wide = "${"x".repeat(150)}";`,
+  "```",
+].join("\n");
 
 for (const size of SIZES) {
   test.describe(`small things (${size.name})`, () => {
@@ -48,7 +60,9 @@ for (const size of SIZES) {
       const sizes = () =>
         page.evaluate(() => {
           const px = (element: Element | null) => (element ? parseFloat(getComputedStyle(element).fontSize) : NaN);
-          const headings = [...document.querySelectorAll("[role=log] article h1, [role=log] article h2, [role=log] article h3")];
+          const headings = [
+            ...document.querySelectorAll("[role=log] article h1, [role=log] article h2, [role=log] article h3"),
+          ];
           return { title: px(document.getElementById("chat-title")), headings: headings.map(px) };
         });
       await expect.poll(async () => (await sizes()).headings.length).toBe(3);
@@ -65,19 +79,28 @@ for (const size of SIZES) {
       // The axis labels (hidden from screen readers, which get the description) render at 11 px or more.
       const labels = usage.locator(".chart-ticks span, .chart-day");
       expect(await labels.count()).toBeGreaterThanOrEqual(12);
-      for (const size of await labels.evaluateAll((elements) => elements.map((element) => parseFloat(getComputedStyle(element).fontSize)))) {
+      for (const size of await labels.evaluateAll((elements) =>
+        elements.map((element) => parseFloat(getComputedStyle(element).fontSize)),
+      )) {
         expect(size).toBeGreaterThanOrEqual(11);
       }
       // Every label within the screen, none overlapping its neighbour on the date axis.
       for (const axis of await usage.locator(".chart-days").all()) {
-        const days = await axis.locator(".chart-day").evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().toJSON() as DOMRect));
+        const days = await axis
+          .locator(".chart-day")
+          .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().toJSON() as DOMRect));
         expect(days).toHaveLength(3);
         for (const box of days) expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width);
-        for (let index = 1; index < days.length; index++) expect(days[index].x).toBeGreaterThanOrEqual(days[index - 1].x + days[index - 1].width);
+        for (let index = 1; index < days.length; index++)
+          expect(days[index].x).toBeGreaterThanOrEqual(days[index - 1].x + days[index - 1].width);
       }
 
       for (const term of ["Messages", "Tokens", "Tokens in / out", "Active days"]) {
-        await expect(usage.getByRole("term").filter({ hasText: new RegExp(`^${term.replace(/[/]/g, "\\/")} in the last 30 days$`) })).toBeVisible();
+        await expect(
+          usage
+            .getByRole("term")
+            .filter({ hasText: new RegExp(`^${term.replace(/[/]/g, "\\/")} in the last 30 days$`) }),
+        ).toBeVisible();
       }
       await expect(usage.getByText(/messages used today|messages today/)).toBeVisible();
       await expectNoAxeViolations(page, `dashboard (${size.name})`);
@@ -87,9 +110,11 @@ for (const size of SIZES) {
       await page.goto("/tools");
       const search = page.getByRole("search", { name: "Tools" });
       const boxes = await Promise.all(
-        [search.getByRole("searchbox", { name: "Search tools" }), search.getByRole("combobox", { name: "Category" }), search.getByRole("button", { name: "Search" })].map(
-          async (locator) => (await locator.boundingBox())!,
-        ),
+        [
+          search.getByRole("searchbox", { name: "Search tools" }),
+          search.getByRole("combobox", { name: "Category" }),
+          search.getByRole("button", { name: "Search" }),
+        ].map(async (locator) => (await locator.boundingBox())!),
       );
       const [field, select, button] = boxes;
       // One height for all three.
@@ -109,7 +134,7 @@ for (const size of SIZES) {
       await expectNoAxeViolations(page, `tools (${size.name})`);
     });
 
-    test("a tool form's \"Fill in…\" error goes once the field is filled", async ({ page, newAccount }) => {
+    test('a tool form\'s "Fill in…" error goes once the field is filled', async ({ page, newAccount }) => {
       await signIn(page, await newAccount());
       await page.goto("/tools/translate");
       await page.getByLabel("Text to translate").fill("Good morning");
@@ -162,18 +187,26 @@ test.describe("times in the reader's time zone", () => {
   test.use({ timezoneId: "Asia/Tokyo" });
 
   for (const size of SIZES) {
-    test(`the dashboard shows Tokyo time, keeps UTC in dateTime, no hydration warning (${size.name})`, async ({ page, newAccount }) => {
+    test(`the dashboard shows Tokyo time, keeps UTC in dateTime, no hydration warning (${size.name})`, async ({
+      page,
+      newAccount,
+    }) => {
       await page.setViewportSize({ width: size.width, height: size.height });
       const problems = watchHydration(page);
       await signIn(page, await newAccount());
       await page.goto("/dashboard");
       const account = page.getByRole("region", { name: "Account" });
-      const since = account.getByRole("definition").filter({ has: page.locator("time") }).first();
+      const since = account
+        .getByRole("definition")
+        .filter({ has: page.locator("time") })
+        .first();
       await expect(since).toHaveText(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2} GMT\+9$/);
       // The machine-readable value stays UTC.
       await expect(since.locator("time")).toHaveAttribute("dateTime", /Z$/);
       // The quota resets at UTC midnight: 09:00 in Tokyo.
-      await expect(page.getByRole("region", { name: "Usage" }).getByText(/The count resets at \d+ \w+ \d{4}, 09:00 GMT\+9/)).toBeVisible();
+      await expect(
+        page.getByRole("region", { name: "Usage" }).getByText(/The count resets at \d+ \w+ \d{4}, 09:00 GMT\+9/),
+      ).toBeVisible();
       expect(problems).toEqual([]);
     });
   }

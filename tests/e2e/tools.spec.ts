@@ -12,7 +12,10 @@ function promptTool(page: import("@playwright/test").Page, name: string) {
 }
 
 test.describe("the catalogue", () => {
-  test("signed out: browse, search and filter; opening a tool goes through sign-in and back to it", async ({ page, newAccount }) => {
+  test("signed out: browse, search and filter; opening a tool goes through sign-in and back to it", async ({
+    page,
+    newAccount,
+  }) => {
     const account = await newAccount();
     await page.goto("/tools");
     await expect(page).toHaveTitle("Tools · Nuvara²");
@@ -89,10 +92,16 @@ test.describe("the catalogue", () => {
     const request = await lastModelRequest();
     const system = request?.messages?.find((message) => message.role === "system");
     expect(String(system?.content)).toContain("You are a careful translator.");
-    expect(request?.messages?.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining("Translate into:\nFrench") });
+    expect(request?.messages?.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("Translate into:\nFrench"),
+    });
   });
 
-  test("switching a function off: the switch remembers it, and the model is no longer offered that function", async ({ page, newAccount }) => {
+  test("switching a function off: the switch remembers it, and the model is no longer offered that function", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/tools");
     const calculator = page.getByRole("switch", { name: "Calculator" });
@@ -125,7 +134,11 @@ test.describe("the catalogue", () => {
 });
 
 test.describe("admins manage prompt tools", () => {
-  test("create (with a mistake first, nothing typed lost), edit, disable, enable and delete", async ({ page, browser, newAccount }) => {
+  test("create (with a mistake first, nothing typed lost), edit, disable, enable and delete", async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount({ role: "admin" }));
     const user = await browser.newContext();
     const userPage = await user.newPage();
@@ -147,7 +160,9 @@ test.describe("admins manage prompt tools", () => {
     await expect(page.getByLabel("Input 1 label")).toHaveValue("Topic");
 
     await page.getByLabel("Name").fill(name);
-    await page.getByLabel("Instructions for the assistant").fill("Write a haiku about the user's topic. Reply with the haiku only.");
+    await page
+      .getByLabel("Instructions for the assistant")
+      .fill("Write a haiku about the user's topic. Reply with the haiku only.");
     await page.getByRole("button", { name: "Create tool" }).click();
     await expect(page).toHaveURL(/\/tools\?saved=/);
     await expect(page.getByText(`“${name}” was saved.`)).toBeVisible();
@@ -164,26 +179,38 @@ test.describe("admins manage prompt tools", () => {
     await page.getByRole("button", { name: "Save changes" }).click();
     await expect(promptTool(page, name)).toContainText("seasons included");
 
-    await promptTool(page, name).getByRole("button", { name: `Disable ${name}` }).click();
+    await promptTool(page, name)
+      .getByRole("button", { name: `Disable ${name}` })
+      .click();
     await expect(promptTool(page, name)).toContainText("Disabled");
     await userPage.reload();
     await expect(promptTool(userPage, name)).toHaveCount(0);
 
-    await promptTool(page, name).getByRole("button", { name: `Enable ${name}` }).click();
+    await promptTool(page, name)
+      .getByRole("button", { name: `Enable ${name}` })
+      .click();
     await expect(promptTool(page, name)).not.toContainText("Disabled");
     await userPage.reload();
     await expect(promptTool(userPage, name)).toBeVisible();
 
-    await promptTool(page, name).getByRole("button", { name: `Delete ${name}` }).click();
+    await promptTool(page, name)
+      .getByRole("button", { name: `Delete ${name}` })
+      .click();
     await expect(page.getByText(`Delete “${name}” for good?`)).toBeVisible();
-    await promptTool(page, name).getByRole("button", { name: `Yes, delete ${name}` }).click();
+    await promptTool(page, name)
+      .getByRole("button", { name: `Yes, delete ${name}` })
+      .click();
     await expect(promptTool(page, name)).toHaveCount(0);
     await userPage.reload();
     await expect(promptTool(userPage, name)).toHaveCount(0);
     await user.close();
   });
 
-  test("non-admins see no controls, and their direct requests are refused with 403", async ({ page, newAccount, baseURL }) => {
+  test("non-admins see no controls, and their direct requests are refused with 403", async ({
+    page,
+    newAccount,
+    baseURL,
+  }) => {
     await signIn(page, await newAccount({ role: "premium" }));
     await page.goto("/tools");
     await expect(mainNav(page).getByRole("link", { name: "Tools" })).toHaveAttribute("aria-current", "page");
@@ -207,9 +234,15 @@ test.describe("admins manage prompt tools", () => {
     expect((await page.request.post("/tools/new?_data=routes%2Ftools_.new", { form, headers })).status()).toBe(403);
     const id = "00000000-0000-4000-8000-000000000000";
     for (const intent of ["disable", "enable", "delete"]) {
-      expect((await page.request.post("/tools?_data=routes%2Ftools", { form: { intent, id, confirm: "yes" }, headers })).status()).toBe(403);
+      expect(
+        (
+          await page.request.post("/tools?_data=routes%2Ftools", { form: { intent, id, confirm: "yes" }, headers })
+        ).status(),
+      ).toBe(403);
     }
-    expect((await page.request.post(`/tools/${id}/edit?_data=routes%2Ftools_.%24toolId_.edit`, { form, headers })).status()).toBe(403);
+    expect(
+      (await page.request.post(`/tools/${id}/edit?_data=routes%2Ftools_.%24toolId_.edit`, { form, headers })).status(),
+    ).toBe(403);
     await page.goto("/tools?q=Sneaky");
     await expect(page.getByRole("article")).toHaveCount(0);
   });

@@ -34,7 +34,15 @@ async function openShareId(): Promise<string> {
     conversationId: id,
     kind: "submit",
     user: { id: randomUUID(), text: "Is this logged?", sentAt: new Date() },
-    reply: { id: randomUUID(), parts: [{ type: "text", text: "Not the link." }], content: "Not the link.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: randomUUID(),
+      parts: [{ type: "text", text: "Not the link." }],
+      content: "Not the link.",
+      status: "completed",
+      model: "demo",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Logged?",
   });
@@ -63,7 +71,12 @@ describe("remix-serve build/index.js", () => {
     const page = await get(`/s/${shareId}`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain("Not the link.");
-    for (const path of [`/s/${shareId}?_data=routes%2Fs.%24shareId`, `/S/${shareId}`, `/s/${shareId}/files/${randomUUID()}`]) await (await get(path)).arrayBuffer();
+    for (const path of [
+      `/s/${shareId}?_data=routes%2Fs.%24shareId`,
+      `/S/${shareId}`,
+      `/s/${shareId}/files/${randomUUID()}`,
+    ])
+      await (await get(path)).arrayBuffer();
     const revoke = await fetch(`${origin}/api/shares/${shareId}`, {
       method: "POST",
       headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
@@ -109,7 +122,8 @@ describe("npm start", () => {
   it("prints the same access log: no search, no share id", async () => {
     const shareId = newShareId();
     const before = accessLines(started!.output()).length;
-    for (const path of [`/nuvara?q=${SEARCH}`, `/s/${shareId}`]) await (await fetch(`${started!.origin}${path}`, { redirect: "manual" })).arrayBuffer();
+    for (const path of [`/nuvara?q=${SEARCH}`, `/s/${shareId}`])
+      await (await fetch(`${started!.origin}${path}`, { redirect: "manual" })).arrayBuffer();
 
     await waitUntil("both requests' access-log lines", () => accessLines(started!.output()).length >= before + 2);
     const lines = accessLines(started!.output()).slice(before);

@@ -16,7 +16,14 @@ import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "
 const firebase = admin();
 afterAll(() => firebase.close());
 
-function post(path: string, { cookie, form, origin = APP_ORIGIN }: { cookie?: string; form?: Record<string, string>; origin?: string | null } = {}) {
+function post(
+  path: string,
+  {
+    cookie,
+    form,
+    origin = APP_ORIGIN,
+  }: { cookie?: string; form?: Record<string, string>; origin?: string | null } = {},
+) {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   if (origin) headers.Origin = origin;
   return appRequest(path, { method: "POST", cookie, headers, body: new URLSearchParams(form ?? {}).toString() });
@@ -56,10 +63,17 @@ describe("POST /api/account/export", () => {
     const response = await call(exportAction, post("/api/account/export", { cookie: await sessionCookieFor(account) }));
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
-    expect(response.headers.get("Content-Disposition")).toMatch(/^attachment; filename="nuvara-data-\d{4}-\d{2}-\d{2}\.json"$/);
+    expect(response.headers.get("Content-Disposition")).toMatch(
+      /^attachment; filename="nuvara-data-\d{4}-\d{2}-\d{2}\.json"$/,
+    );
     expect(response.headers.get("Cache-Control")).toBe("no-store");
     const data = await response.json();
-    expect(data.account).toMatchObject({ uid: account.uid, email: account.email, displayName: "Ex Porter", plan: "Premium" });
+    expect(data.account).toMatchObject({
+      uid: account.uid,
+      email: account.email,
+      displayName: "Ex Porter",
+      plan: "Premium",
+    });
     expect(data.conversations.map((conversation: { title: string }) => conversation.title)).toEqual(["Mine"]);
     expect(data.preferences.customInstructions).toBe("Be terse.");
   });
@@ -67,7 +81,9 @@ describe("POST /api/account/export", () => {
   it("is refused cross-origin, sends a signed-out visitor to sign in, and is POST only", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
-    expect((await call(exportAction, post("/api/account/export", { cookie, origin: "https://evil.example" }))).status).toBe(403);
+    expect(
+      (await call(exportAction, post("/api/account/export", { cookie, origin: "https://evil.example" }))).status,
+    ).toBe(403);
     expect((await call(exportAction, post("/api/account/export", { cookie, origin: null }))).status).toBe(403);
     const signedOut = await call(exportAction, post("/api/account/export"));
     expect(signedOut.status).toBe(302);
@@ -101,7 +117,10 @@ describe("POST /api/account/sign-out-everywhere", () => {
   it("is refused cross-origin", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
-    const response = await call(signOutEverywhere, post("/api/account/sign-out-everywhere", { cookie, origin: "https://evil.example" }));
+    const response = await call(
+      signOutEverywhere,
+      post("/api/account/sign-out-everywhere", { cookie, origin: "https://evil.example" }),
+    );
     expect(response.status).toBe(403);
     expect(await signedInUser(cookie)).toMatchObject({ uid: account.uid });
   });
@@ -128,9 +147,15 @@ describe("POST /api/account/delete", () => {
     const stale = withSignInAge(await sessionCookieFor(account), 6 * 60);
     expect(await signedInUser(stale)).toMatchObject({ uid: account.uid });
 
-    const response = await call(deleteAction, post("/api/account/delete", { cookie: stale, form: { confirm: account.email } }));
+    const response = await call(
+      deleteAction,
+      post("/api/account/delete", { cookie: stale, form: { confirm: account.email } }),
+    );
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ reauth: true, error: "For your security, please sign in again to continue." });
+    expect(await response.json()).toEqual({
+      reauth: true,
+      error: "For your security, please sign in again to continue.",
+    });
     expect((await firebase.auth.getUser(account.uid)).disabled).toBe(false);
     expect((await firebase.firestore.collection("users").doc(account.email).get()).exists).toBe(true);
   });
@@ -142,7 +167,10 @@ describe("POST /api/account/delete", () => {
     await createConversation(db, { uid: account.uid, title: "Going away" });
     await setCustomInstructions(db, account.uid, "Bye.");
 
-    const response = await call(deleteAction, post("/api/account/delete", { cookie, form: { confirm: account.email.toUpperCase() } }));
+    const response = await call(
+      deleteAction,
+      post("/api/account/delete", { cookie, form: { confirm: account.email.toUpperCase() } }),
+    );
     expect(response.status).toBe(303);
     expect(response.headers.get("Location")).toBe("/dashboard/deleted");
     expect(response.headers.get("Set-Cookie")).toMatch(/^__session=;.*Max-Age=0/);
@@ -157,7 +185,10 @@ describe("POST /api/account/delete", () => {
   it("is refused cross-origin and to a signed-out visitor", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
-    const cross = await call(deleteAction, post("/api/account/delete", { cookie, form: { confirm: account.email }, origin: "https://evil.example" }));
+    const cross = await call(
+      deleteAction,
+      post("/api/account/delete", { cookie, form: { confirm: account.email }, origin: "https://evil.example" }),
+    );
     expect(cross.status).toBe(403);
     const signedOut = await call(deleteAction, post("/api/account/delete", { form: { confirm: account.email } }));
     expect(signedOut.status).toBe(302);

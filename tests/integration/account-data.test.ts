@@ -51,7 +51,11 @@ async function userWithData(role = "premium") {
   const account = await createAccount(firebase, { role, displayName: "Data Owner" });
   const cookie = await sessionCookieFor(account);
   const first = firstMessage("hello there");
-  const chats = [first, { conversationId: first.conversationId, message: newMessage("and again"), model: "test-model" }, firstMessage("a second chat")];
+  const chats = [
+    first,
+    { conversationId: first.conversationId, message: newMessage("and again"), model: "test-model" },
+    firstMessage("a second chat"),
+  ];
   for (const chat of chats) {
     const response = await postChat(chat, { cookie });
     expect(response.status).toBe(200);
@@ -97,12 +101,25 @@ describe("exportAccountData", () => {
     const other = await userWithData();
     const data = await exportAccountData(db, await getAccountDetails(owner.uid), { role: "premium", plan: "Premium" });
 
-    expect(data.account).toMatchObject({ uid: owner.uid, email: owner.email, displayName: "Data Owner", plan: "Premium", emailVerified: true });
+    expect(data.account).toMatchObject({
+      uid: owner.uid,
+      email: owner.email,
+      displayName: "Data Owner",
+      plan: "Premium",
+      emailVerified: true,
+    });
     expect(data.account.providers.map((provider) => provider.id)).toEqual(["password"]);
     expect(data.conversations).toHaveLength(2);
-    const texts = data.conversations.flatMap((conversation) => conversation.messages.map((message) => `${message.role}:${message.content}`));
+    const texts = data.conversations.flatMap((conversation) =>
+      conversation.messages.map((message) => `${message.role}:${message.content}`),
+    );
     expect(texts).toEqual(
-      expect.arrayContaining(["user:hello there", "assistant:You said: hello there", "user:and again", "user:a second chat"]),
+      expect.arrayContaining([
+        "user:hello there",
+        "assistant:You said: hello there",
+        "user:and again",
+        "user:a second chat",
+      ]),
     );
     expect(texts).toHaveLength(6);
     expect(data.usage).toEqual([expect.objectContaining({ day: new Date().toISOString().slice(0, 10), messages: 3 })]);
@@ -121,12 +138,33 @@ describe("deleteAccount", () => {
     const leaving = await userWithData();
     const staying = await userWithData();
     const before = await rowsOf(staying.uid);
-    expect(await rowsOf(leaving.uid)).toEqual({ conversations: 2, messages: 6, usage: 1, preferences: 1, toolSettings: 1, inbox: 1 });
+    expect(await rowsOf(leaving.uid)).toEqual({
+      conversations: 2,
+      messages: 6,
+      usage: 1,
+      preferences: 1,
+      toolSettings: 1,
+      inbox: 1,
+    });
 
     const counts = await deleteAccount(db, { uid: leaving.uid, email: leaving.email });
-    expect(counts).toMatchObject({ messages: 6, conversations: 2, usage_daily: 1, user_preferences: 1, user_tool_settings: 1, inbox_messages: 1 });
+    expect(counts).toMatchObject({
+      messages: 6,
+      conversations: 2,
+      usage_daily: 1,
+      user_preferences: 1,
+      user_tool_settings: 1,
+      inbox_messages: 1,
+    });
 
-    expect(await rowsOf(leaving.uid)).toEqual({ conversations: 0, messages: 0, usage: 0, preferences: 0, toolSettings: 0, inbox: 0 });
+    expect(await rowsOf(leaving.uid)).toEqual({
+      conversations: 0,
+      messages: 0,
+      usage: 0,
+      preferences: 0,
+      toolSettings: 0,
+      inbox: 0,
+    });
     await expect(firebase.auth.getUser(leaving.uid)).rejects.toMatchObject({ code: "auth/user-not-found" });
     expect((await firebase.firestore.collection("users").doc(leaving.email).get()).exists).toBe(false);
 
@@ -138,7 +176,9 @@ describe("deleteAccount", () => {
   it("with PostgreSQL down, deletes nothing and leaves the account usable", async () => {
     const account = await userWithData("");
     await setFault("postgres", "refuse");
-    const failure = await deleteAccount(db, { uid: account.uid, email: account.email }).catch((error: unknown) => error);
+    const failure = await deleteAccount(db, { uid: account.uid, email: account.email }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(AccountDeletionError);
     expect((failure as AccountDeletionError).dataDeleted).toBe(false);
     expect((failure as Error).message).toMatch(/nothing was deleted/);

@@ -46,7 +46,11 @@ async function open(id: string, search = "") {
 }
 
 function reply(id: string, text: string) {
-  return respond(messageAction, postForm(`/admin/messages/${id}`, { intent: "reply", reply: text }, { cookie: adminCookie }), { messageId: id });
+  return respond(
+    messageAction,
+    postForm(`/admin/messages/${id}`, { intent: "reply", reply: text }, { cookie: adminCookie }),
+    { messageId: id },
+  );
 }
 
 interface Received {
@@ -90,15 +94,28 @@ async function smtpServer({ refuse = false } = {}) {
 describe("replying to a message", () => {
   it("without SMTP_URL the reply is kept in the thread, marked as not emailed, and the mailto link stays", async () => {
     const db = await getDb();
-    const message = await addContactMessage(db, visitor("asker@example.com"), `Where is my invoice? ${uniqueText("q")}`);
+    const message = await addContactMessage(
+      db,
+      visitor("asker@example.com"),
+      `Where is my invoice? ${uniqueText("q")}`,
+    );
     const response = await reply(message.id, "It is under Dashboard → Billing.");
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ replied: true, delivery: "stored", notice: expect.stringContaining("send it with the email link") });
+    expect(await response.json()).toMatchObject({
+      replied: true,
+      delivery: "stored",
+      notice: expect.stringContaining("send it with the email link"),
+    });
 
     const page = await open(message.id);
     expect(page.emailConfigured).toBe(false);
     expect(page.replies).toEqual([
-      expect.objectContaining({ authorEmail: adminAccount.email, body: "It is under Dashboard → Billing.", delivery: "stored", deliveryError: null }),
+      expect.objectContaining({
+        authorEmail: adminAccount.email,
+        body: "It is under Dashboard → Billing.",
+        delivery: "stored",
+        deliveryError: null,
+      }),
     ]);
   });
 
@@ -113,7 +130,11 @@ describe("replying to a message", () => {
       const message = await addContactMessage(db, visitor("mailed@example.com"), `Can I export my chats?\n${marker}`);
 
       const response = await reply(message.id, `Yes: Dashboard → Export. ${marker}`);
-      expect(await response.json()).toMatchObject({ replied: true, delivery: "sent", notice: "Reply sent to mailed@example.com." });
+      expect(await response.json()).toMatchObject({
+        replied: true,
+        delivery: "sent",
+        notice: "Reply sent to mailed@example.com.",
+      });
 
       expect(smtp.logins).toEqual([{ username: "mailer", password: "s3cret!@:" }]);
       expect(smtp.received).toHaveLength(1);
@@ -159,7 +180,13 @@ describe("replying to a message", () => {
       expect(outcome.error).toMatch(/^Reply saved, but the email could not be sent: .*Mailbox unavailable/);
 
       const page = await open(message.id);
-      expect(page.replies).toEqual([expect.objectContaining({ body: "Hello back.", delivery: "failed", deliveryError: expect.stringMatching(/Mailbox unavailable/) })]);
+      expect(page.replies).toEqual([
+        expect.objectContaining({
+          body: "Hello back.",
+          delivery: "failed",
+          deliveryError: expect.stringMatching(/Mailbox unavailable/),
+        }),
+      ]);
     } finally {
       await smtp.close();
     }
@@ -187,7 +214,10 @@ describe("replying to a message", () => {
     const long = "x".repeat(10_001);
     const tooLong = await reply(message.id, long);
     expect(tooLong.status).toBe(400);
-    expect(await tooLong.json()).toMatchObject({ fieldErrors: { reply: "A reply can be at most 10,000 characters." }, reply: long });
+    expect(await tooLong.json()).toMatchObject({
+      fieldErrors: { reply: "A reply can be at most 10,000 characters." },
+      reply: long,
+    });
     expect((await open(message.id)).replies).toEqual([]);
   });
 
@@ -207,15 +237,32 @@ async function reportedExchange(user: TestAccount, replyText: string) {
     conversationId: conversation.id,
     kind: "submit",
     user: { id: randomUUID(), text: "How long to boil an egg?", sentAt: new Date() },
-    reply: { id: replyId, parts: [{ type: "text", text: replyText }], content: replyText, status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: replyId,
+      parts: [{ type: "text", text: replyText }],
+      content: replyText,
+      status: "completed",
+      model: "demo",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Recipes",
   });
-  const report = await addReport(db, { email: user.email, uid: user.uid, name: null, role: "" }, {
-    reason: "wrong",
-    comment: "That is far too long.",
-    exchange: { conversationId: conversation.id, messageId: replyId, userText: "How long to boil an egg?", assistantText: replyText },
-  });
+  const report = await addReport(
+    db,
+    { email: user.email, uid: user.uid, name: null, role: "" },
+    {
+      reason: "wrong",
+      comment: "That is far too long.",
+      exchange: {
+        conversationId: conversation.id,
+        messageId: replyId,
+        userText: "How long to boil an egg?",
+        assistantText: replyText,
+      },
+    },
+  );
   return { db, conversationId: conversation.id, replyId, report };
 }
 
@@ -229,7 +276,9 @@ describe("the reported conversation", () => {
     expect(before.rating).toBe(-1);
     expect(before.openings).toEqual([]);
 
-    const response = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, adminCookie), { messageId: report.id });
+    const response = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, adminCookie), {
+      messageId: report.id,
+    });
     expect(response.status).toBe(200);
     const data = await response.json();
     expect(data).toMatchObject({ title: "Recipes", reporter: user.email, reportedReplyId: replyId });
@@ -240,7 +289,13 @@ describe("the reported conversation", () => {
 
     const entries = await db.select().from(adminAudit).where(eq(adminAudit.messageId, report.id));
     expect(entries).toEqual([
-      expect.objectContaining({ actorUid: adminAccount.uid, actorEmail: adminAccount.email, action: "conversation-opened", subjectUid: user.uid, conversationId }),
+      expect.objectContaining({
+        actorUid: adminAccount.uid,
+        actorEmail: adminAccount.email,
+        action: "conversation-opened",
+        subjectUid: user.uid,
+        conversationId,
+      }),
     ]);
     const after = await open(report.id);
     expect(after.openings).toEqual([expect.objectContaining({ actorEmail: adminAccount.email })]);
@@ -250,22 +305,30 @@ describe("the reported conversation", () => {
     const user = await createAccount(firebase);
     const { db, conversationId, report } = await reportedExchange(user, "Ten minutes.");
     expect(await deleteConversation(db, user.uid, conversationId)).toBe(true);
-    const response = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, adminCookie), { messageId: report.id });
+    const response = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, adminCookie), {
+      messageId: report.id,
+    });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: "The user has deleted this conversation. The report keeps the exchange they reported." });
+    expect(await response.json()).toEqual({
+      error: "The user has deleted this conversation. The report keeps the exchange they reported.",
+    });
     expect(await db.select().from(adminAudit).where(eq(adminAudit.messageId, report.id))).toEqual([]);
   });
 
   it("a contact message has no conversation (404), and a non-admin gets 403 with nothing recorded", async () => {
     const db = await getDb();
     const contact = await addContactMessage(db, visitor("plain@example.com"), "Hi");
-    const response = await respond(conversationLoader, get(`/admin/messages/${contact.id}/conversation`, adminCookie), { messageId: contact.id });
+    const response = await respond(conversationLoader, get(`/admin/messages/${contact.id}/conversation`, adminCookie), {
+      messageId: contact.id,
+    });
     expect(response.status).toBe(404);
 
     const user = await createAccount(firebase);
     const { report } = await reportedExchange(user, "Five minutes.");
     const userCookie = await sessionCookieFor(user);
-    const refused = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, userCookie), { messageId: report.id });
+    const refused = await respond(conversationLoader, get(`/admin/messages/${report.id}/conversation`, userCookie), {
+      messageId: report.id,
+    });
     expect(refused.status).toBe(403);
     expect(await db.select().from(adminAudit).where(eq(adminAudit.messageId, report.id))).toEqual([]);
   });
@@ -276,15 +339,22 @@ describe("Previous and Next on a message", () => {
     const db = await getDb();
     const tag = uniqueText("walk");
     const first = await addContactMessage(db, visitor("a@example.com"), `${tag} one`);
-    const report = await addReport(db, { email: "r@example.com", uid: "uid-walk", name: null, role: "" }, {
-      reason: "other",
-      comment: `${tag} two`,
-      exchange: { conversationId: null, messageId: randomUUID(), userText: "q", assistantText: "a" },
-    });
+    const report = await addReport(
+      db,
+      { email: "r@example.com", uid: "uid-walk", name: null, role: "" },
+      {
+        reason: "other",
+        comment: `${tag} two`,
+        exchange: { conversationId: null, messageId: randomUUID(), userText: "q", assistantText: "a" },
+      },
+    );
     const third = await addContactMessage(db, visitor("c@example.com"), `${tag} three`);
     // Inserts in one millisecond can share a timestamp (then the id decides): a second apart each.
     for (const [i, m] of [first, report, third].entries()) {
-      await db.update(inboxMessages).set({ createdAt: new Date(Date.now() - (10 - i) * 1000) }).where(eq(inboxMessages.id, m.id));
+      await db
+        .update(inboxMessages)
+        .set({ createdAt: new Date(Date.now() - (10 - i) * 1000) })
+        .where(eq(inboxMessages.id, m.id));
     }
 
     // All kinds: third, report, first.

@@ -23,7 +23,9 @@ const cookies: Record<"user" | "unverifiedAdmin" | "admin", string> = { user: ""
 
 beforeAll(async () => {
   const db = await getDb();
-  messageId = (await addContactMessage(db, { email: "guard@example.com", uid: null, name: null, role: "" }, "guarded text")).id;
+  messageId = (
+    await addContactMessage(db, { email: "guard@example.com", uid: null, name: null, role: "" }, "guarded text")
+  ).id;
   target = (await createAccount(firebase)).email;
   cookies.user = await sessionCookieFor(await createAccount(firebase, { role: "premium" }));
   cookies.unverifiedAdmin = await sessionCookieFor(await createAccount(firebase, { role: "admin", verified: false }));
@@ -39,11 +41,17 @@ interface Endpoint {
 
 const endpoints: Endpoint[] = [
   { name: "GET /admin", path: () => "/admin", call: (c) => respond(indexLoader, get("/admin", c)), adminStatus: 302 },
-  { name: "GET /admin/messages", path: () => "/admin/messages", call: (c) => respond(messagesLoader, get("/admin/messages", c)), adminStatus: 200 },
+  {
+    name: "GET /admin/messages",
+    path: () => "/admin/messages",
+    call: (c) => respond(messagesLoader, get("/admin/messages", c)),
+    adminStatus: 200,
+  },
   {
     name: "POST /admin/messages",
     path: () => "/admin/messages",
-    call: (c) => respond(messagesAction, postForm("/admin/messages", { intent: "mark-unread", ids: messageId }, { cookie: c })),
+    call: (c) =>
+      respond(messagesAction, postForm("/admin/messages", { intent: "mark-unread", ids: messageId }, { cookie: c })),
     adminStatus: 200,
   },
   {
@@ -55,10 +63,18 @@ const endpoints: Endpoint[] = [
   {
     name: "POST /admin/messages/:id",
     path: () => `/admin/messages/${messageId}`,
-    call: (c) => respond(messageAction, postForm(`/admin/messages/${messageId}`, { intent: "archive" }, { cookie: c }), { messageId }),
+    call: (c) =>
+      respond(messageAction, postForm(`/admin/messages/${messageId}`, { intent: "archive" }, { cookie: c }), {
+        messageId,
+      }),
     adminStatus: 200,
   },
-  { name: "GET /admin/users", path: () => "/admin/users", call: (c) => respond(usersLoader, get("/admin/users", c)), adminStatus: 200 },
+  {
+    name: "GET /admin/users",
+    path: () => "/admin/users",
+    call: (c) => respond(usersLoader, get("/admin/users", c)),
+    adminStatus: 200,
+  },
   {
     name: "POST /admin/users",
     path: () => "/admin/users",

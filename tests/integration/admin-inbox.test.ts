@@ -1,6 +1,13 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addContactMessage, addReport, countNewMessages, decodeCursor, encodeCursor, INBOX_PAGE_SIZE } from "~/data/inbox.server";
+import {
+  addContactMessage,
+  addReport,
+  countNewMessages,
+  decodeCursor,
+  encodeCursor,
+  INBOX_PAGE_SIZE,
+} from "~/data/inbox.server";
 import { getDb } from "~/db/client.server";
 import { inboxMessages } from "~/db/schema";
 import { loader as rootLoader } from "~/root";
@@ -47,10 +54,16 @@ const visitor = (email: string) => ({ email, uid: null, name: null, role: "" });
 describe("messages reach the inbox", () => {
   it("a contact message from a visitor and one from a signed-in user, newest first, with the role at the time", async () => {
     const marker = uniqueText("arrive");
-    const visitorResponse = await respond(contactAction, postForm("/api/contact", { email: "walk-in@example.com", message: `first ${marker}`, ...(await visitorWork()) }));
+    const visitorResponse = await respond(
+      contactAction,
+      postForm("/api/contact", { email: "walk-in@example.com", message: `first ${marker}`, ...(await visitorWork()) }),
+    );
     expect(visitorResponse.status).toBe(201);
     const member = await createAccount(firebase, { role: "premium" });
-    const memberResponse = await respond(contactAction, postForm("/api/contact", { message: `second ${marker}` }, { cookie: await sessionCookieFor(member) }));
+    const memberResponse = await respond(
+      contactAction,
+      postForm("/api/contact", { message: `second ${marker}` }, { cookie: await sessionCookieFor(member) }),
+    );
     expect(memberResponse.status).toBe(201);
 
     const { page } = await list(`?q=${marker}`);
@@ -63,11 +76,15 @@ describe("messages reach the inbox", () => {
   it("a report arrives with its reason, comment and the reported exchange", async () => {
     const db = await getDb();
     const marker = uniqueText("report");
-    const report = await addReport(db, { email: "reporter@example.com", uid: "uid-1", name: "Rita", role: "" }, {
-      reason: "wrong",
-      comment: `The sum is off ${marker}`,
-      exchange: { conversationId: "c1", messageId: "m2", userText: "What is 2+2?", assistantText: "5" },
-    });
+    const report = await addReport(
+      db,
+      { email: "reporter@example.com", uid: "uid-1", name: "Rita", role: "" },
+      {
+        reason: "wrong",
+        comment: `The sum is off ${marker}`,
+        exchange: { conversationId: "c1", messageId: "m2", userText: "What is 2+2?", assistantText: "5" },
+      },
+    );
     const { page } = await list(`?kind=report&q=${marker}`);
     expect(page.messages.map((m) => m.id)).toEqual([report.id]);
 
@@ -87,7 +104,9 @@ describe("who sent it", () => {
   /** The message page as the admin's browser receives it, rendered by the whole app. */
   async function page(path: string): Promise<string> {
     const handle = await appHandler();
-    const response = await handle(get(path, adminCookie, { "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate" }));
+    const response = await handle(
+      get(path, adminCookie, { "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "navigate" }),
+    );
     expect(response.status).toBe(200);
     // React puts comment markers between adjacent text pieces.
     return (await response.text()).replace(/<!-- -->/g, "");
@@ -96,7 +115,14 @@ describe("who sent it", () => {
   it("an unverified account is not shown as an authenticated sender", async () => {
     const marker = uniqueText("claimed");
     const unverified = await createAccount(firebase, { verified: false, prefix: "ceo" });
-    const posted = await respond(contactAction, postForm("/api/contact", { message: `This is the CEO ${marker}` }, { cookie: await sessionCookieFor(unverified) }));
+    const posted = await respond(
+      contactAction,
+      postForm(
+        "/api/contact",
+        { message: `This is the CEO ${marker}` },
+        { cookie: await sessionCookieFor(unverified) },
+      ),
+    );
     expect(posted.status).toBe(201);
     const [row] = (await list(`?q=${marker}`)).page.messages;
     const html = await page(`/admin/messages/${row.id}`);
@@ -109,18 +135,30 @@ describe("who sent it", () => {
   it("a verified account says so; a visitor's address is marked as typed", async () => {
     const marker = uniqueText("verified");
     const member = await createAccount(firebase);
-    await respond(contactAction, postForm("/api/contact", { message: `member ${marker}` }, { cookie: await sessionCookieFor(member) }));
-    await respond(contactAction, postForm("/api/contact", { email: "typed@example.com", message: `visitor ${marker}`, ...(await visitorWork()) }));
+    await respond(
+      contactAction,
+      postForm("/api/contact", { message: `member ${marker}` }, { cookie: await sessionCookieFor(member) }),
+    );
+    await respond(
+      contactAction,
+      postForm("/api/contact", { email: "typed@example.com", message: `visitor ${marker}`, ...(await visitorWork()) }),
+    );
     const { messages } = (await list(`?q=${marker}`)).page;
     const fromMember = messages.find((m) => m.senderEmail === member.email)!;
     const fromVisitor = messages.find((m) => m.senderEmail === "typed@example.com")!;
     expect(await page(`/admin/messages/${fromMember.id}`)).toContain("(signed in, verified)");
-    expect(await page(`/admin/messages/${fromVisitor.id}`)).toContain("(signed out: the address was typed, not verified)");
+    expect(await page(`/admin/messages/${fromVisitor.id}`)).toContain(
+      "(signed out: the address was typed, not verified)",
+    );
   });
 
   it("a message stored before verification was recorded does not claim it", async () => {
     const db = await getDb();
-    const old = await addContactMessage(db, { email: "old@example.com", uid: "uid-old", name: null, role: "" }, uniqueText("old"));
+    const old = await addContactMessage(
+      db,
+      { email: "old@example.com", uid: "uid-old", name: null, role: "" },
+      uniqueText("old"),
+    );
     expect(old.senderVerified).toBeNull();
     const html = await page(`/admin/messages/${old.id}`);
     expect(html).toContain("(signed in, verification not recorded)");
@@ -140,11 +178,20 @@ describe("filters, search and pagination", () => {
       comment: `report ${marker}`,
       exchange: { conversationId: null, messageId: "m", userText: "u", assistantText: "a" },
     });
-    await db.update(inboxMessages).set({ status: "read" }).where(inArray(inboxMessages.id, [contactRead.id]));
-    await db.update(inboxMessages).set({ status: "archived" }).where(inArray(inboxMessages.id, [contactArchived.id]));
+    await db
+      .update(inboxMessages)
+      .set({ status: "read" })
+      .where(inArray(inboxMessages.id, [contactRead.id]));
+    await db
+      .update(inboxMessages)
+      .set({ status: "archived" })
+      .where(inArray(inboxMessages.id, [contactArchived.id]));
     // Inserts in one millisecond can share a timestamp (then the id decides): a second apart each.
     for (const [i, m] of [contactNew, contactRead, contactArchived, report].entries()) {
-      await db.update(inboxMessages).set({ createdAt: new Date(Date.now() - (10 - i) * 1000) }).where(eq(inboxMessages.id, m.id));
+      await db
+        .update(inboxMessages)
+        .set({ createdAt: new Date(Date.now() - (10 - i) * 1000) })
+        .where(eq(inboxMessages.id, m.id));
     }
 
     const ids = async (search: string) => (await list(`?q=${marker}${search}`)).page.messages.map((m) => m.id);
@@ -163,7 +210,8 @@ describe("filters, search and pagination", () => {
     const sender = `${uniqueText("sender")}@example.org`;
     const byText = await addContactMessage(db, visitor("someone@example.com"), `I saw a ${word} today`);
     const bySender = await addContactMessage(db, visitor(sender), "Nothing special here");
-    const matches = async (q: string) => (await list(`?status=all&q=${encodeURIComponent(q)}`)).page.messages.map((m) => m.id);
+    const matches = async (q: string) =>
+      (await list(`?status=all&q=${encodeURIComponent(q)}`)).page.messages.map((m) => m.id);
     expect(await matches(word)).toEqual([byText.id]);
     expect(await matches(`saw ${word}`)).toEqual([byText.id]);
     expect(await matches(sender)).toEqual([bySender.id]);
@@ -200,9 +248,20 @@ describe("filters, search and pagination", () => {
   });
 
   it("cursors keep microseconds, and anything else is refused with 400", async () => {
-    const cursor = encodeCursor({ createdAt: "2030-01-02T03:04:05.123456Z", id: "0b7e3d1c-6f0a-4c41-9a5e-0d6c1f9b2a11" });
-    expect(decodeCursor(cursor)).toEqual({ createdAt: "2030-01-02T03:04:05.123456Z", id: "0b7e3d1c-6f0a-4c41-9a5e-0d6c1f9b2a11" });
-    for (const search of ["?after=not-a-cursor", `?before=${Buffer.from("x|y").toString("base64url")}`, "?status=spam", "?kind=letter"]) {
+    const cursor = encodeCursor({
+      createdAt: "2030-01-02T03:04:05.123456Z",
+      id: "0b7e3d1c-6f0a-4c41-9a5e-0d6c1f9b2a11",
+    });
+    expect(decodeCursor(cursor)).toEqual({
+      createdAt: "2030-01-02T03:04:05.123456Z",
+      id: "0b7e3d1c-6f0a-4c41-9a5e-0d6c1f9b2a11",
+    });
+    for (const search of [
+      "?after=not-a-cursor",
+      `?before=${Buffer.from("x|y").toString("base64url")}`,
+      "?status=spam",
+      "?kind=letter",
+    ]) {
       const response = await respond(messagesLoader, get(`/admin/messages${search}`, adminCookie));
       expect(response.status).toBe(400);
     }
@@ -222,7 +281,10 @@ describe("acting on messages", () => {
     const data = await response.json();
     expect(data.message).toMatchObject({ body: text, senderEmail: "open@example.com", status: "read" });
     expect((await open(message.id)).status).toBe(200);
-    const [row] = await db.select().from(inboxMessages).where(inArray(inboxMessages.id, [message.id]));
+    const [row] = await db
+      .select()
+      .from(inboxMessages)
+      .where(inArray(inboxMessages.id, [message.id]));
     expect(row.status).toBe("read");
 
     expect((await open("00000000-0000-4000-8000-000000000000")).status).toBe(404);
@@ -236,16 +298,26 @@ describe("acting on messages", () => {
     const b = await addContactMessage(db, visitor("b@example.com"), `${marker} b`);
     const c = await addContactMessage(db, visitor("c@example.com"), `${marker} c`);
     const act = async (intent: string, ids: string[]) => {
-      const response = await respond(messagesAction, postForm("/admin/messages", { intent, ids }, { cookie: adminCookie }));
+      const response = await respond(
+        messagesAction,
+        postForm("/admin/messages", { intent, ids }, { cookie: adminCookie }),
+      );
       expect(response.status).toBe(200);
       return response.json();
     };
     const statuses = async () => {
-      const rows = await db.select().from(inboxMessages).where(inArray(inboxMessages.id, [a.id, b.id, c.id]));
+      const rows = await db
+        .select()
+        .from(inboxMessages)
+        .where(inArray(inboxMessages.id, [a.id, b.id, c.id]));
       return Object.fromEntries(rows.map((r) => [r.body.slice(-1), r.status]));
     };
 
-    expect(await act("mark-read", [a.id, b.id])).toMatchObject({ ok: true, count: 2, notice: "2 messages marked read." });
+    expect(await act("mark-read", [a.id, b.id])).toMatchObject({
+      ok: true,
+      count: 2,
+      notice: "2 messages marked read.",
+    });
     expect(await statuses()).toEqual({ a: "read", b: "read", c: "new" });
     await act("mark-unread", [a.id]);
     await act("archive", [b.id, c.id]);
@@ -261,16 +333,26 @@ describe("acting on messages", () => {
     const b = await addContactMessage(db, visitor("b@example.com"), `${marker} b`);
     const keep = await addContactMessage(db, visitor("k@example.com"), `${marker} keep`);
 
-    const ask = await respond(messagesAction, postForm("/admin/messages", { intent: "delete", ids: [a.id, b.id] }, { cookie: adminCookie }));
+    const ask = await respond(
+      messagesAction,
+      postForm("/admin/messages", { intent: "delete", ids: [a.id, b.id] }, { cookie: adminCookie }),
+    );
     expect(await ask.json()).toEqual({ confirmDelete: [a.id, b.id] });
     expect((await list(`?q=${marker}`)).page.messages).toHaveLength(3);
 
-    const done = await respond(messagesAction, postForm("/admin/messages", { intent: "delete", ids: [a.id, b.id], confirm: "yes" }, { cookie: adminCookie }));
+    const done = await respond(
+      messagesAction,
+      postForm("/admin/messages", { intent: "delete", ids: [a.id, b.id], confirm: "yes" }, { cookie: adminCookie }),
+    );
     expect(await done.json()).toMatchObject({ ok: true, count: 2 });
     expect((await list(`?q=${marker}`)).page.messages.map((m) => m.id)).toEqual([keep.id]);
 
     // One message, from its own page: confirmed, it is gone and the admin is back at the inbox.
-    const single = await respond(messageAction, postForm(`/admin/messages/${keep.id}`, { intent: "delete", confirm: "yes" }, { cookie: adminCookie }), { messageId: keep.id });
+    const single = await respond(
+      messageAction,
+      postForm(`/admin/messages/${keep.id}`, { intent: "delete", confirm: "yes" }, { cookie: adminCookie }),
+      { messageId: keep.id },
+    );
     expect(single.status).toBe(302);
     expect(single.headers.get("Location")).toBe("/admin/messages");
     expect((await open(keep.id)).status).toBe(404);
@@ -302,7 +384,10 @@ describe("the nav badge", () => {
     expect(before).toBe(await countNewMessages(db));
     const added = await addContactMessage(db, visitor("badge@example.com"), uniqueText("badge"));
     expect((await root(adminCookie)).newMessages).toBe(before + 1);
-    await respond(messagesAction, postForm("/admin/messages", { intent: "mark-read", ids: added.id }, { cookie: adminCookie }));
+    await respond(
+      messagesAction,
+      postForm("/admin/messages", { intent: "mark-read", ids: added.id }, { cookie: adminCookie }),
+    );
     expect((await root(adminCookie)).newMessages).toBe(before);
 
     const user = await sessionCookieFor(await createAccount(firebase, { role: "premium" }));

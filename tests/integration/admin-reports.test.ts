@@ -36,14 +36,25 @@ async function conversationOf(uid: string, marker: string) {
   const db = await getDb();
   const conversation = await createConversation(db, { uid, title: "Maths" });
   const replies: string[] = [];
-  for (const [question, answer] of [[`What is 2+2? ${marker}`, "4"], [`And 3+3? ${marker}`, `7 ${marker}`]]) {
+  for (const [question, answer] of [
+    [`What is 2+2? ${marker}`, "4"],
+    [`And 3+3? ${marker}`, `7 ${marker}`],
+  ]) {
     const replyId = randomUUID();
     await saveExchange(db, {
       uid,
       conversationId: conversation.id,
       kind: "submit",
       user: { id: randomUUID(), text: question, sentAt: new Date() },
-      reply: { id: replyId, parts: [{ type: "text", text: answer }], content: answer, status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+      reply: {
+        id: replyId,
+        parts: [{ type: "text", text: answer }],
+        content: answer,
+        status: "completed",
+        model: "demo",
+        inputTokens: 1,
+        outputTokens: 1,
+      },
       usageDay: new Date().toISOString().slice(0, 10),
       title: "Maths",
     });
@@ -52,7 +63,8 @@ async function conversationOf(uid: string, marker: string) {
   return { conversationId: conversation.id, replies };
 }
 
-const report = (fields: Record<string, string>, cookie = reporterCookie) => respond(reportAction, postJson("/api/reports", fields, { cookie }));
+const report = (fields: Record<string, string>, cookie = reporterCookie) =>
+  respond(reportAction, postJson("/api/reports", fields, { cookie }));
 
 describe("POST /api/reports", () => {
   it("a report on a reply arrives in the inbox with the exchange, and survives the conversation's deletion", async () => {
@@ -65,9 +77,13 @@ describe("POST /api/reports", () => {
     const db = await getDb();
     expect(await deleteConversation(db, reporter.uid, conversationId)).toBe(true);
 
-    const list = await (await respond(messagesLoader, get(`/admin/messages?kind=report&q=${marker}`, adminCookie))).json();
+    const list = await (
+      await respond(messagesLoader, get(`/admin/messages?kind=report&q=${marker}`, adminCookie))
+    ).json();
     expect(list.page.messages.map((m: { id: string }) => m.id)).toEqual([id]);
-    const { message } = await (await respond(messageLoader, get(`/admin/messages/${id}`, adminCookie), { messageId: id })).json();
+    const { message } = await (
+      await respond(messageLoader, get(`/admin/messages/${id}`, adminCookie), { messageId: id })
+    ).json();
     expect(message).toMatchObject({
       kind: "report",
       reportReason: "wrong",
@@ -81,7 +97,10 @@ describe("POST /api/reports", () => {
 
   it("a form post works too, and the comment may be empty", async () => {
     const { replies } = await conversationOf(reporter.uid, uniqueText("form"));
-    const response = await respond(reportAction, postForm("/api/reports", { messageId: replies[0], reason: "harmful" }, { cookie: reporterCookie }));
+    const response = await respond(
+      reportAction,
+      postForm("/api/reports", { messageId: replies[0], reason: "harmful" }, { cookie: reporterCookie }),
+    );
     expect(response.status).toBe(201);
   });
 
@@ -148,9 +167,14 @@ describe("POST /api/reports", () => {
     await db.delete(rateLimits).where(sql`${rateLimits.key} = ${`report:uid:${reporter.uid}`}`);
     const { replies } = await conversationOf(reporter.uid, marker);
     const { id } = await (await report({ messageId: replies[0], reason: "harmful", comment: marker })).json();
-    const archived = await respond(messagesAction, postForm("/admin/messages", { intent: "archive", ids: id }, { cookie: adminCookie }));
+    const archived = await respond(
+      messagesAction,
+      postForm("/admin/messages", { intent: "archive", ids: id }, { cookie: adminCookie }),
+    );
     expect(await archived.json()).toMatchObject({ count: 1 });
-    const list = await (await respond(messagesLoader, get(`/admin/messages?status=archived&kind=report&q=${marker}`, adminCookie))).json();
+    const list = await (
+      await respond(messagesLoader, get(`/admin/messages?status=archived&kind=report&q=${marker}`, adminCookie))
+    ).json();
     expect(list.page.messages).toHaveLength(1);
   });
 });

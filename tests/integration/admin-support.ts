@@ -6,7 +6,11 @@ import { APP_ORIGIN, appRequest } from "../support/app-env";
 type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<unknown> | unknown;
 
 /** The Response a loader or action returned or threw. */
-export async function respond(handler: Handler, request: Request, params: Record<string, string> = {}): Promise<Response> {
+export async function respond(
+  handler: Handler,
+  request: Request,
+  params: Record<string, string> = {},
+): Promise<Response> {
   try {
     const result = await handler({ request, params, context: {} });
     if (result instanceof Response) return result;
@@ -22,7 +26,11 @@ export function get(path: string, cookie?: string, headers?: Record<string, stri
 }
 
 /** A form POST as a Remix fetcher sends it (same origin, `_data`, URL-encoded). */
-export function postForm(path: string, fields: Record<string, string | string[]>, { cookie, headers }: { cookie?: string; headers?: Record<string, string> } = {}) {
+export function postForm(
+  path: string,
+  fields: Record<string, string | string[]>,
+  { cookie, headers }: { cookie?: string; headers?: Record<string, string> } = {},
+) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) {
     for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
@@ -35,7 +43,11 @@ export function postForm(path: string, fields: Record<string, string | string[]>
   });
 }
 
-export function postJson(path: string, data: unknown, { cookie, headers }: { cookie?: string; headers?: Record<string, string> } = {}) {
+export function postJson(
+  path: string,
+  data: unknown,
+  { cookie, headers }: { cookie?: string; headers?: Record<string, string> } = {},
+) {
   return appRequest(path, {
     method: "POST",
     cookie,

@@ -66,7 +66,13 @@ describe("/admin/usage", () => {
     const response = await respond(usageLoader, get("/admin/usage", adminCookie));
     expect(response.status).toBe(200);
     const data = (await response.json()) as {
-      plans: Array<{ role: string; users: number; messages: number; costMicroUsd: number; revenue: Array<{ amount: number; currency: string }> }>;
+      plans: Array<{
+        role: string;
+        users: number;
+        messages: number;
+        costMicroUsd: number;
+        revenue: Array<{ amount: number; currency: string }>;
+      }>;
       planNames: Record<string, string>;
       top: Array<{ uid: string; email: string | null }>;
       refusals: Array<{ limit: string; count: number }>;
@@ -84,9 +90,13 @@ describe("/admin/usage", () => {
 
     const csv = await respond(csvLoader, get("/admin/usage.csv", adminCookie));
     expect(csv.headers.get("Content-Type")).toBe("text/csv; charset=utf-8");
-    expect(csv.headers.get("Content-Disposition")).toMatch(/^attachment; filename="nuvara-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/);
+    expect(csv.headers.get("Content-Disposition")).toMatch(
+      /^attachment; filename="nuvara-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
     const text = await csv.text();
-    expect(text).toContain(`${plan},1,1,${usage.inputTokens + usage.outputTokens},${(usage.costMicroUsd / 1e6).toFixed(6)},9.00 usd`);
+    expect(text).toContain(
+      `${plan},1,1,${usage.inputTokens + usage.outputTokens},${(usage.costMicroUsd / 1e6).toFixed(6)},9.00 usd`,
+    );
     expect(text.split("\r\n")[0]).toBe("day,active_users,messages,tokens,cost_usd,refusals");
   });
 
@@ -124,7 +134,7 @@ describe("/admin/usage", () => {
   it("CSV fields are quoted, and never run as a spreadsheet formula", () => {
     expect(csvField("plain")).toBe("plain");
     expect(csvField('say "hi", then go')).toBe('"say ""hi"", then go"');
-    expect(csvField("=HYPERLINK(\"x\")")).toBe("\"'=HYPERLINK(\"\"x\"\")\"");
+    expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
     expect(csvField("-12")).toBe("-12");
     expect(csvField("-0.5")).toBe("-0.5");
     expect(csvField("-2+3+cmd|' /C calc'!A0")).toBe("'-2+3+cmd|' /C calc'!A0");

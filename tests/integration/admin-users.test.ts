@@ -90,7 +90,12 @@ describe("changing a role", () => {
     expect(await readRole(target.email)).toBe("admin");
 
     const { changes } = await usersPage();
-    expect(changes[0]).toMatchObject({ actorEmail: me.email, targetEmail: target.email, oldRole: "", newRole: "admin" });
+    expect(changes[0]).toMatchObject({
+      actorEmail: me.email,
+      targetEmail: target.email,
+      oldRole: "",
+      newRole: "admin",
+    });
     expect(Date.parse(changes[0].createdAt)).toBeGreaterThan(Date.now() - 60_000);
 
     // The user's next page shows it.
@@ -149,7 +154,9 @@ describe("an account's use this month", () => {
     const busy = await createAccount(firebase, { prefix: "usage" });
     const db = await getDb();
     const today = new Date().toISOString().slice(0, 10);
-    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15)).toISOString().slice(0, 10);
+    const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - 1, 15))
+      .toISOString()
+      .slice(0, 10);
     await db.insert(usageDaily).values([
       { uid: busy.uid, day: today, messages: 7, inputTokens: 1200, outputTokens: 3400 },
       { uid: busy.uid, day: lastMonth, messages: 50, inputTokens: 99_999, outputTokens: 99_999 },
@@ -171,7 +178,9 @@ describe("disabling, enabling and signing out an account", () => {
 
     const response = await accountAction("disable", target.uid);
     expect(response.status).toBe(200);
-    expect((await response.json()).notice).toBe(`${target.email} is disabled: they are signed out everywhere and cannot sign in.`);
+    expect((await response.json()).notice).toBe(
+      `${target.email} is disabled: they are signed out everywhere and cannot sign in.`,
+    );
     expect((await firebase.auth.getUser(target.uid)).disabled).toBe(true);
     expect(await signedIn(cookie)).toBe(false);
     await expect(freshIdToken(target)).rejects.toThrow();
@@ -223,7 +232,10 @@ describe("disabling, enabling and signing out an account", () => {
     expect((await unknown.json()).fieldErrors.form).toBe("That account no longer exists.");
 
     const target = await createAccount(firebase);
-    for (const [intent, uid] of [["explode", target.uid], ["disable", ""]]) {
+    for (const [intent, uid] of [
+      ["explode", target.uid],
+      ["disable", ""],
+    ]) {
       const response = await accountAction(intent, uid);
       expect(response.status).toBe(400);
     }
@@ -238,10 +250,15 @@ describe("disabling, enabling and signing out an account", () => {
     const parked = others.docs.filter((d) => d.id !== first.email && d.id !== second.email);
     await Promise.all(parked.map((d) => d.ref.set({ stripeRole: "parked-admin" }, { merge: true })));
     try {
-      const responses = await Promise.all([accountAction("disable", second.uid, firstCookie), accountAction("disable", first.uid, secondCookie)]);
+      const responses = await Promise.all([
+        accountAction("disable", second.uid, firstCookie),
+        accountAction("disable", first.uid, secondCookie),
+      ]);
       expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
       const refused = responses.find((r) => r.status === 409)!;
-      expect((await refused.json()).fieldErrors.form).toMatch(/is the only admin: make someone else an admin before disabling this account\.$/);
+      expect((await refused.json()).fieldErrors.form).toMatch(
+        /is the only admin: make someone else an admin before disabling this account\.$/,
+      );
       const states = await Promise.all([firebase.auth.getUser(first.uid), firebase.auth.getUser(second.uid)]);
       expect(states.filter((user) => !user.disabled)).toHaveLength(1);
     } finally {
@@ -254,7 +271,11 @@ describe("the last admin", () => {
   // The emulator is shared by every test file: make `solo` the only admin that counts.
   async function makeOnlyAdmin(solo: TestAccount) {
     const admins = await firebase.firestore.collection("users").where("stripeRole", "==", "admin").get();
-    await Promise.all(admins.docs.filter((d) => d.id !== solo.email).map((d) => d.ref.set({ stripeRole: "former-admin" }, { merge: true })));
+    await Promise.all(
+      admins.docs
+        .filter((d) => d.id !== solo.email)
+        .map((d) => d.ref.set({ stripeRole: "former-admin" }, { merge: true })),
+    );
   }
 
   it("cannot remove their own admin role; an unverified 'admin' does not count as another", async () => {
@@ -268,7 +289,9 @@ describe("the last admin", () => {
     const body = await response.json();
     expect(body.fieldErrors.role).toMatch(/only admin/);
     expect(await readRole(solo.email)).toBe("admin");
-    expect((await usersPage("", soloCookie)).changes.some((c) => c.targetEmail === solo.email && c.oldRole === "admin")).toBe(false);
+    expect(
+      (await usersPage("", soloCookie)).changes.some((c) => c.targetEmail === solo.email && c.oldRole === "admin"),
+    ).toBe(false);
   });
 
   it("with another admin, an admin may step down, and leaves the admin area", async () => {

@@ -39,7 +39,12 @@ async function signedIn(role?: string) {
 async function upload(cookie: string, name: string, body: Uint8Array) {
   const response = await fetch(`${app.origin}/api/attachments`, {
     method: "POST",
-    headers: { Origin: app.origin, Cookie: cookie, "Content-Type": "application/octet-stream", "X-File-Name": encodeURIComponent(name) },
+    headers: {
+      Origin: app.origin,
+      Cookie: cookie,
+      "Content-Type": "application/octet-stream",
+      "X-File-Name": encodeURIComponent(name),
+    },
     body: Buffer.from(body),
   });
   return { status: response.status, body: (await response.json()) as { error?: string } };
@@ -69,12 +74,21 @@ describe("documents that inflate to 1 GiB", () => {
     let peak = before;
     const watch = setInterval(() => (peak = Math.max(peak, residentMb(app.pid))), 20);
     // From two accounts, so that both are read at once.
-    const [docxAnswer, pdfAnswer] = await Promise.all([upload(first, "report.docx", bombs.docx), upload(second, "report.pdf", bombs.pdf)]);
+    const [docxAnswer, pdfAnswer] = await Promise.all([
+      upload(first, "report.docx", bombs.docx),
+      upload(second, "report.pdf", bombs.pdf),
+    ]);
     clearInterval(watch);
     const after = residentMb(app.pid);
 
-    expect(docxAnswer).toEqual({ status: 400, body: { error: '"report.docx": This Word document is too large to read once unpacked.' } });
-    expect(pdfAnswer).toEqual({ status: 400, body: { error: '"report.pdf": This PDF is too large to read once unpacked.' } });
+    expect(docxAnswer).toEqual({
+      status: 400,
+      body: { error: '"report.docx": This Word document is too large to read once unpacked.' },
+    });
+    expect(pdfAnswer).toEqual({
+      status: 400,
+      body: { error: '"report.pdf": This PDF is too large to read once unpacked.' },
+    });
     const figures = `RSS ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at most, ${after.toFixed(0)} MB after`;
     expect(after - before, figures).toBeLessThan(100);
     expect(peak - before, figures).toBeLessThan(100);
@@ -118,7 +132,9 @@ describe("a chunked upload refused", () => {
   it("over the role's cap (1 MB here) gets the JSON 413, not a reset connection", async () => {
     const answer = await chunkedUpload(await signedIn("small"));
     expect(answer.status).toBe(413);
-    expect(JSON.parse(answer.body)).toEqual({ error: '"big.txt" is too large: files can be at most 1.0 MB on your plan.' });
+    expect(JSON.parse(answer.body)).toEqual({
+      error: '"big.txt" is too large: files can be at most 1.0 MB on your plan.',
+    });
   });
 
   it("before it is read (not signed in) gets its JSON answer too", async () => {

@@ -47,10 +47,19 @@ function upload(server: AppProcess, cookie: string, name: string, body: Uint8Arr
   const tracked: { answer?: Answer; done: Promise<Answer> } = {
     done: fetch(`${server.origin}/api/attachments`, {
       method: "POST",
-      headers: { Origin: server.origin, Cookie: cookie, "Content-Type": "application/octet-stream", "X-File-Name": encodeURIComponent(name) },
+      headers: {
+        Origin: server.origin,
+        Cookie: cookie,
+        "Content-Type": "application/octet-stream",
+        "X-File-Name": encodeURIComponent(name),
+      },
       body: typeof body === "string" ? body : Buffer.from(body),
     }).then(async (response) => {
-      tracked.answer = { status: response.status, retryAfter: response.headers.get("Retry-After"), body: (await response.json()) as Answer["body"] };
+      tracked.answer = {
+        status: response.status,
+        retryAfter: response.headers.get("Retry-After"),
+        body: (await response.json()) as Answer["body"],
+      };
       return tracked.answer;
     }),
   };
@@ -132,7 +141,11 @@ describe("reading documents, shared between accounts", () => {
     });
 
     // Two readers and 32 waiting: 34 documents in all, 10 of them the first account's; 24 of the next 30 fit.
-    const others = cookies.slice(1, 4).flatMap((cookie, account) => Array.from({ length: 10 }, (_, index) => upload(server, cookie, `${account}-${index}.pdf`, verySlow)));
+    const others = cookies
+      .slice(1, 4)
+      .flatMap((cookie, account) =>
+        Array.from({ length: 10 }, (_, index) => upload(server, cookie, `${account}-${index}.pdf`, verySlow)),
+      );
     await until(() => answered(others).length >= 6, "six refusals");
     const refused = others.filter((upload) => upload.answer);
     expect(refused).toHaveLength(6);

@@ -21,7 +21,16 @@ import { testDatabases } from "../support/databases";
 
 function textFile(uid: string, text: string, name = "notes.txt"): NewAttachment {
   const extracted = { text, segments: [{ text }] };
-  return { id: randomUUID(), uid, name, kind: "text", mediaType: "text/plain", bytes: new TextEncoder().encode(text), text, chunks: chunkDocument(extracted) };
+  return {
+    id: randomUUID(),
+    uid,
+    name,
+    kind: "text",
+    mediaType: "text/plain",
+    bytes: new TextEncoder().encode(text),
+    text,
+    chunks: chunkDocument(extracted),
+  };
 }
 
 describe.each(testDatabases())("attachments on $name", ({ url }) => {
@@ -34,7 +43,15 @@ describe.each(testDatabases())("attachments on $name", ({ url }) => {
   it("keeps the bytes exactly, and serves them to their owner only", async () => {
     const uid = `files-${randomUUID()}`;
     const bytes = Uint8Array.from({ length: 4096 }, (_, i) => (i * 37) % 256);
-    const file: NewAttachment = { id: randomUUID(), uid, name: "blob.png", kind: "image", mediaType: "image/png", bytes, chunks: [] };
+    const file: NewAttachment = {
+      id: randomUUID(),
+      uid,
+      name: "blob.png",
+      kind: "image",
+      mediaType: "image/png",
+      bytes,
+      chunks: [],
+    };
     expect(await storeAttachment(db, file, 10_000_000)).toEqual({ ok: true, usedBytes: 4096 });
     expect(new Uint8Array((await getAttachmentFile(db, uid, file.id))!.bytes)).toEqual(bytes);
     expect(await getAttachmentFile(db, "someone-else", file.id)).toBeUndefined();
@@ -44,7 +61,9 @@ describe.each(testDatabases())("attachments on $name", ({ url }) => {
 
   it("20 uploads at once against room for 5 store exactly 5", async () => {
     const uid = `room-${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => storeAttachment(db, textFile(uid, `${"x".repeat(999)}${i % 10}`), 5000)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => storeAttachment(db, textFile(uid, `${"x".repeat(999)}${i % 10}`), 5000)),
+    );
     expect(results.filter((result) => result.ok)).toHaveLength(5);
     expect(await storageUsed(db, uid)).toBe(5000);
   });
@@ -55,7 +74,10 @@ describe.each(testDatabases())("attachments on $name", ({ url }) => {
     lines[250] = "The lighthouse keeper counted invoices every evening.";
     const file = textFile(uid, lines.join("\n"), "log.txt");
     // A made-up two-dimensional meaning: the passage holding line 251 points one way, every other passage the other.
-    file.chunks = file.chunks.map((chunk) => ({ ...chunk, embedding: chunk.text.includes("lighthouse") ? [1, 0] : [0, 1] }));
+    file.chunks = file.chunks.map((chunk) => ({
+      ...chunk,
+      embedding: chunk.text.includes("lighthouse") ? [1, 0] : [0, 1],
+    }));
     await storeAttachment(db, file, 10_000_000);
 
     const byWords = await searchPassages(db, uid, [file.id], "How many invoices did the keeper count?", 3);
@@ -103,8 +125,21 @@ describe.each(testDatabases())("attachments on $name", ({ url }) => {
       conversationId,
       kind: "submit",
       parentId: null,
-      user: { id: userId, text: "Read it", sentAt: new Date(), attachments: [{ id: row.id, name: row.name, kind: row.kind, mediaType: row.mediaType, size: row.size }] },
-      reply: { id: randomUUID(), parts: [{ type: "text", text: "Done." }], content: "Done.", status: "completed", model: "m", inputTokens: 1, outputTokens: 1 },
+      user: {
+        id: userId,
+        text: "Read it",
+        sentAt: new Date(),
+        attachments: [{ id: row.id, name: row.name, kind: row.kind, mediaType: row.mediaType, size: row.size }],
+      },
+      reply: {
+        id: randomUUID(),
+        parts: [{ type: "text", text: "Done." }],
+        content: "Done.",
+        status: "completed",
+        model: "m",
+        inputTokens: 1,
+        outputTokens: 1,
+      },
       usageDay: new Date().toISOString().slice(0, 10),
       title: "Read it",
       create: { systemPrompt: null, customInstructions: null, title: null },

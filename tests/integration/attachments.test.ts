@@ -56,7 +56,11 @@ async function upload(cookie: string | undefined, name: string, body: Uint8Array
   const request = appRequest(path, {
     method: "POST",
     cookie,
-    headers: { Origin: APP_ORIGIN, "Content-Type": "application/octet-stream", ...(name ? { "X-File-Name": encodeURIComponent(name) } : {}) },
+    headers: {
+      Origin: APP_ORIGIN,
+      "Content-Type": "application/octet-stream",
+      ...(name ? { "X-File-Name": encodeURIComponent(name) } : {}),
+    },
     body: Buffer.from(typeof body === "string" ? new TextEncoder().encode(body) : body),
   });
   return (await action({ request, params: {}, context: {} })) as Response;
@@ -71,7 +75,11 @@ async function uploaded(cookie: string, name: string, body: Uint8Array | string)
 
 async function download(cookie: string | undefined, id: string) {
   const { loader } = await import("~/routes/api.attachments.$attachmentId");
-  return (await loader({ request: appRequest(`/api/attachments/${id}`, { cookie }), params: { attachmentId: id }, context: {} })) as Response;
+  return (await loader({
+    request: appRequest(`/api/attachments/${id}`, { cookie }),
+    params: { attachmentId: id },
+    context: {},
+  })) as Response;
 }
 
 function withFiles(text: string, files: AttachmentRef[], chatModel = "vision-model") {
@@ -83,7 +91,9 @@ function lastUserContent() {
   const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
   const body = chats.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> };
   const user = body.messages.filter((message) => message.role === "user").at(-1)!;
-  return typeof user.content === "string" ? [{ type: "text", text: user.content }] : (user.content as Array<{ type: string; text?: string; image_url?: { url: string } }>);
+  return typeof user.content === "string"
+    ? [{ type: "text", text: user.content }]
+    : (user.content as Array<{ type: string; text?: string; image_url?: { url: string } }>);
 }
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...new Array(200).fill(7)]);
@@ -129,9 +139,13 @@ describe("uploading and downloading", () => {
     const { cookie } = await signedIn();
     const image = await uploaded(cookie, "holiday.pdf", PNG);
     expect(image).toMatchObject({ kind: "image", mediaType: "image/png", name: "holiday.pdf" });
-    expect((await download(cookie, image.id)).headers.get("Content-Disposition")).toMatch(/^attachment; filename="holiday.pdf.png"/);
+    expect((await download(cookie, image.id)).headers.get("Content-Disposition")).toMatch(
+      /^attachment; filename="holiday.pdf.png"/,
+    );
     const pdf = await uploaded(cookie, "report.html", await pdfWithPages(1, () => "A PDF named like a page."));
-    expect((await download(cookie, pdf.id)).headers.get("Content-Disposition")).toMatch(/^attachment; filename="report.html.pdf"/);
+    expect((await download(cookie, pdf.id)).headers.get("Content-Disposition")).toMatch(
+      /^attachment; filename="report.html.pdf"/,
+    );
   });
 
   it("takes the name from X-File-Name (percent-encoded UTF-8), never from the URL", async () => {
@@ -182,7 +196,9 @@ describe("uploading and downloading", () => {
     for (const [name, saved] of cases) {
       const file = await uploaded(cookie, name, "echo hello\n");
       expect(file.name).toBe(name);
-      expect((await download(cookie, file.id)).headers.get("Content-Disposition"), name).toBe(`attachment; filename="${saved}"; filename*=UTF-8''${saved}`);
+      expect((await download(cookie, file.id)).headers.get("Content-Disposition"), name).toBe(
+        `attachment; filename="${saved}"; filename*=UTF-8''${saved}`,
+      );
     }
   });
 
@@ -198,7 +214,9 @@ describe("uploading and downloading", () => {
     } while (minute() !== started);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
-    expect(((await refused.json()) as { error: string }).error).toMatch(/^You're attaching files faster than allowed\. Please wait (a second|\d+ seconds) and try again\.$/);
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /^You're attaching files faster than allowed\. Please wait (a second|\d+ seconds) and try again\.$/,
+    );
     expect(await rowsOf(account.uid)).toHaveLength(30);
     // Another account is not held back.
     await uploaded((await signedIn()).cookie, "mine.txt", "mine");
@@ -226,13 +244,17 @@ describe("uploading and downloading", () => {
     const big = new TextEncoder().encode("a".repeat(1024 * 1024 + 10));
     const tooBig = await upload(cookie, "big.txt", big);
     expect(tooBig.status).toBe(413);
-    expect(((await tooBig.json()) as { error: string }).error).toBe('"big.txt" is too large: files can be at most 1.0 MB on your plan.');
+    expect(((await tooBig.json()) as { error: string }).error).toBe(
+      '"big.txt" is too large: files can be at most 1.0 MB on your plan.',
+    );
     const almost = "b".repeat(900 * 1024);
     await uploaded(cookie, "one.txt", almost);
     await uploaded(cookie, "two.txt", almost);
     const full = await upload(cookie, "three.txt", almost);
     expect(full.status).toBe(413);
-    expect(((await full.json()) as { error: string }).error).toMatch(/^Your file storage is full \(1\.8 MB of 2\.0 MB\)/);
+    expect(((await full.json()) as { error: string }).error).toMatch(
+      /^Your file storage is full \(1\.8 MB of 2\.0 MB\)/,
+    );
     expect((await rowsOf(account.uid)).map((row) => row.name).sort()).toEqual(["one.txt", "two.txt"]);
   });
 
@@ -241,7 +263,11 @@ describe("uploading and downloading", () => {
     const file = await uploaded(cookie, "draft.txt", "a draft");
     const { action } = await import("~/routes/api.attachments.$attachmentId");
     const remove = async (id: string) =>
-      (await action({ request: appRequest(`/api/attachments/${id}`, { method: "DELETE", cookie, headers: { Origin: APP_ORIGIN } }), params: { attachmentId: id }, context: {} })) as Response;
+      (await action({
+        request: appRequest(`/api/attachments/${id}`, { method: "DELETE", cookie, headers: { Origin: APP_ORIGIN } }),
+        params: { attachmentId: id },
+        context: {},
+      })) as Response;
     expect((await remove(file.id)).status).toBe(200);
     expect(await rowsOf(account.uid)).toEqual([]);
 
@@ -259,17 +285,27 @@ describe("sending files with a message", () => {
     const body = withFiles("What do I need?", [file]);
     const chunks = await readChunks(await postChat(body, { cookie }));
 
-    const sent = lastUserContent().map((part) => part.text ?? "").join("\n");
+    const sent = lastUserContent()
+      .map((part) => part.text ?? "")
+      .join("\n");
     expect(sent).toContain('<document name="recipe.md">\n# Pancakes\n\nFlour, eggs, milk. Whisk and fry.\n</document>');
     expect(dataOf<{ passages: SourcePassage[] }>(chunks, "sources")?.passages).toEqual([
-      { attachmentId: file.id, name: "recipe.md", location: "whole document", text: "# Pancakes\n\nFlour, eggs, milk. Whisk and fry." },
+      {
+        attachmentId: file.id,
+        name: "recipe.md",
+        location: "whole document",
+        text: "# Pancakes\n\nFlour, eggs, milk. Whisk and fry.",
+      },
     ]);
 
     const db = await getDb();
     const [row] = await db.select().from(attachments).where(eq(attachments.id, file.id));
     expect(row.messageId).toBe(body.message.id);
     const [stored] = await db.select().from(messages).where(eq(messages.id, body.message.id));
-    expect(stored.parts).toEqual([{ type: "text", text: "What do I need?" }, { type: "data-attachment", data: file }]);
+    expect(stored.parts).toEqual([
+      { type: "text", text: "What do I need?" },
+      { type: "data-attachment", data: file },
+    ]);
     const reply = (await db.select().from(messages).where(eq(messages.parentId, body.message.id)))[0];
     expect(reply.parts).toContainEqual(expect.objectContaining({ type: "data-sources" }));
     expect(await messagesToday(account.uid)).toBe(1);
@@ -277,10 +313,19 @@ describe("sending files with a message", () => {
 
   it("reads a Word document's text and sends it whole", async () => {
     const { cookie } = await signedIn();
-    const file = await uploaded(cookie, "minutes.docx", docx(["Minutes of the board.", "The budget was approved at 4.2 million."]));
-    expect(file).toMatchObject({ kind: "docx", mediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document" });
+    const file = await uploaded(
+      cookie,
+      "minutes.docx",
+      docx(["Minutes of the board.", "The budget was approved at 4.2 million."]),
+    );
+    expect(file).toMatchObject({
+      kind: "docx",
+      mediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    });
     await readChunks(await postChat(withFiles("What was approved?", [file]), { cookie }));
-    const sent = lastUserContent().map((part) => part.text ?? "").join("\n");
+    const sent = lastUserContent()
+      .map((part) => part.text ?? "")
+      .join("\n");
     expect(sent).toContain('<document name="minutes.docx">');
     expect(sent).toContain("The budget was approved at 4.2 million.");
   });
@@ -294,18 +339,26 @@ describe("sending files with a message", () => {
     const another = await uploaded(cookie, "again.png", PNG);
     const refused = await postChat(withFiles("And this?", [another], "text-model"), { cookie });
     expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: string }).error).toBe("text-model can't see images. Choose a model that can (vision-model), or remove the image.");
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      "text-model can't see images. Choose a model that can (vision-model), or remove the image.",
+    );
     expect(await messagesToday(account.uid)).toBe(1);
   });
 
   it("finds the passages of a long document that answer the question, with their lines", async () => {
     const { cookie } = await signedIn();
-    const filler = (word: string) => Array.from({ length: 400 }, (_, i) => `${word} ${i} talks about weather, rivers and the ordinary business of the town.`).join("\n");
+    const filler = (word: string) =>
+      Array.from(
+        { length: 400 },
+        (_, i) => `${word} ${i} talks about weather, rivers and the ordinary business of the town.`,
+      ).join("\n");
     const text = `${filler("Line")}\nThe secret launch code is PELICAN-42, kept by the harbour master.\n${filler("Row")}`;
     const file = await uploaded(cookie, "log.txt", text);
     const chunks = await readChunks(await postChat(withFiles("What is the secret launch code?", [file]), { cookie }));
 
-    const sent = lastUserContent().map((part) => part.text ?? "").join("\n");
+    const sent = lastUserContent()
+      .map((part) => part.text ?? "")
+      .join("\n");
     expect(sent).toContain("PELICAN-42");
     // Not the whole document: a note where it was attached, and the passages.
     expect(sent).not.toContain("Line 100 talks");
@@ -326,7 +379,9 @@ describe("sending files with a message", () => {
     const file = await uploaded(cookie, "handbook.pdf", pdf);
     expect(file).toMatchObject({ kind: "pdf", pages: 200 });
     const db = await getDb();
-    expect((await db.select().from(attachmentChunks).where(eq(attachmentChunks.attachmentId, file.id))).length).toBeGreaterThan(1);
+    expect(
+      (await db.select().from(attachmentChunks).where(eq(attachmentChunks.attachmentId, file.id))).length,
+    ).toBeGreaterThan(1);
 
     const chunks = await readChunks(await postChat(withFiles("When do zebras migrate?", [file]), { cookie }));
     const passages = dataOf<{ passages: SourcePassage[] }>(chunks, "sources")!.passages;
@@ -345,12 +400,16 @@ describe("sending files with a message", () => {
     await readChunks(await postChat(withFiles("First", [file]), { cookie: owner.cookie }));
     const again = await postChat(withFiles("Second", [file]), { cookie: owner.cookie });
     expect(again.status).toBe(400);
-    expect(((await again.json()) as { error: string }).error).toBe('"private.txt" was already sent with another message. Attach it again to send it with this one.');
+    expect(((await again.json()) as { error: string }).error).toBe(
+      '"private.txt" was already sent with another message. Attach it again to send it with this one.',
+    );
 
     const three = await Promise.all(["a.txt", "b.txt", "c.txt"].map((name) => uploaded(thief.cookie, name, name)));
     const tooMany = await postChat(withFiles("All of them", three), { cookie: thief.cookie });
     expect(tooMany.status).toBe(400);
-    expect(((await tooMany.json()) as { error: string }).error).toBe("You can send at most 2 files with a message; this one has 3.");
+    expect(((await tooMany.json()) as { error: string }).error).toBe(
+      "You can send at most 2 files with a message; this one has 3.",
+    );
     expect(await messagesToday(thief.account.uid)).toBe(0);
   });
 
@@ -359,7 +418,12 @@ describe("sending files with a message", () => {
     const file = await uploaded(cookie, "facts.txt", "The lighthouse was built in 1887 by Ada Quill.");
     const first = withFiles("Read this", [file]);
     await readChunks(await postChat(first, { cookie }));
-    await readChunks(await postChat({ conversationId: first.conversationId, message: newMessage("Who built it?"), model: "vision-model" }, { cookie }));
+    await readChunks(
+      await postChat(
+        { conversationId: first.conversationId, message: newMessage("Who built it?"), model: "vision-model" },
+        { cookie },
+      ),
+    );
     const sent = lastUserContent();
     const everything = JSON.stringify(model.requests.filter((r) => r.path === "/v1/chat/completions").at(-1)!.body);
     expect(everything).toContain("Ada Quill");
@@ -387,9 +451,17 @@ describe("the files' lifecycle", () => {
     const replyId = dataOf<{ replyId: string }>(chunks, "saved")!.replyId;
 
     const { exportAccountData, getAccountDetails } = await import("~/data/account.server");
-    const exported = await exportAccountData(await getDb(), await getAccountDetails(account.uid), { role: "", plan: "Free" });
+    const exported = await exportAccountData(await getDb(), await getAccountDetails(account.uid), {
+      role: "",
+      plan: "Free",
+    });
     expect(exported.files).toEqual([
-      expect.objectContaining({ id: file.id, messageId: body.message.id, name: "export.txt", contentBase64: Buffer.from("export me").toString("base64") }),
+      expect.objectContaining({
+        id: file.id,
+        messageId: body.message.id,
+        name: "export.txt",
+        contentBase64: Buffer.from("export me").toString("base64"),
+      }),
     ]);
 
     const { findReportedExchange } = await import("~/data/inbox.server");
@@ -407,8 +479,15 @@ describe("passages found by meaning (LLM_EMBEDDING_MODEL)", () => {
     resetConfig();
   });
 
-  const ledger = Array.from({ length: 600 }, (_, i) => `Ledger line ${i} records debit ${i} and credit ${i + 1} for the harbour office.`);
-  const withCommonWords = [...ledger.slice(0, 300), "This is it, and that was that, as it was.", ...ledger.slice(300)].join("\n");
+  const ledger = Array.from(
+    { length: 600 },
+    (_, i) => `Ledger line ${i} records debit ${i} and credit ${i + 1} for the harbour office.`,
+  );
+  const withCommonWords = [
+    ...ledger.slice(0, 300),
+    "This is it, and that was that, as it was.",
+    ...ledger.slice(300),
+  ].join("\n");
 
   it("stores each passage's vector and finds a passage that full-text search can't (a question of common words only)", async () => {
     const { cookie } = await signedIn();
@@ -424,7 +503,10 @@ describe("passages found by meaning (LLM_EMBEDDING_MODEL)", () => {
     const passages = dataOf<{ passages: SourcePassage[] }>(chunks, "sources")!.passages;
     // English full-text search drops every one of these words; the vectors still find the line.
     expect(passages[0].text).toContain("This is it, and that was that");
-    expect(model.embeddingsRequests.at(-1)!.body).toMatchObject({ model: "embed-model", input: ["this is it and that was that"] });
+    expect(model.embeddingsRequests.at(-1)!.body).toMatchObject({
+      model: "embed-model",
+      input: ["this is it and that was that"],
+    });
   });
 
   it("stores a document without vectors when the embeddings endpoint fails, and still finds passages by their words", async () => {
@@ -435,7 +517,9 @@ describe("passages found by meaning (LLM_EMBEDDING_MODEL)", () => {
     const stored = await db.select().from(attachmentChunks).where(eq(attachmentChunks.attachmentId, file.id));
     expect(stored.every((chunk) => chunk.embedding === null)).toBe(true);
     const chunks = await readChunks(await postChat(withFiles("What is the vault combination?", [file]), { cookie }));
-    expect(dataOf<{ passages: SourcePassage[] }>(chunks, "sources")!.passages[0].text).toContain("The vault combination is 7-19-42.");
+    expect(dataOf<{ passages: SourcePassage[] }>(chunks, "sources")!.passages[0].text).toContain(
+      "The vault combination is 7-19-42.",
+    );
   });
 });
 
@@ -509,6 +593,8 @@ describe("files in share links", () => {
     expect(file.name).toBe("itinerarylmth.html");
     const download = await handle(appRequest(`/s/${share.id}/files/${file.id}`));
     expect(download.status).toBe(200);
-    expect(download.headers.get("Content-Disposition")).toBe(`attachment; filename="itinerarylmth.html.txt"; filename*=UTF-8''itinerarylmth.html.txt`);
+    expect(download.headers.get("Content-Disposition")).toBe(
+      `attachment; filename="itinerarylmth.html.txt"; filename*=UTF-8''itinerarylmth.html.txt`,
+    );
   });
 });

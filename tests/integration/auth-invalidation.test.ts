@@ -110,7 +110,8 @@ describe.skipIf(!serverUrl)("the invalidation listener", () => {
     await client.connect();
     try {
       await listener.ready;
-      const notify = (uid: string) => client.query("select pg_notify($1, $2)", [CHANNEL, JSON.stringify({ uid, reason: "logout" })]);
+      const notify = (uid: string) =>
+        client.query("select pg_notify($1, $2)", [CHANNEL, JSON.stringify({ uid, reason: "logout" })]);
       const until = async (done: () => boolean) => {
         for (let tries = 0; !done(); tries++) {
           if (tries > 200) throw new Error("timed out");

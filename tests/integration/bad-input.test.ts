@@ -10,7 +10,15 @@ import { BODY_LIMITS } from "~/http/body-limit.server";
 import { chatBodyBytes, DEFAULT_MESSAGE_MAX_CHARS } from "~/settings/chat-limits";
 import { DEMO_MODEL_ID } from "~/llm/demo-model.server";
 import { STRIPE_EVENT_MAX_BYTES } from "~/billing/webhook.server";
-import { admin, APP_ORIGIN, appRequest, createAccount, freshIdToken, sessionCookieFor, setAppEnv } from "../support/app-env";
+import {
+  admin,
+  APP_ORIGIN,
+  appRequest,
+  createAccount,
+  freshIdToken,
+  sessionCookieFor,
+  setAppEnv,
+} from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { visitorWork } from "../support/contact-work";
 import { appHandler, routeManifest } from "../support/remix-app";
@@ -49,13 +57,25 @@ beforeAll(async () => {
     conversationId,
     kind: "submit",
     user: { id: randomUUID(), text: "Question?", sentAt: new Date() },
-    reply: { id: replyId, parts: [{ type: "text", text: "Answer." }], content: "Answer.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: replyId,
+      parts: [{ type: "text", text: "Answer." }],
+      content: "Answer.",
+      status: "completed",
+      model: "demo",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Plain title",
   });
   shareId = (await createShare(db, { uid: userAccount.uid, conversationId, displayName: null }))!.id;
-  messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello")).id;
-  const created = await send("POST", "/tools/new", { cookie: adminCookie, form: toolForm(`Tool ${randomUUID().slice(0, 8)}`) });
+  messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello"))
+    .id;
+  const created = await send("POST", "/tools/new", {
+    cookie: adminCookie,
+    form: toolForm(`Tool ${randomUUID().slice(0, 8)}`),
+  });
   toolId = new URL(created.headers.get("Location")!, APP_ORIGIN).searchParams.get("saved")!;
 });
 
@@ -150,7 +170,11 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
 ];
 
 function resolve(route: string): string {
-  return route.replace(":tool", toolId).replace(":conversation", conversationId).replace(":message", messageId).replace(":share", shareId);
+  return route
+    .replace(":tool", toolId)
+    .replace(":conversation", conversationId)
+    .replace(":message", messageId)
+    .replace(":share", shareId);
 }
 
 function chunked(bytes: number): ReadableStream<Uint8Array> {
@@ -170,10 +194,22 @@ const form = (text: string) => ({ body: text, contentType: "application/x-www-fo
 /** Bodies over the route's cap: 413 however they arrive. */
 const OVERSIZED: Array<{ input: string; make: (cap: number) => SendOptions }> = [
   { input: "form body one byte over the cap", make: (cap) => form(`intent=${"x".repeat(cap)}`) },
-  { input: "JSON body over the cap", make: (cap) => ({ body: JSON.stringify({ message: "x".repeat(cap) }), contentType: "application/json" }) },
-  { input: "chunked body, no Content-Length", make: (cap) => ({ body: chunked(cap + 1), contentType: "application/x-www-form-urlencoded" }) },
-  { input: "Content-Length that lies (says 10)", make: (cap) => ({ ...form(`intent=${"x".repeat(cap)}`), headers: { "Content-Length": "10" } }) },
-  { input: "Content-Length over the cap", make: (cap) => ({ ...form("intent=x"), headers: { "Content-Length": String(cap + 1) } }) },
+  {
+    input: "JSON body over the cap",
+    make: (cap) => ({ body: JSON.stringify({ message: "x".repeat(cap) }), contentType: "application/json" }),
+  },
+  {
+    input: "chunked body, no Content-Length",
+    make: (cap) => ({ body: chunked(cap + 1), contentType: "application/x-www-form-urlencoded" }),
+  },
+  {
+    input: "Content-Length that lies (says 10)",
+    make: (cap) => ({ ...form(`intent=${"x".repeat(cap)}`), headers: { "Content-Length": "10" } }),
+  },
+  {
+    input: "Content-Length over the cap",
+    make: (cap) => ({ ...form("intent=x"), headers: { "Content-Length": String(cap + 1) } }),
+  },
 ];
 
 /** Within the cap but not what the route reads: a 4xx (or, for routes that ignore their body, their usual answer). */
@@ -182,12 +218,18 @@ const MALFORMED: Array<{ input: string; options: SendOptions }> = [
   { input: "JSON array", options: { body: "[1,2,3]", contentType: "application/json" } },
   { input: "JSON number", options: { body: "42", contentType: "application/json" } },
   { input: "JSON null", options: { body: "null", contentType: "application/json" } },
-  { input: "deeply nested JSON", options: { body: `${"[".repeat(2_000)}${"]".repeat(2_000)}`, contentType: "application/json" } },
+  {
+    input: "deeply nested JSON",
+    options: { body: `${"[".repeat(2_000)}${"]".repeat(2_000)}`, contentType: "application/json" },
+  },
   { input: "plain text", options: { body: "intent=rename", contentType: "text/plain" } },
   { input: "no Content-Type", options: { body: "intent=rename" } },
   { input: "multipart without a boundary", options: { body: "garbage", contentType: "multipart/form-data" } },
   { input: "unknown form fields", options: form("unknown=1&intent=%00%ff") },
-  { input: "huge fields (7.5 KB, within every cap)", options: form(`intent=${"x".repeat(7_000)}&title=${"y".repeat(500)}`) },
+  {
+    input: "huge fields (7.5 KB, within every cap)",
+    options: form(`intent=${"x".repeat(7_000)}&title=${"y".repeat(500)}`),
+  },
 ];
 
 describe("request bodies: every action and API route", () => {
@@ -211,15 +253,23 @@ describe("request bodies: every action and API route", () => {
     }
   }
   it("a page action's 413 on a document post is the error page, saying what was wrong", async () => {
-    const response = await send("POST", "/dashboard", { cookie: user, ...form(`intent=${"x".repeat(BODY_LIMITS.small)}`) });
+    const response = await send("POST", "/dashboard", {
+      cookie: user,
+      ...form(`intent=${"x".repeat(BODY_LIMITS.small)}`),
+    });
     expect(response.status).toBe(413);
     expect(response.headers.get("Content-Type")).toContain("text/html");
     expect(await response.text()).toContain("That is too large to send: at most 8 KB here.");
   });
   it("a fetcher's 413 is JSON", async () => {
-    const response = await send("POST", "/nuvara?_data=routes%2Fnuvara", { cookie: user, ...form(`instructions=${"x".repeat(BODY_LIMITS.message)}`) });
+    const response = await send("POST", "/nuvara?_data=routes%2Fnuvara", {
+      cookie: user,
+      ...form(`instructions=${"x".repeat(BODY_LIMITS.message)}`),
+    });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ error: "That is too large to send: at most 64 KB here. Please shorten it and try again." });
+    expect(await response.json()).toEqual({
+      error: "That is too large to send: at most 64 KB here. Please shorten it and try again.",
+    });
   });
 });
 
@@ -287,7 +337,9 @@ const BAD_COOKIES: Array<{ input: string; cookie: () => string }> = [
 
 function forged(): string {
   const header = Buffer.from(JSON.stringify({ alg: "none", typ: "JWT" })).toString("base64url");
-  const payload = Buffer.from(JSON.stringify({ sub: "someone-else", uid: "someone-else", exp: 9_999_999_999 })).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify({ sub: "someone-else", uid: "someone-else", exp: 9_999_999_999 }),
+  ).toString("base64url");
   return `${header}.${payload}.`;
 }
 
@@ -354,12 +406,16 @@ describe("hostile redirectTo values", () => {
       expectSafeLocation(response);
     });
     it(`GET /api/auth/logout?redirectTo=${label} (typed) → 303 to a same-origin path`, async () => {
-      const response = await send("GET", `/api/auth/logout?redirectTo=${encodeURIComponent(value)}`, { headers: { "Sec-Fetch-Site": "none" } });
+      const response = await send("GET", `/api/auth/logout?redirectTo=${encodeURIComponent(value)}`, {
+        headers: { "Sec-Fetch-Site": "none" },
+      });
       expect(response.status).toBe(303);
       expectSafeLocation(response);
     });
     it(`POST /api/auth/session redirectTo=${label} → 303 to a same-origin path`, async () => {
-      const response = await send("POST", "/api/auth/session", { form: { idToken: await freshIdToken(userAccount), redirectTo: value } });
+      const response = await send("POST", "/api/auth/session", {
+        form: { idToken: await freshIdToken(userAccount), redirectTo: value },
+      });
       expect(response.status).toBe(303);
       expectSafeLocation(response);
     });
@@ -435,12 +491,17 @@ async function expectInert(path: string, cookie: string) {
   expect(response.status, path).toBe(200);
   const html = await response.text();
   for (const raw of RAW) expect(html, `${path} holds ${raw}`).not.toContain(raw);
-  expect(html, `${path} shows the text`).toMatch(/&lt;script&gt;window.__pwned=1&lt;\/script&gt;|\\u003cscript\\u003ewindow.__pwned/);
+  expect(html, `${path} shows the text`).toMatch(
+    /&lt;script&gt;window.__pwned=1&lt;\/script&gt;|\\u003cscript\\u003ewindow.__pwned/,
+  );
 }
 
 describe("script in every text field is stored as text and rendered inert", () => {
   it("conversation title → /nuvara, the conversation, the dashboard; the Markdown export's file name is safe", async () => {
-    expect((await send("POST", `/nuvara/${conversationId}`, { cookie: user, form: { intent: "rename", title: PAYLOAD } })).status).toBe(200);
+    expect(
+      (await send("POST", `/nuvara/${conversationId}`, { cookie: user, form: { intent: "rename", title: PAYLOAD } }))
+        .status,
+    ).toBe(200);
     for (const path of ["/nuvara", `/nuvara/${conversationId}`, "/dashboard"]) await expectInert(path, user);
     const markdown = await send("GET", `/api/conversations/${conversationId}/markdown`, { cookie: user });
     expect(markdown.status).toBe(200);
@@ -450,12 +511,17 @@ describe("script in every text field is stored as text and rendered inert", () =
   });
 
   it("custom instructions → /nuvara", async () => {
-    expect((await send("POST", "/nuvara", { cookie: user, form: { intent: "instructions", instructions: PAYLOAD } })).status).toBe(200);
+    expect(
+      (await send("POST", "/nuvara", { cookie: user, form: { intent: "instructions", instructions: PAYLOAD } })).status,
+    ).toBe(200);
     await expectInert("/nuvara", user);
   });
 
   it("display name → the dashboard and the signed-in-as line", async () => {
-    const response = await send("POST", "/dashboard", { cookie: user, form: { intent: "display-name", displayName: PAYLOAD.slice(0, 40) } });
+    const response = await send("POST", "/dashboard", {
+      cookie: user,
+      form: { intent: "display-name", displayName: PAYLOAD.slice(0, 40) },
+    });
     expectNoServerError(response, "display name");
     const html = await (await send("GET", "/dashboard", { cookie: user })).text();
     for (const raw of RAW) expect(html).not.toContain(raw);
@@ -463,15 +529,27 @@ describe("script in every text field is stored as text and rendered inert", () =
 
   it("contact message and sender name → the admin inbox list and the message", async () => {
     const marker = randomUUID().slice(0, 8);
-    const response = await send("POST", "/api/contact", { form: { email: `x-${marker}@example.com`, name: "<b>n</b>", message: `${PAYLOAD} ${marker}`, ...(await visitorWork()) } });
+    const response = await send("POST", "/api/contact", {
+      form: {
+        email: `x-${marker}@example.com`,
+        name: "<b>n</b>",
+        message: `${PAYLOAD} ${marker}`,
+        ...(await visitorWork()),
+      },
+    });
     expect(response.status).toBe(201);
-    const list = await send("GET", `/admin/messages?q=${marker}&_data=routes%2Fadmin.messages`, { cookie: adminCookie });
+    const list = await send("GET", `/admin/messages?q=${marker}&_data=routes%2Fadmin.messages`, {
+      cookie: adminCookie,
+    });
     const id = (await list.json()).page.messages[0].id as string;
     for (const path of [`/admin/messages?q=${marker}`, `/admin/messages/${id}`]) await expectInert(path, adminCookie);
   });
 
   it("report comment → the admin message", async () => {
-    const response = await send("POST", "/api/reports", { cookie: user, form: { messageId: replyId, reason: "other", comment: PAYLOAD } });
+    const response = await send("POST", "/api/reports", {
+      cookie: user,
+      form: { messageId: replyId, reason: "other", comment: PAYLOAD },
+    });
     expect(response.status).toBe(201);
     const { id } = await response.json();
     await expectInert(`/admin/messages/${id}`, adminCookie);
@@ -502,7 +580,14 @@ const UNSTORABLE: Array<{ input: string; text: string; inForm: boolean }> = [
   { input: "lone low surrogate", text: "a\udc00b", inForm: false },
 ];
 
-type FieldCase = { field: string; method: "POST"; route: string; who: Who; body: (text: string) => Record<string, unknown>; json: boolean };
+type FieldCase = {
+  field: string;
+  method: "POST";
+  route: string;
+  who: Who;
+  body: (text: string) => Record<string, unknown>;
+  json: boolean;
+};
 
 const chatBody = (text: string) => ({
   conversationId: randomUUID(),
@@ -512,25 +597,137 @@ const chatBody = (text: string) => ({
 });
 
 const TEXT_FIELDS: FieldCase[] = [
-  { field: "conversation title (rename)", method: "POST", route: "/nuvara/:conversation", who: "user", json: false, body: (title) => ({ intent: "rename", title }) },
-  { field: "custom instructions", method: "POST", route: "/nuvara", who: "user", json: false, body: (instructions) => ({ intent: "instructions", instructions }) },
-  { field: "display name", method: "POST", route: "/dashboard", who: "user", json: false, body: (displayName) => ({ intent: "display-name", displayName }) },
-  { field: "contact message (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (message) => ({ email: "v@example.com", message }) },
-  { field: "contact name (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (name) => ({ email: "v@example.com", name, message: "hi" }) },
-  { field: "contact email (visitor)", method: "POST", route: "/api/contact", who: "anon", json: true, body: (text) => ({ email: `v${text}@example.com`, message: "hi" }) },
-  { field: "contact message (signed in)", method: "POST", route: "/api/contact", who: "user", json: true, body: (message) => ({ message }) },
-  { field: "report comment", method: "POST", route: "/api/reports", who: "user", json: true, body: (comment) => ({ messageId: replyId, reason: "other", comment }) },
+  {
+    field: "conversation title (rename)",
+    method: "POST",
+    route: "/nuvara/:conversation",
+    who: "user",
+    json: false,
+    body: (title) => ({ intent: "rename", title }),
+  },
+  {
+    field: "custom instructions",
+    method: "POST",
+    route: "/nuvara",
+    who: "user",
+    json: false,
+    body: (instructions) => ({ intent: "instructions", instructions }),
+  },
+  {
+    field: "display name",
+    method: "POST",
+    route: "/dashboard",
+    who: "user",
+    json: false,
+    body: (displayName) => ({ intent: "display-name", displayName }),
+  },
+  {
+    field: "contact message (visitor)",
+    method: "POST",
+    route: "/api/contact",
+    who: "anon",
+    json: true,
+    body: (message) => ({ email: "v@example.com", message }),
+  },
+  {
+    field: "contact name (visitor)",
+    method: "POST",
+    route: "/api/contact",
+    who: "anon",
+    json: true,
+    body: (name) => ({ email: "v@example.com", name, message: "hi" }),
+  },
+  {
+    field: "contact email (visitor)",
+    method: "POST",
+    route: "/api/contact",
+    who: "anon",
+    json: true,
+    body: (text) => ({ email: `v${text}@example.com`, message: "hi" }),
+  },
+  {
+    field: "contact message (signed in)",
+    method: "POST",
+    route: "/api/contact",
+    who: "user",
+    json: true,
+    body: (message) => ({ message }),
+  },
+  {
+    field: "report comment",
+    method: "POST",
+    route: "/api/reports",
+    who: "user",
+    json: true,
+    body: (comment) => ({ messageId: replyId, reason: "other", comment }),
+  },
   { field: "chat message text", method: "POST", route: "/api/chat", who: "user", json: true, body: chatBody },
-  { field: "chat parent id", method: "POST", route: "/api/chat", who: "user", json: true, body: (parentId) => ({ ...chatBody("hi"), parentId }) },
-  { field: "version shown (branch)", method: "POST", route: "/nuvara/:conversation", who: "user", json: false, body: (message) => ({ intent: "branch", message }) },
+  {
+    field: "chat parent id",
+    method: "POST",
+    route: "/api/chat",
+    who: "user",
+    json: true,
+    body: (parentId) => ({ ...chatBody("hi"), parentId }),
+  },
+  {
+    field: "version shown (branch)",
+    method: "POST",
+    route: "/nuvara/:conversation",
+    who: "user",
+    json: false,
+    body: (message) => ({ intent: "branch", message }),
+  },
   ...(["name", "description", "category", "systemPrompt", "field0Label"] as const).flatMap((name): FieldCase[] => [
-    { field: `new tool's ${name}`, method: "POST", route: "/tools/new", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
-    { field: `edited tool's ${name}`, method: "POST", route: "/tools/:tool/edit", who: "admin", json: true, body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }) },
+    {
+      field: `new tool's ${name}`,
+      method: "POST",
+      route: "/tools/new",
+      who: "admin",
+      json: true,
+      body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }),
+    },
+    {
+      field: `edited tool's ${name}`,
+      method: "POST",
+      route: "/tools/:tool/edit",
+      who: "admin",
+      json: true,
+      body: (text) => toolForm(`Tool ${randomUUID().slice(0, 6)}`, { [name]: `${name} ${text}` }),
+    },
   ]),
-  { field: "tool input", method: "POST", route: "/tools/:tool", who: "user", json: true, body: (input0) => ({ input0 }) },
-  { field: "admin role change: custom role", method: "POST", route: "/admin/users", who: "admin", json: true, body: (customRole) => ({ email: "x@example.com", role: "custom", customRole }) },
-  { field: "share display name", method: "POST", route: "/api/conversations/:conversation/share", who: "user", json: false, body: (displayName) => ({ intent: "create", displayName }) },
-  { field: "account deletion confirmation", method: "POST", route: "/api/account/delete", who: "user", json: true, body: (confirm) => ({ confirm }) },
+  {
+    field: "tool input",
+    method: "POST",
+    route: "/tools/:tool",
+    who: "user",
+    json: true,
+    body: (input0) => ({ input0 }),
+  },
+  {
+    field: "admin role change: custom role",
+    method: "POST",
+    route: "/admin/users",
+    who: "admin",
+    json: true,
+    body: (customRole) => ({ email: "x@example.com", role: "custom", customRole }),
+  },
+  {
+    field: "share display name",
+    method: "POST",
+    route: "/api/conversations/:conversation/share",
+    who: "user",
+    json: false,
+    body: (displayName) => ({ intent: "create", displayName }),
+  },
+  {
+    field: "account deletion confirmation",
+    method: "POST",
+    route: "/api/account/delete",
+    who: "user",
+    json: true,
+    body: (confirm) => ({ confirm }),
+  },
 ];
 
 /** Searches read from the address: a clear 400, or (where odd filters are ignored) the page without the filter. */
@@ -551,7 +748,9 @@ describe("unstorable text in every text field → a clear 4xx, never a 500 or 50
           ? { body: JSON.stringify(fields), contentType: "application/json" }
           : { form: fields as Record<string, string> };
         // Fetcher requests (`_data`) answer with the action's own status, as the browser's fetch sees it.
-        const path = route.startsWith("/api/") ? resolve(route) : `${resolve(route)}?_data=${encodeURIComponent(dataRouteId(route))}`;
+        const path = route.startsWith("/api/")
+          ? resolve(route)
+          : `${resolve(route)}?_data=${encodeURIComponent(dataRouteId(route))}`;
         const response = await send(method, path, { cookie: await cookieOf(who), ...options });
         expect(response.status, `${field} ${input}`).toBeGreaterThanOrEqual(400);
         expect(response.status, `${field} ${input}`).toBeLessThan(500);
@@ -673,20 +872,46 @@ describe("POST /api/chat · a message id already stored elsewhere → 409 before
       conversationId: otherConversation,
       kind: "submit",
       user: { id: storedId, text: "Theirs", sentAt: new Date() },
-      reply: { id: randomUUID(), parts: [{ type: "text", text: "Ok." }], content: "Ok.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+      reply: {
+        id: randomUUID(),
+        parts: [{ type: "text", text: "Ok." }],
+        content: "Ok.",
+        status: "completed",
+        model: "demo",
+        inputTokens: 1,
+        outputTokens: 1,
+      },
       usageDay: new Date().toISOString().slice(0, 10),
       title: "Someone else's",
     });
   });
   const CASES: Array<{ input: string; body: () => Record<string, unknown> }> = [
-    { input: "another user's message id, new conversation", body: () => ({ ...chatBody("hello"), message: { id: storedId, role: "user", parts: [{ type: "text", text: "hello" }] } }) },
-    { input: "a reply's id (of another of my conversations) as my message id", body: () => ({ ...chatBody("hello"), message: { id: replyId, role: "user", parts: [{ type: "text", text: "hello" }] } }) },
+    {
+      input: "another user's message id, new conversation",
+      body: () => ({
+        ...chatBody("hello"),
+        message: { id: storedId, role: "user", parts: [{ type: "text", text: "hello" }] },
+      }),
+    },
+    {
+      input: "a reply's id (of another of my conversations) as my message id",
+      body: () => ({
+        ...chatBody("hello"),
+        message: { id: replyId, role: "user", parts: [{ type: "text", text: "hello" }] },
+      }),
+    },
   ];
   for (const { input, body } of CASES) {
     it(`${input} → 409 with a clear message`, async () => {
-      const response = await send("POST", "/api/chat", { cookie: user, body: JSON.stringify(body()), contentType: "application/json" });
+      const response = await send("POST", "/api/chat", {
+        cookie: user,
+        body: JSON.stringify(body()),
+        contentType: "application/json",
+      });
       expect(response.status, input).toBe(409);
-      expect((await response.json()).error).toBe("This message id is already used by another message. Send your message as a new one (with a new id).");
+      expect((await response.json()).error).toBe(
+        "This message id is already used by another message. Send your message as a new one (with a new id).",
+      );
     });
   }
 });
@@ -697,7 +922,11 @@ describe("hostile Markdown replies open their conversation; tossed session cooki
   /** ADR 050's payloads: a stack overflow (500 forever) and seconds of parsing per view. */
   const REPLIES = [
     { input: "1 200 nested `>` (1.2 KB)", text: `${">".repeat(1_200)} x`, shown: "&gt;".repeat(40) },
-    { input: "30 000 `[`, a, 30 000 `]` (60 KB)", text: `${"[".repeat(30_000)}a${"]".repeat(30_000)}`, shown: `${"[".repeat(40)}a${"]".repeat(40)}` },
+    {
+      input: "30 000 `[`, a, 30 000 `]` (60 KB)",
+      text: `${"[".repeat(30_000)}a${"]".repeat(30_000)}`,
+      shown: `${"[".repeat(40)}a${"]".repeat(40)}`,
+    },
     { input: "1 000 nested list markers", text: `${"- ".repeat(1_000)}x`, shown: "- - - - x" },
     { input: "20 000 `_a*`", text: "_a*".repeat(20_000), shown: "_a*_a*_a*" },
   ];
@@ -710,7 +939,15 @@ describe("hostile Markdown replies open their conversation; tossed session cooki
         conversationId: id,
         kind: "submit",
         user: { id: randomUUID(), text: "Say it", sentAt: new Date() },
-        reply: { id: randomUUID(), parts: [{ type: "text", text }], content: text, status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+        reply: {
+          id: randomUUID(),
+          parts: [{ type: "text", text }],
+          content: text,
+          status: "completed",
+          model: "demo",
+          inputTokens: 1,
+          outputTokens: 1,
+        },
         usageDay: new Date().toISOString().slice(0, 10),
         title: "Markdown payload",
       });
@@ -742,11 +979,41 @@ describe("hostile Markdown replies open their conversation; tossed session cooki
 describe("every /api response carries the API headers", () => {
   const cases: Array<{ method: string; route: string; who: Who; options?: SendOptions; status: number }> = [
     { method: "GET", route: "/api/chat", who: "anon", status: 405 },
-    { method: "POST", route: "/api/chat", who: "anon", options: { body: "{}", contentType: "application/json" }, status: 401 },
-    { method: "POST", route: "/api/contact", who: "anon", options: { body: "[]", contentType: "application/json" }, status: 400 },
-    { method: "POST", route: "/api/contact", who: "anon", options: { headers: { Origin: "https://evil.example" } }, status: 403 },
-    { method: "POST", route: "/api/reports", who: "anon", options: form(`x=${"x".repeat(BODY_LIMITS.message)}`), status: 413 },
-    { method: "POST", route: "/api/auth/session", who: "anon", options: { body: "{}", contentType: "application/json" }, status: 400 },
+    {
+      method: "POST",
+      route: "/api/chat",
+      who: "anon",
+      options: { body: "{}", contentType: "application/json" },
+      status: 401,
+    },
+    {
+      method: "POST",
+      route: "/api/contact",
+      who: "anon",
+      options: { body: "[]", contentType: "application/json" },
+      status: 400,
+    },
+    {
+      method: "POST",
+      route: "/api/contact",
+      who: "anon",
+      options: { headers: { Origin: "https://evil.example" } },
+      status: 403,
+    },
+    {
+      method: "POST",
+      route: "/api/reports",
+      who: "anon",
+      options: form(`x=${"x".repeat(BODY_LIMITS.message)}`),
+      status: 413,
+    },
+    {
+      method: "POST",
+      route: "/api/auth/session",
+      who: "anon",
+      options: { body: "{}", contentType: "application/json" },
+      status: 400,
+    },
     { method: "GET", route: "/api/auth/logout", who: "anon", status: 303 },
     { method: "POST", route: "/api/account/export", who: "user", status: 200 },
     { method: "POST", route: "/api/account/export", who: "anon", status: 302 },
@@ -785,8 +1052,14 @@ const HOSTILE_QUERIES: Array<{ input: string; query: string }> = [
   { input: "_data naming another route", query: "_data=routes%2Fadmin.users" },
   { input: "empty _data", query: "_data=" },
   { input: "?index with root's data", query: "index&_data=root" },
-  { input: "arrays and repeated keys", query: "redirectTo[]=x&redirectTo=%2F%2Fevil.example&mode=signup&mode=reset&mode[x]=1" },
-  { input: "NUL and CR LF (header splitting)", query: "q=%00%0D%0ASet-Cookie:%20injected=1&redirectTo=%2F%0D%0ALocation:%20%2F%2Fevil.example" },
+  {
+    input: "arrays and repeated keys",
+    query: "redirectTo[]=x&redirectTo=%2F%2Fevil.example&mode=signup&mode=reset&mode[x]=1",
+  },
+  {
+    input: "NUL and CR LF (header splitting)",
+    query: "q=%00%0D%0ASet-Cookie:%20injected=1&redirectTo=%2F%0D%0ALocation:%20%2F%2Fevil.example",
+  },
   { input: "8 KB query", query: `q=${"a".repeat(8 * 1024)}` },
 ];
 
@@ -841,7 +1114,11 @@ describe("wrong methods with oversized bodies: every GET-only route", () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
       it(`${method} ${route} · a 32 MB chunked body (user) → ${status}, the body left unread`, async () => {
         const { body, counter } = countedBody(32 * 1024 * 1024);
-        const response = await send(method, route, { cookie: user, body, contentType: "application/x-www-form-urlencoded" });
+        const response = await send(method, route, {
+          cookie: user,
+          body,
+          contentType: "application/x-www-form-urlencoded",
+        });
         expect(response.status).toBe(status);
         // A few chunks may be buffered ahead; reading it all would be 2 048.
         expect(counter.pulled).toBeLessThan(1024 * 1024);
@@ -925,7 +1202,8 @@ function reachedBy(tree: RouteNode[], paths: string[]): Set<string> {
   const reached = new Set<string>();
   for (const path of paths) {
     // Remix's own matcher: ranked routes, splats, pathless layouts and index routes as at run time.
-    for (const match of matchRoutes(tree as Parameters<typeof matchRoutes>[0], path) ?? []) reached.add((match.route as RouteNode).id);
+    for (const match of matchRoutes(tree as Parameters<typeof matchRoutes>[0], path) ?? [])
+      reached.add((match.route as RouteNode).id);
   }
   return reached;
 }

@@ -37,7 +37,13 @@ async function serveWith(env: Record<string, string>): Promise<Outcome> {
   let listened = false;
   const probing = (async () => {
     while (child.exitCode === null) {
-      if (await fetch(`http://127.0.0.1:${port}/livez`).then(() => true, () => false)) listened = true;
+      if (
+        await fetch(`http://127.0.0.1:${port}/livez`).then(
+          () => true,
+          () => false,
+        )
+      )
+        listened = true;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   })();
@@ -49,7 +55,10 @@ async function serveWith(env: Record<string, string>): Promise<Outcome> {
 }
 
 const REAL_PROJECT = {
-  FIREBASE_SERVICE_ACCOUNT: JSON.stringify({ project_id: "nuvara-prod", client_email: "x@nuvara-prod.iam.gserviceaccount.com" }),
+  FIREBASE_SERVICE_ACCOUNT: JSON.stringify({
+    project_id: "nuvara-prod",
+    client_email: "x@nuvara-prod.iam.gserviceaccount.com",
+  }),
   FIREBASE_API_KEY: "key",
 };
 
@@ -62,16 +71,52 @@ const MISCONFIGURATIONS: Array<{ problem: string; env: Record<string, string>; s
   { problem: "a URL that is not one", env: { APP_URL: "not a url" }, says: /APP_URL/ },
   { problem: "a number that is not one", env: { BACKEND_TIMEOUT_MS: "soon" }, says: /BACKEND_TIMEOUT_MS/ },
   { problem: "SESSION_DAYS out of range", env: { SESSION_DAYS: "30" }, says: /SESSION_DAYS/ },
-  { problem: "a credential that is not JSON", env: { FIREBASE_SERVICE_ACCOUNT: "{not json", FIREBASE_API_KEY: "key" }, says: /FIREBASE_SERVICE_ACCOUNT must be the service account's JSON/ },
-  { problem: "a real project without its web config", env: { FIREBASE_SERVICE_ACCOUNT: REAL_PROJECT.FIREBASE_SERVICE_ACCOUNT }, says: /FIREBASE_API_KEY/ },
-  { problem: "an unknown role syntax in the daily quotas", env: { QUOTA_DAILY_MESSAGES: "premium=lots" }, says: /QUOTA_DAILY_MESSAGES/ },
-  { problem: "a message length cap that is not a number", env: { MESSAGE_MAX_CHARS: "none=long" }, says: /MESSAGE_MAX_CHARS/ },
-  { problem: "an unknown role syntax in the role models", env: { LLM_ROLE_MODELS: "premium" }, says: /LLM_ROLE_MODELS/ },
+  {
+    problem: "a credential that is not JSON",
+    env: { FIREBASE_SERVICE_ACCOUNT: "{not json", FIREBASE_API_KEY: "key" },
+    says: /FIREBASE_SERVICE_ACCOUNT must be the service account's JSON/,
+  },
+  {
+    problem: "a real project without its web config",
+    env: { FIREBASE_SERVICE_ACCOUNT: REAL_PROJECT.FIREBASE_SERVICE_ACCOUNT },
+    says: /FIREBASE_API_KEY/,
+  },
+  {
+    problem: "an unknown role syntax in the daily quotas",
+    env: { QUOTA_DAILY_MESSAGES: "premium=lots" },
+    says: /QUOTA_DAILY_MESSAGES/,
+  },
+  {
+    problem: "a message length cap that is not a number",
+    env: { MESSAGE_MAX_CHARS: "none=long" },
+    says: /MESSAGE_MAX_CHARS/,
+  },
+  {
+    problem: "an unknown role syntax in the role models",
+    env: { LLM_ROLE_MODELS: "premium" },
+    says: /LLM_ROLE_MODELS/,
+  },
   { problem: "a TRUST_PROXY that is not a count", env: { TRUST_PROXY: "yes" }, says: /TRUST_PROXY/ },
-  { problem: "an SMTP_URL that is not an SMTP server's", env: { SMTP_URL: "https://mail.example.com" }, says: /SMTP_URL: must start with smtp:\/\/ or smtps:\/\// },
-  { problem: "a sign-in provider Firebase has no such id for", env: { AUTH_PROVIDERS: "password,github" }, says: /AUTH_PROVIDERS: "github" is not a sign-in provider/ },
-  { problem: "an SSO provider without a name for its button", env: { AUTH_PROVIDERS: "password,oidc.acme" }, says: /add oidc.acme=<Name> to AUTH_PROVIDER_NAMES/ },
-  { problem: "a provider name that is not provider=Name", env: { AUTH_PROVIDERS: "oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme:Acme" }, says: /AUTH_PROVIDER_NAMES: "oidc.acme:Acme" is not provider=Name/ },
+  {
+    problem: "an SMTP_URL that is not an SMTP server's",
+    env: { SMTP_URL: "https://mail.example.com" },
+    says: /SMTP_URL: must start with smtp:\/\/ or smtps:\/\//,
+  },
+  {
+    problem: "a sign-in provider Firebase has no such id for",
+    env: { AUTH_PROVIDERS: "password,github" },
+    says: /AUTH_PROVIDERS: "github" is not a sign-in provider/,
+  },
+  {
+    problem: "an SSO provider without a name for its button",
+    env: { AUTH_PROVIDERS: "password,oidc.acme" },
+    says: /add oidc.acme=<Name> to AUTH_PROVIDER_NAMES/,
+  },
+  {
+    problem: "a provider name that is not provider=Name",
+    env: { AUTH_PROVIDERS: "oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme:Acme" },
+    says: /AUTH_PROVIDER_NAMES: "oidc.acme:Acme" is not provider=Name/,
+  },
 ];
 
 describe("remix-serve build/index.js refuses to start on a bad configuration", () => {

@@ -22,7 +22,12 @@ async function usedTokens(db: Db, uid: string) {
 }
 
 /** One send as the chat endpoint makes it: claim the message, hold budget, and (if held) settle with `use` of the hold. */
-async function send(db: Db, uid: string, limits: BudgetLimits, { prompt = 200, wanted = 1000, use = 1, price = FREE } = {}) {
+async function send(
+  db: Db,
+  uid: string,
+  limits: BudgetLimits,
+  { prompt = 200, wanted = 1000, use = 1, price = FREE } = {},
+) {
   const messageId = randomUUID();
   const reservation = await reserveMessage(db, uid, null, { messageId });
   const hold = await holdBudget(db, { uid, messageId, limits, price, promptTokens: prompt, maxOutputTokens: wanted });
@@ -31,7 +36,11 @@ async function send(db: Db, uid: string, limits: BudgetLimits, { prompt = 200, w
     return hold;
   }
   const output = Math.floor(hold.maxOutputTokens * use);
-  await settleMessage(db, reservation, { inputTokens: prompt, outputTokens: output, costMicroUsd: Math.ceil(prompt * price.inputPerMillion + output * price.outputPerMillion) });
+  await settleMessage(db, reservation, {
+    inputTokens: prompt,
+    outputTokens: output,
+    costMicroUsd: Math.ceil(prompt * price.inputPerMillion + output * price.outputPerMillion),
+  });
   return hold;
 }
 
@@ -52,19 +61,24 @@ describe.each(testDatabases())("budgets on $name", ({ name, url }) => {
   });
 
   // PGlite's socket server runs every connection on one backend session: racing connections is the server's test.
-  it.skipIf(name === "PGlite")("50 concurrent replies from two instances never spend more than the budget", async () => {
-    const uid = `budget-${randomUUID()}`;
-    const limits = { ...NO_BUDGETS, dailyTokens: 10_000 };
-    // Each reply uses all it held: the most adversarial settlement.
-    const holds: Hold[] = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2 ? a : b, uid, limits)));
-    const accepted = holds.filter((hold) => hold.ok);
-    // 8 replies of 200 + 1000 tokens, then one of 200 + 200 (the rest of the budget), then none.
-    expect(accepted).toHaveLength(9);
-    expect(accepted.map((hold) => hold.ok && hold.maxOutputTokens).sort()).toEqual([1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 200].sort());
-    expect((await usedTokens(a, uid)).tokens).toBe(10_000);
-    const status = await getBudgetStatus(b, uid, "none");
-    expect(status).toBeNull(); // the role "none" has no budgets configured in this test
-  });
+  it.skipIf(name === "PGlite")(
+    "50 concurrent replies from two instances never spend more than the budget",
+    async () => {
+      const uid = `budget-${randomUUID()}`;
+      const limits = { ...NO_BUDGETS, dailyTokens: 10_000 };
+      // Each reply uses all it held: the most adversarial settlement.
+      const holds: Hold[] = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i % 2 ? a : b, uid, limits)));
+      const accepted = holds.filter((hold) => hold.ok);
+      // 8 replies of 200 + 1000 tokens, then one of 200 + 200 (the rest of the budget), then none.
+      expect(accepted).toHaveLength(9);
+      expect(accepted.map((hold) => hold.ok && hold.maxOutputTokens).sort()).toEqual(
+        [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 200].sort(),
+      );
+      expect((await usedTokens(a, uid)).tokens).toBe(10_000);
+      const status = await getBudgetStatus(b, uid, "none");
+      expect(status).toBeNull(); // the role "none" has no budgets configured in this test
+    },
+  );
 
   it("a reply that holds but uses less gives the rest back when it settles", async () => {
     const uid = `budget-${randomUUID()}`;
@@ -87,13 +101,22 @@ describe.each(testDatabases())("budgets on $name", ({ name, url }) => {
     const limits = { ...NO_BUDGETS, monthlyTokens: 2_000 };
     const messageId = randomUUID();
     await reserveMessage(a, uid, null, { messageId });
-    const inFlight = await holdBudget(a, { uid, messageId, limits, price: FREE, promptTokens: 200, maxOutputTokens: 1000 });
+    const inFlight = await holdBudget(a, {
+      uid,
+      messageId,
+      limits,
+      price: FREE,
+      promptTokens: 200,
+      maxOutputTokens: 1000,
+    });
     expect(inFlight.ok).toBe(true);
     // Another instance sees the hold: only 800 left.
     const other = await send(b, uid, limits, { use: 0 });
     expect(other.ok && other.maxOutputTokens).toBe(600);
     // Its server died: past the lease the hold no longer counts.
-    await a.execute(sql`update quota_reservations set reserved_at = now() - interval '16 minutes' where uid = ${uid} and message_id = ${messageId}::uuid`);
+    await a.execute(
+      sql`update quota_reservations set reserved_at = now() - interval '16 minutes' where uid = ${uid} and message_id = ${messageId}::uuid`,
+    );
     const after = await send(b, uid, limits, { use: 0 });
     expect(after.ok && after.maxOutputTokens).toBe(1000);
   });

@@ -56,14 +56,18 @@ const LONG = Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ");
 async function send(cookie: string, text = "Tell me a long story", modelId = "test-model") {
   model.enqueue({ type: "text", text: LONG });
   const response = await postChat(firstMessage(text, modelId), { cookie });
-  if (response.status !== 200) return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  if (response.status !== 200)
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   const chunks = await readChunks(response);
   return { status: 200, chunks, text: replyText(chunks), saved: dataOf<{ budget?: unknown }>(chunks, "saved") };
 }
 
 async function tokensToday(uid: string) {
   const db = await getDb();
-  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, new Date().toISOString().slice(0, 10))));
+  const [row] = await db
+    .select()
+    .from(usageDaily)
+    .where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, new Date().toISOString().slice(0, 10))));
   return row ? row.inputTokens + row.outputTokens : 0;
 }
 
@@ -153,7 +157,11 @@ describe("money budgets", () => {
     expect(reply.costMicroUsd).toBeGreaterThan(0);
     const [day] = await db.select().from(usageDaily).where(eq(usageDaily.uid, uid));
     expect(day.costMicroUsd).toBe(reply.costMicroUsd);
-    expect(sent.saved?.budget).toMatchObject({ kind: "monthlyMicroUsd", limit: 5_000_000, left: 5_000_000 - reply.costMicroUsd });
+    expect(sent.saved?.budget).toMatchObject({
+      kind: "monthlyMicroUsd",
+      limit: 5_000_000,
+      left: 5_000_000 - reply.costMicroUsd,
+    });
   });
 
   it("a spent money budget is refused with what it was and when it resets", async () => {
@@ -184,21 +192,31 @@ describe("usage the provider reports", () => {
 
   it("a negative count gives no budget back: the reply is charged the app's estimate", async () => {
     const { uid, cookie } = await signedIn("tight");
-    const { saved, reply } = await replyReporting(cookie, { prompt_tokens: -1_000_000, completion_tokens: 7, total_tokens: -999_993 });
+    const { saved, reply } = await replyReporting(cookie, {
+      prompt_tokens: -1_000_000,
+      completion_tokens: 7,
+      total_tokens: -999_993,
+    });
     expect(saved?.budget?.limit).toBe(1200);
     expect(saved!.budget!.left).toBeLessThan(1200);
     expect(reply.inputTokens).toBeGreaterThan(0);
     expect(await tokensToday(uid)).toBe(reply.inputTokens! + reply.outputTokens!);
 
     // The dashboard and the composer read the same: less left than before, never more.
-    const page = (await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json()) as { quota: { budget: { left: number } } };
+    const page = (await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json()) as {
+      quota: { budget: { left: number } };
+    };
     expect(page.quota.budget.left).toBe(1200 - (reply.inputTokens! + reply.outputTokens!));
   });
 
   it("an absurd count (1e308) leaves the reply stored, charged the app's estimate, budgeted or not", async () => {
     for (const role of ["tight", ""]) {
       const { uid, cookie } = await signedIn(role);
-      const { text, saved, reply } = await replyReporting(cookie, { prompt_tokens: 1e308, completion_tokens: 1e308, total_tokens: 1e308 });
+      const { text, saved, reply } = await replyReporting(cookie, {
+        prompt_tokens: 1e308,
+        completion_tokens: 1e308,
+        total_tokens: 1e308,
+      });
       expect(saved, role).toBeDefined();
       expect(reply).toMatchObject({ content: text, status: "completed" });
       // The estimate: about four characters a token for the reply, the prompt's estimate for what was sent.

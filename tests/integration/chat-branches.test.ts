@@ -57,23 +57,35 @@ function lastModelMessages(): string[] {
   const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
   return (chats.at(-1)?.body?.messages ?? [])
     .filter((message) => message.role !== "system")
-    .map((message) => (typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join("")));
+    .map((message) =>
+      typeof message.content === "string" ? message.content : (message.content ?? []).map((part) => part.text).join(""),
+    );
 }
 
 async function usedToday(uid: string) {
   const db = await getDb();
   const day = new Date().toISOString().slice(0, 10);
-  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
+  const [row] = await db
+    .select()
+    .from(usageDaily)
+    .where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
   return row?.messages ?? 0;
 }
 
 /** The conversation page's data, as a reload gets it. */
 async function page(id: string, cookie: string) {
-  const response = await handle(appRequest(`/nuvara/${id}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, { cookie }));
+  const response = await handle(
+    appRequest(`/nuvara/${id}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, { cookie }),
+  );
   expect(response.status).toBe(200);
   return (await response.json()) as {
     conversation: { leafId: string | null };
-    messages: Array<{ id: string; role: string; parts: Array<{ type: string; text?: string }>; metadata?: { parentId?: string | null } }>;
+    messages: Array<{
+      id: string;
+      role: string;
+      parts: Array<{ type: string; text?: string }>;
+      metadata?: { parentId?: string | null };
+    }>;
   };
 }
 
@@ -82,7 +94,7 @@ async function shownTexts(id: string, cookie: string): Promise<string[]> {
   const data = await page(id, cookie);
   const byId = new Map(data.messages.map((message) => [message.id, message]));
   const texts: string[] = [];
-  for (let at = data.conversation.leafId ? byId.get(data.conversation.leafId) : undefined; at; ) {
+  for (let at = data.conversation.leafId ? byId.get(data.conversation.leafId) : undefined; at;) {
     texts.unshift(at.parts.map((part) => part.text ?? "").join(""));
     at = at.metadata?.parentId ? byId.get(at.metadata.parentId) : undefined;
   }
@@ -101,7 +113,11 @@ function post(path: string, fields: Record<string, string>, cookie: string) {
 }
 
 const showVersion = (conversationId: string, messageId: string, cookie: string) =>
-  post(`/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`, { intent: "branch", message: messageId }, cookie);
+  post(
+    `/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`,
+    { intent: "branch", message: messageId },
+    cookie,
+  );
 
 /** A conversation of three exchanges, sent through the endpoint. */
 async function threeTurns(cookie: string) {
@@ -121,12 +137,28 @@ describe("branches through POST /api/chat", () => {
     // Edit Q2: a new message beside it, following the first reply.
     const edit = await send({ ...base, message: newMessage("Q2, edited"), parentId: one.replyId }, cookie);
     expect(lastModelMessages()).toEqual(["Q1", "You said: Q1", "Q2, edited"]);
-    expect(await shownTexts(base.conversationId, cookie)).toEqual(["Q1", "You said: Q1", "Q2, edited", "You said: Q2, edited"]);
+    expect(await shownTexts(base.conversationId, cookie)).toEqual([
+      "Q1",
+      "You said: Q1",
+      "Q2, edited",
+      "You said: Q2, edited",
+    ]);
     // The earlier version is still there with what followed it.
     const db = await getDb();
-    const rows = await db.select().from(messages).where(eq(messages.conversationId, base.conversationId)).orderBy(messages.seq);
+    const rows = await db
+      .select()
+      .from(messages)
+      .where(eq(messages.conversationId, base.conversationId))
+      .orderBy(messages.seq);
     expect(rows.map((row) => row.content)).toEqual([
-      "Q1", "You said: Q1", "Q2", "You said: Q2", "Q3", "You said: Q3", "Q2, edited", "You said: Q2, edited",
+      "Q1",
+      "You said: Q1",
+      "Q2",
+      "You said: Q2",
+      "Q3",
+      "You said: Q3",
+      "Q2, edited",
+      "You said: Q2, edited",
     ]);
     expect(rows.find((row) => row.id === edit.userMessageId)?.parentId).toBe(one.replyId);
     expect(rows.find((row) => row.id === two.userMessageId)?.parentId).toBe(one.replyId);
@@ -193,7 +225,10 @@ describe("branches through POST /api/chat", () => {
       expect((await response.json()).error).toMatch(error);
     }
     // A sent message is never rewritten in place: an edit is a new message.
-    const rewrite = await postChat({ ...base, message: newMessage("Q1 changed", body.message.id), parentId: null }, { cookie });
+    const rewrite = await postChat(
+      { ...base, message: newMessage("Q1 changed", body.message.id), parentId: null },
+      { cookie },
+    );
     expect(rewrite.status).toBe(409);
     expect((await rewrite.json()).error).toMatch(/can't be changed/);
 
@@ -237,11 +272,23 @@ describe("the branch shown", () => {
     const copied = await post(link.path, { intent: "continue" }, cookie);
     expect(copied.status).toBe(302);
     const copyId = copied.headers.get("Location")!.split("/").pop()!;
-    expect(await shownTexts(copyId, cookie)).toEqual(["Q1", "You said: Q1", "Q2", "You said: Q2", "Q3", "You said: Q3"]);
+    expect(await shownTexts(copyId, cookie)).toEqual([
+      "Q1",
+      "You said: Q1",
+      "Q2",
+      "You said: Q2",
+      "Q3",
+      "You said: Q3",
+    ]);
 
     // A send names its parent on the branch shown; the new reply becomes the branch shown.
     await send({ ...base, message: newMessage("Q4"), parentId: edit.replyId }, cookie);
-    expect((await shownTexts(id, cookie)).slice(2)).toEqual(["Q2, edited", "You said: Q2, edited", "Q4", "You said: Q4"]);
+    expect((await shownTexts(id, cookie)).slice(2)).toEqual([
+      "Q2, edited",
+      "You said: Q2, edited",
+      "Q4",
+      "You said: Q4",
+    ]);
   });
 
   it("refuses a version of another conversation or user, and a malformed id, with 400; another's conversation is a 404", async () => {

@@ -8,7 +8,13 @@ import {
   listConversations,
   renameConversation,
 } from "~/data/conversations.server";
-import { getConversationWithMessages, saveExchange, showBranch, shownBranch, type Exchange } from "~/data/messages.server";
+import {
+  getConversationWithMessages,
+  saveExchange,
+  showBranch,
+  shownBranch,
+  type Exchange,
+} from "~/data/messages.server";
 import {
   getCustomInstructions,
   getEnabledToolIds,
@@ -54,9 +60,12 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const uid = `quota-${randomUUID()}`;
       const results = await Promise.all(Array.from({ length: 50 }, () => reserveMessage(db, uid, 20)));
       expect(results.filter((result) => result.allowed)).toHaveLength(20);
-      expect(results.filter((result) => result.allowed).map((result) => result.used).sort((a, b) => a - b)).toEqual(
-        Array.from({ length: 20 }, (_, i) => i + 1),
-      );
+      expect(
+        results
+          .filter((result) => result.allowed)
+          .map((result) => result.used)
+          .sort((a, b) => a - b),
+      ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
       expect(await getQuotaStatus(db, uid, "")).toMatchObject({ used: 20, limit: 20, remaining: 0 });
     });
 
@@ -99,7 +108,12 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
       // The first attempt failed and its refund could not be written: the Retry reuses the reservation.
       markUnsettled(first);
-      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({ allowed: true, inFlight: false, used: 1, remaining: 1 });
+      expect(await reserveMessage(db, uid, 2, { messageId })).toMatchObject({
+        allowed: true,
+        inFlight: false,
+        used: 1,
+        remaining: 1,
+      });
       await saveExchange(db, sent);
       expect((await getQuotaStatus(db, uid, "")).used).toBe(1);
       // Stored: answering it again (regenerate) is a new message for the quota, and a refund of it gives back one only.
@@ -113,7 +127,9 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const lost = await reserveMessage(db, uid, 2);
       expect(lost.used).toBe(2);
       expect((await reserveMessage(db, uid, 2)).allowed).toBe(false);
-      await db.execute(sql`update quota_reservations set reserved_at = now() - interval '16 minutes' where message_id = ${lost.messageId}::uuid`);
+      await db.execute(
+        sql`update quota_reservations set reserved_at = now() - interval '16 minutes' where message_id = ${lost.messageId}::uuid`,
+      );
       expect(await reserveMessage(db, uid, 2)).toMatchObject({ allowed: true, used: 2 });
     });
 
@@ -174,11 +190,17 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
         ["Re: Question, edited", edited.user.id],
       ]);
       expect(found?.conversation.currentLeafId).toBe(edited.reply.id);
-      expect(shownBranch(found!.conversation, found!.messages).map((m) => m.id)).toEqual([edited.user.id, edited.reply.id]);
+      expect(shownBranch(found!.conversation, found!.messages).map((m) => m.id)).toEqual([
+        edited.user.id,
+        edited.reply.id,
+      ]);
       // Showing the first version again: its latest reply (the regenerated one).
       expect(await showBranch(db, uid, conversation.id, first.user.id)).toBe(true);
       const back = await getConversationWithMessages(db, uid, conversation.id);
-      expect(shownBranch(back!.conversation, back!.messages).map((m) => m.id)).toEqual([first.user.id, regenerated.reply.id]);
+      expect(shownBranch(back!.conversation, back!.messages).map((m) => m.id)).toEqual([
+        first.user.id,
+        regenerated.reply.id,
+      ]);
       // Another user's conversation, or a message not in it: nothing changes.
       expect(await showBranch(db, "intruder", conversation.id, first.user.id)).toBe(false);
       expect(await showBranch(db, uid, conversation.id, randomUUID())).toBe(false);
@@ -208,9 +230,15 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       const id = randomUUID();
       const create = { systemPrompt: "Summarize the text.", customInstructions: "Be brief.", title: "Summarize" };
       expect(await saveExchange(db, exchange(uid, id, "Hello", { create }))).toEqual({ title: "Summarize" });
-      expect(await getConversation(db, uid, id)).toMatchObject({ systemPrompt: "Summarize the text.", customInstructions: "Be brief.", model: "test-model" });
+      expect(await getConversation(db, uid, id)).toMatchObject({
+        systemPrompt: "Summarize the text.",
+        customInstructions: "Be brief.",
+        model: "test-model",
+      });
       // The same id again (a second tab's first send): appended to the stored conversation, nothing replaced.
-      expect(await saveExchange(db, exchange(uid, id, "Again", { create: { ...create, title: "Other" } }))).toEqual({ title: "Summarize" });
+      expect(await saveExchange(db, exchange(uid, id, "Again", { create: { ...create, title: "Other" } }))).toEqual({
+        title: "Summarize",
+      });
       expect((await getConversationWithMessages(db, uid, id))?.messages).toHaveLength(4);
       // Another user cannot take the id: nothing is stored for them.
       expect(await saveExchange(db, exchange("intruder", id, "Mine now", { create }))).toBeNull();
@@ -223,13 +251,21 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
 
     it("a reply stopped before anything was shown is stored but gives its quota unit back", async () => {
       const uid = `quota-${randomUUID()}`;
-      const stopped = exchange(uid, randomUUID(), "Stop me", { create: { systemPrompt: null, customInstructions: null, title: null } });
+      const stopped = exchange(uid, randomUUID(), "Stop me", {
+        create: { systemPrompt: null, customInstructions: null, title: null },
+      });
       const reservation = await reserveMessage(db, uid, 5, { messageId: stopped.user.id });
       expect(reservation).toMatchObject({ allowed: true, used: 1 });
-      const saved = await saveExchange(db, { ...stopped, reply: { ...stopped.reply, parts: [], content: "", status: "stopped" }, refund: true });
+      const saved = await saveExchange(db, {
+        ...stopped,
+        reply: { ...stopped.reply, parts: [], content: "", status: "stopped" },
+        refund: true,
+      });
       expect(saved).not.toBeNull();
       expect(await getQuotaStatus(db, uid, "")).toMatchObject({ used: 0 });
-      expect((await getConversationWithMessages(db, uid, stopped.conversationId))?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+      expect((await getConversationWithMessages(db, uid, stopped.conversationId))?.messages.map((m) => m.role)).toEqual(
+        ["user", "assistant"],
+      );
       // Without a refund (something was shown) the unit stays used.
       const shown = exchange(uid, stopped.conversationId, "Shown");
       await reserveMessage(db, uid, 5, { messageId: shown.user.id });
@@ -239,8 +275,17 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
 
     it("a conversation for a prompt tool keeps its instructions and title", async () => {
       const uid = `user-${randomUUID()}`;
-      const conversation = await createConversation(db, { uid, title: "Summarize", systemPrompt: "Summarize the text.", customInstructions: "" });
-      expect(conversation).toMatchObject({ title: "Summarize", systemPrompt: "Summarize the text.", customInstructions: null });
+      const conversation = await createConversation(db, {
+        uid,
+        title: "Summarize",
+        systemPrompt: "Summarize the text.",
+        customInstructions: "",
+      });
+      expect(conversation).toMatchObject({
+        title: "Summarize",
+        systemPrompt: "Summarize the text.",
+        customInstructions: null,
+      });
     });
   });
 

@@ -57,7 +57,9 @@ async function conversationExists(id: string) {
 async function chattingUser(role: string) {
   const account = await createAccount(firebase, { role });
   const cookie = await sessionCookieFor(account);
-  const chunks = await readChunks(await postChat(firstMessage("hello", role === "premium" ? "premium-model" : "test-model"), { cookie }));
+  const chunks = await readChunks(
+    await postChat(firstMessage("hello", role === "premium" ? "premium-model" : "test-model"), { cookie }),
+  );
   expect(dataOf(chunks, "saved")).toBeDefined();
   return { account, cookie };
 }
@@ -70,7 +72,9 @@ function slowReply() {
 async function everyModelRequestClosedWithoutAnswer(from: number) {
   const started = model.requests.slice(from).filter((request) => request.path === "/v1/chat/completions");
   await waitUntil("the model requests are closed", async () => {
-    const outcomes = await Promise.all(started.map((request) => Promise.race([request.outcome, Promise.resolve("open")])));
+    const outcomes = await Promise.all(
+      started.map((request) => Promise.race([request.outcome, Promise.resolve("open")])),
+    );
     return !outcomes.includes("open");
   });
   return Promise.all(started.map((request) => request.outcome));
@@ -86,10 +90,18 @@ describe("peekSession: the session with no round trip", () => {
     expect(await peekSession(request())).toEqual({ uid: account.uid, cached: null });
     await getSessionUser(request(), { fresh: true });
     const peeked = await peekSession(request());
-    expect(peeked?.cached).toMatchObject({ status: "signed-in", role: "premium", user: { uid: account.uid, email: account.email } });
+    expect(peeked?.cached).toMatchObject({
+      status: "signed-in",
+      role: "premium",
+      user: { uid: account.uid, email: account.email },
+    });
 
     const { action } = await import("~/routes/api.auth.logout");
-    await action({ request: appRequest("/api/auth/logout", { method: "POST", cookie, headers: { Origin: APP_ORIGIN } }), params: {}, context: {} });
+    await action({
+      request: appRequest("/api/auth/logout", { method: "POST", cookie, headers: { Origin: APP_ORIGIN } }),
+      params: {},
+      context: {},
+    });
     expect((await peekSession(request()))?.cached ?? null).toBeNull();
     expect(await peekSession(appRequest("/api/chat", { cookie: "__session=garbage" }))).toBeNull();
   });
@@ -158,7 +170,9 @@ describe("POST /api/chat: per-minute abuse limit", () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     const { error } = await refused.json();
-    expect(error).toMatch(/^You're sending messages faster than allowed\. Please wait (a second|\d+ seconds) and send again\.$/);
+    expect(error).toMatch(
+      /^You're sending messages faster than allowed\. Please wait (a second|\d+ seconds) and send again\.$/,
+    );
     expect(await everyModelRequestClosedWithoutAnswer(before)).not.toContain("completed");
     expect(await messagesToday(account.uid)).toBe(3);
     expect(await conversationExists(body.conversationId)).toBe(false);

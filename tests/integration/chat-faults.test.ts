@@ -8,7 +8,17 @@ import { admin, createAccount, sessionCookieFor } from "../support/app-env";
 import { startFaultProxy, type FaultMode, type FaultProxy } from "../support/fault-proxy";
 import { healAll, setFault, type Backend } from "../support/faults";
 import { startModelServer, type FailureMode, type ModelServer } from "../support/model-server";
-import { chunkOfType, dataOf, firstMessage, messagesToday, postChat, readChunks, readUntil, replyText, type ChatBody } from "./chat-support";
+import {
+  chunkOfType,
+  dataOf,
+  firstMessage,
+  messagesToday,
+  postChat,
+  readChunks,
+  readUntil,
+  replyText,
+  type ChatBody,
+} from "./chat-support";
 
 /**
  * The chat endpoint with each backend stopped, stalled or answering errors in
@@ -100,7 +110,12 @@ async function attempt(body: ChatBody, cookie: string): Promise<Attempt> {
   const work = (async () => {
     const response = await postChat(body, { cookie });
     if (response.status !== 200) {
-      return { status: response.status, error: ((await response.json()) as { error: string }).error, text: "", ms: Date.now() - started };
+      return {
+        status: response.status,
+        error: ((await response.json()) as { error: string }).error,
+        text: "",
+        ms: Date.now() - started,
+      };
     }
     return interpret(200, await readChunks(response), started);
   })();
@@ -136,7 +151,10 @@ async function expectNothingHalfWritten(uid: string) {
     shapes.set(row.conversationId, shape);
   }
   for (const shape of shapes.values()) {
-    const pairs = Array.from({ length: Math.ceil(shape.length / 2) }, () => ["user", expect.stringMatching(/^reply:(completed|stopped)$/)]);
+    const pairs = Array.from({ length: Math.ceil(shape.length / 2) }, () => [
+      "user",
+      expect.stringMatching(/^reply:(completed|stopped)$/),
+    ]);
     expect(shape).toEqual(pairs.flat());
   }
 }
@@ -150,7 +168,11 @@ async function expectRetryStoresOnce(body: ChatBody, cookie: string, uid: string
   expect(retry.error).toBeUndefined();
   expect(retry.saved).toMatchObject({ userMessageId: body.message.id, status: "completed" });
   const db = await getDb();
-  const rows = await db.select().from(messages).where(eq(messages.conversationId, body.conversationId)).orderBy(messages.seq);
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, body.conversationId))
+    .orderBy(messages.seq);
   expect(rows.map((row) => [row.role, row.content, row.status])).toEqual([
     ["user", body.message.parts[0].text, null],
     ["assistant", `You said: ${body.message.parts[0].text}`, "completed"],
@@ -181,54 +203,85 @@ const modelFault = (name: string, mode: FailureMode, expected: RegExp): Fault =>
 });
 
 const modelFaults: Fault[] = [
-  { name: "model server stopped", inject: () => modelProxy.setMode("refuse"), expected: /model can't be reached right now/ },
-  { name: "model server stalled", inject: () => modelProxy.setMode("stall"), expected: /model took too long to answer/ },
-  modelFault("model server answering 500", { type: "http-error", status: 500 }, /model service had a problem answering/),
-  modelFault("model server answering 429", { type: "http-error", status: 429, retryAfterSeconds: 5 }, /busy \(too many requests\)/),
+  {
+    name: "model server stopped",
+    inject: () => modelProxy.setMode("refuse"),
+    expected: /model can't be reached right now/,
+  },
+  {
+    name: "model server stalled",
+    inject: () => modelProxy.setMode("stall"),
+    expected: /model took too long to answer/,
+  },
+  modelFault(
+    "model server answering 500",
+    { type: "http-error", status: 500 },
+    /model service had a problem answering/,
+  ),
+  modelFault(
+    "model server answering 429",
+    { type: "http-error", status: 429, retryAfterSeconds: 5 },
+    /busy \(too many requests\)/,
+  ),
   modelFault("model server answering garbage", { type: "malformed" }, /couldn't be read/),
-  { ...modelFault("model dropping the connection mid-stream", { type: "drop", text: "Half an ans" }, /connection to the model was lost/), shows: true },
+  {
+    ...modelFault(
+      "model dropping the connection mid-stream",
+      { type: "drop", text: "Half an ans" },
+      /connection to the model was lost/,
+    ),
+    shows: true,
+  },
 ];
 
 describe("POST /api/chat with a backend failing, then recovering", () => {
-  it.each([...storeFaults, ...modelFaults])("$name: a clear answer in time, nothing stored, counted only if shown; Retry stores once", async (fault) => {
-    const { uid, cookie } = await signedIn();
-    const body = firstMessage(`Message sent while the ${fault.name}`);
-    await fault.inject();
+  it.each([...storeFaults, ...modelFaults])(
+    "$name: a clear answer in time, nothing stored, counted only if shown; Retry stores once",
+    async (fault) => {
+      const { uid, cookie } = await signedIn();
+      const body = firstMessage(`Message sent while the ${fault.name}`);
+      await fault.inject();
 
-    const failed = await attempt(body, cookie);
-    expect(failed.saved).toBeUndefined();
-    expect(failed.error).toMatch(fault.expected);
-    if (failed.status !== 200) expect(failed.status).toBe(503);
+      const failed = await attempt(body, cookie);
+      expect(failed.saved).toBeUndefined();
+      expect(failed.error).toMatch(fault.expected);
+      if (failed.status !== 200) expect(failed.status).toBe(503);
 
-    await heal();
-    await expectNothingHalfWritten(uid);
-    expect(await messagesToday(uid)).toBe(fault.shows ? 1 : 0);
-    await expectRetryStoresOnce(body, cookie, uid, fault.shows ? 2 : 1);
-  });
+      await heal();
+      await expectNothingHalfWritten(uid);
+      expect(await messagesToday(uid)).toBe(fault.shows ? 1 : 0);
+      await expectRetryStoresOnce(body, cookie, uid, fault.shows ? 2 : 1);
+    },
+  );
 });
 
 describe("POST /api/chat with PostgreSQL failing after tokens flowed, before the exchange is stored", () => {
-  it.each(["refuse", "stall", "error"] as const)("postgres %s mid-stream: an error, nothing stored, the shown reply counts; Retry stores once and counts once more", async (mode) => {
-    const { uid, cookie } = await signedIn();
-    const body = firstMessage(`Store this when ${mode}`);
-    model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 100 });
-    const started = Date.now();
-    const response = await postChat(body, { cookie });
-    expect(response.status).toBe(200);
-    const { rest } = await readUntil(response, (sofar) => replyText(sofar).includes("two"));
-    await setFault("postgres", mode);
-    const failed = interpret(200, await rest(), started);
-    expect(failed.ms).toBeLessThan(DEADLINE_MS + 1_000);
-    expect(failed.text).toContain("six");
-    expect(failed.saved).toBeUndefined();
-    expect(failed.error).toBe("The reply could not be saved. Please try again.");
+  it.each(["refuse", "stall", "error"] as const)(
+    "postgres %s mid-stream: an error, nothing stored, the shown reply counts; Retry stores once and counts once more",
+    async (mode) => {
+      const { uid, cookie } = await signedIn();
+      const body = firstMessage(`Store this when ${mode}`);
+      model.enqueue({ type: "text", text: "one two three four five six", chunkDelayMs: 100 });
+      const started = Date.now();
+      const response = await postChat(body, { cookie });
+      expect(response.status).toBe(200);
+      const { rest } = await readUntil(response, (sofar) => replyText(sofar).includes("two"));
+      await setFault("postgres", mode);
+      const failed = interpret(200, await rest(), started);
+      expect(failed.ms).toBeLessThan(DEADLINE_MS + 1_000);
+      expect(failed.text).toContain("six");
+      expect(failed.saved).toBeUndefined();
+      expect(failed.error).toBe("The reply could not be saved. Please try again.");
 
-    await heal();
-    await expectNothingHalfWritten(uid);
-    expect((await getDb().then((db) => db.select().from(messages).where(eq(messages.conversationId, body.conversationId))))).toEqual([]);
-    // The reply was shown, so it counts (docs/decisions/044), whether or not its
-    // settlement reached PostgreSQL; the Retry is another reply, counted once more.
-    expect(await messagesToday(uid)).toBe(1);
-    await expectRetryStoresOnce(body, cookie, uid, 2);
-  });
+      await heal();
+      await expectNothingHalfWritten(uid);
+      expect(
+        await getDb().then((db) => db.select().from(messages).where(eq(messages.conversationId, body.conversationId))),
+      ).toEqual([]);
+      // The reply was shown, so it counts (docs/decisions/044), whether or not its
+      // settlement reached PostgreSQL; the Retry is another reply, counted once more.
+      expect(await messagesToday(uid)).toBe(1);
+      await expectRetryStoresOnce(body, cookie, uid, 2);
+    },
+  );
 });

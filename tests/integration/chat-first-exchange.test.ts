@@ -87,7 +87,10 @@ describe("a prompt tool's chat", () => {
   it("the first send creates the conversation with the tool's instructions and name, and the model gets them", async () => {
     const { account, cookie } = await signedIn();
     const translate = BUILT_IN_PROMPT_TOOLS.find((tool) => tool.id === "translate")!;
-    const body = { ...firstMessage("Text to translate:\nGood morning\n\nTranslate into:\nFrench"), toolId: "translate" };
+    const body = {
+      ...firstMessage("Text to translate:\nGood morning\n\nTranslate into:\nFrench"),
+      toolId: "translate",
+    };
     const chunks = await readChunks(await postChat(body, { cookie }));
     expect(dataOf(chunks, "saved")).toMatchObject({ title: "Translate", status: "completed" });
     expect(lastSystemPrompt()).toContain(translate.systemPrompt);
@@ -95,7 +98,9 @@ describe("a prompt tool's chat", () => {
     expect(row).toMatchObject({ uid: account.uid, title: "Translate", systemPrompt: translate.systemPrompt });
 
     // Later sends keep the conversation's own instructions (a toolId then changes nothing).
-    await readChunks(await postChat({ ...body, create: false, toolId: "summarize", message: newMessage("And Spanish?") }, { cookie }));
+    await readChunks(
+      await postChat({ ...body, create: false, toolId: "summarize", message: newMessage("And Spanish?") }, { cookie }),
+    );
     expect(lastSystemPrompt()).toContain(translate.systemPrompt);
   });
 
@@ -121,7 +126,9 @@ describe("a prompt tool's chat", () => {
     // Admins may still try a switched-off tool, as on its page.
     const owner = await signedIn("admin");
     const body = { ...firstMessage("Ahoy?"), toolId: tool.id };
-    expect(dataOf(await readChunks(await postChat(body, { cookie: owner.cookie })), "saved")).toMatchObject({ status: "completed" });
+    expect(dataOf(await readChunks(await postChat(body, { cookie: owner.cookie })), "saved")).toMatchObject({
+      status: "completed",
+    });
     expect(lastSystemPrompt()).toContain("Be a pirate.");
   });
 });

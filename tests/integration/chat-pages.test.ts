@@ -15,7 +15,11 @@ import { startModelServer, type ModelServer } from "../support/model-server";
 import { respond } from "./admin-support";
 import { dataOf, firstMessage, postChat, readChunks } from "./chat-support";
 
-const ENV = { LLM_MODELS: "test-model,premium-model", LLM_ROLE_MODELS: "none=test-model", QUOTA_DAILY_MESSAGES: "tiny=3" };
+const ENV = {
+  LLM_MODELS: "test-model,premium-model",
+  LLM_ROLE_MODELS: "none=test-model",
+  QUOTA_DAILY_MESSAGES: "tiny=3",
+};
 const firebase = admin();
 let model: ModelServer;
 
@@ -80,15 +84,25 @@ describe("/nuvara (layout)", () => {
     const { account, cookie } = await signedIn("tiny");
     await conversationWithExchange(account.uid);
     const data = await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json();
-    expect(data.conversations).toEqual([{ id: expect.any(String), title: "Lisbon trip", updatedAt: expect.any(String) }]);
+    expect(data.conversations).toEqual([
+      { id: expect.any(String), title: "Lisbon trip", updatedAt: expect.any(String) },
+    ]);
     expect(data.models).toEqual([
       { id: "test-model", label: "test-model", demo: false, vision: false },
       { id: "premium-model", label: "premium-model", demo: false, vision: false },
     ]);
     expect(data.quota).toMatchObject({ limit: 3, remaining: 3 });
     // The composer checks files against these before uploading (the server checks again).
-    expect(data.attachmentLimits).toEqual({ maxFileBytes: 20 * 1024 * 1024, perMessage: 10, storageBytes: 500 * 1024 * 1024 });
-    expect(data.toolNames).toEqual({ calculator: "Calculator", current_datetime: "Current date and time", convert_units: "Unit converter" });
+    expect(data.attachmentLimits).toEqual({
+      maxFileBytes: 20 * 1024 * 1024,
+      perMessage: 10,
+      storageBytes: 500 * 1024 * 1024,
+    });
+    expect(data.toolNames).toEqual({
+      calculator: "Calculator",
+      current_datetime: "Current date and time",
+      convert_units: "Unit converter",
+    });
     expect(JSON.stringify(data)).not.toContain(model.url); // the provider's address stays on the server
 
     const plain = await signedIn();
@@ -108,12 +122,21 @@ describe("/nuvara (layout)", () => {
 
   it("saves custom instructions, refusing overly long ones and other sites", async () => {
     const { account, cookie } = await signedIn();
-    const tooLong = await respond(layoutAction, form("/nuvara", { intent: "instructions", instructions: "x".repeat(2_001) }, cookie));
+    const tooLong = await respond(
+      layoutAction,
+      form("/nuvara", { intent: "instructions", instructions: "x".repeat(2_001) }, cookie),
+    );
     expect(tooLong.status).toBe(400);
     expect((await tooLong.json()).error).toMatch(/2,000 characters or fewer/);
-    const forged = await respond(layoutAction, form("/nuvara", { intent: "instructions", instructions: "evil" }, cookie, "https://evil.example"));
+    const forged = await respond(
+      layoutAction,
+      form("/nuvara", { intent: "instructions", instructions: "evil" }, cookie, "https://evil.example"),
+    );
     expect(forged.status).toBe(403);
-    const saved = await respond(layoutAction, form("/nuvara", { intent: "instructions", instructions: "Reply in Spanish." }, cookie));
+    const saved = await respond(
+      layoutAction,
+      form("/nuvara", { intent: "instructions", instructions: "Reply in Spanish." }, cookie),
+    );
     expect(await saved.json()).toEqual({ ok: true });
     expect(await getCustomInstructions(await getDb(), account.uid)).toBe("Reply in Spanish.");
   });
@@ -123,14 +146,29 @@ describe("/nuvara/<id>", () => {
   it("loads the owner's transcript; another user, a missing or malformed id get 404", async () => {
     const { account, cookie } = await signedIn();
     const id = await conversationWithExchange(account.uid);
-    const data = await (await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })).json();
-    expect(data.conversation).toMatchObject({ id, title: "Lisbon trip", model: "test-model", customInstructions: null, hasToolInstructions: false });
+    const data = await (
+      await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })
+    ).json();
+    expect(data.conversation).toMatchObject({
+      id,
+      title: "Lisbon trip",
+      model: "test-model",
+      customInstructions: null,
+      hasToolInstructions: false,
+    });
     expect(data.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
-    expect(data.messages[1]).toMatchObject({ parts: [{ type: "text", text: "Start at **Belém**." }], metadata: { model: "test-model", status: "completed" } });
+    expect(data.messages[1]).toMatchObject({
+      parts: [{ type: "text", text: "Start at **Belém**." }],
+      metadata: { model: "test-model", status: "completed" },
+    });
 
     const other = await signedIn();
     for (const conversationId of [id, randomUUID(), "not-a-uuid", "../../etc"]) {
-      const response = await respond(conversationLoader, appRequest(`/nuvara/${conversationId}`, { cookie: other.cookie }), { conversationId });
+      const response = await respond(
+        conversationLoader,
+        appRequest(`/nuvara/${conversationId}`, { cookie: other.cookie }),
+        { conversationId },
+      );
       expect(response.status, conversationId).toBe(404);
       expect(await response.json()).toEqual({ error: "This conversation doesn't exist." });
     }
@@ -143,7 +181,12 @@ describe("/nuvara/<id>", () => {
       respond(conversationAction, form(`/nuvara/${id}`, fields, who, origin), { conversationId: id });
 
     const other = await signedIn();
-    const attempts: Array<Record<string, string>> = [{ intent: "rename", title: "Mine" }, { intent: "delete" }, { intent: "model", model: "test-model" }, { intent: "nonsense" }];
+    const attempts: Array<Record<string, string>> = [
+      { intent: "rename", title: "Mine" },
+      { intent: "delete" },
+      { intent: "model", model: "test-model" },
+      { intent: "nonsense" },
+    ];
     for (const fields of attempts) {
       expect((await act(fields, other.cookie)).status, fields.intent).toBe(404);
     }
@@ -159,25 +202,39 @@ describe("/nuvara/<id>", () => {
     expect(premium.status).toBe(400);
     expect((await premium.json()).error).toBe('The model "premium-model" isn\'t available to you.');
 
-    const loaded = await (await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })).json();
+    const loaded = await (
+      await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })
+    ).json();
     expect(loaded.conversation.title).toBe("New name");
 
     expect(await (await act({ intent: "delete" })).json()).toEqual({ ok: true });
-    expect((await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })).status).toBe(404);
+    expect(
+      (await respond(conversationLoader, appRequest(`/nuvara/${id}`, { cookie }), { conversationId: id })).status,
+    ).toBe(404);
   });
 
   it("exports the owner's conversation as a Markdown download; 404 for anyone else", async () => {
     const { account, cookie } = await signedIn();
     const id = await conversationWithExchange(account.uid);
-    const response = await respond(exportLoader, appRequest(`/api/conversations/${id}/markdown`, { cookie }), { conversationId: id });
+    const response = await respond(exportLoader, appRequest(`/api/conversations/${id}/markdown`, { cookie }), {
+      conversationId: id,
+    });
     expect(response.headers.get("Content-Type")).toBe("text/markdown; charset=utf-8");
-    expect(response.headers.get("Content-Disposition")).toBe(`attachment; filename="lisbon-trip.md"; filename*=UTF-8''lisbon-trip.md`);
+    expect(response.headers.get("Content-Disposition")).toBe(
+      `attachment; filename="lisbon-trip.md"; filename*=UTF-8''lisbon-trip.md`,
+    );
     const text = await response.text();
     expect(text).toMatch(/^# Lisbon trip\n/);
     expect(text).toContain("Plan a trip to Lisbon");
     expect(text).toContain("Start at **Belém**.");
     const other = await signedIn();
-    expect((await respond(exportLoader, appRequest(`/api/conversations/${id}/markdown`, { cookie: other.cookie }), { conversationId: id })).status).toBe(404);
+    expect(
+      (
+        await respond(exportLoader, appRequest(`/api/conversations/${id}/markdown`, { cookie: other.cookie }), {
+          conversationId: id,
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -217,7 +274,9 @@ describe("the model registry", () => {
     try {
       const { cookie } = await signedIn();
       const chunks = await readChunks(await postChat(firstMessage("hello", DEMO_MODEL_ID), { cookie }));
-      expect(chunks.find((chunk) => chunk.type === "start")).toMatchObject({ messageMetadata: { model: DEMO_MODEL_ID, demo: true } });
+      expect(chunks.find((chunk) => chunk.type === "start")).toMatchObject({
+        messageMetadata: { model: DEMO_MODEL_ID, demo: true },
+      });
       const text = chunks.flatMap((chunk) => (chunk.type === "text-delta" ? [chunk.delta] : [])).join("");
       expect(text).toContain("not an AI");
       expect(text).toContain("LLM_BASE_URL");

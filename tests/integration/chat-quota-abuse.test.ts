@@ -8,7 +8,18 @@ import { messages } from "~/db/schema";
 import { holdAppClockInEachTest } from "../support/clock";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
-import { dataOf, firstMessage, messagesToday, newMessage, postChat, readChunks, readUntil, replyText, stopChat, waitUntil } from "./chat-support";
+import {
+  dataOf,
+  firstMessage,
+  messagesToday,
+  newMessage,
+  postChat,
+  readChunks,
+  readUntil,
+  replyText,
+  stopChat,
+  waitUntil,
+} from "./chat-support";
 
 /**
  * Quota bypasses and refused sends that still called the model (ADR 044),
@@ -73,7 +84,8 @@ async function storedMessages(conversationId: string) {
 
 async function sendAndRead(body: Parameters<typeof postChat>[0], cookie: string) {
   const response = await postChat(body, { cookie });
-  if (response.status !== 200) return { status: response.status, error: ((await response.json()) as { error: string }).error };
+  if (response.status !== 200)
+    return { status: response.status, error: ((await response.json()) as { error: string }).error };
   const chunks = await readChunks(response);
   return { status: 200, saved: dataOf(chunks, "saved"), text: replyText(chunks) };
 }
@@ -88,7 +100,10 @@ describe("a save can't be made to fail on purpose for a free reply", () => {
     // The same id as the first message of a new conversation: by its owner, then by someone else.
     const other = await signedIn();
     for (const { cookie } of [owner, other, owner]) {
-      const reuse = { ...firstMessage("Answer me for free"), message: newMessage("Answer me for free", first.message.id) };
+      const reuse = {
+        ...firstMessage("Answer me for free"),
+        message: newMessage("Answer me for free", first.message.id),
+      };
       const refused = await sendAndRead(reuse, cookie);
       expect(refused).toEqual({
         status: 409,
@@ -109,7 +124,8 @@ describe("a save can't be made to fail on purpose for a free reply", () => {
     const body = firstMessage(text);
     expect(await sendAndRead(body, cookie)).toEqual({
       status: 400,
-      error: "The text contains characters that cannot be stored (a NUL byte or a broken Unicode character). Remove them and try again.",
+      error:
+        "The text contains characters that cannot be stored (a NUL byte or a broken Unicode character). Remove them and try again.",
     });
     expect(modelCalls()).toBe(0);
     expect(await messagesToday(account.uid)).toBe(0);
@@ -172,7 +188,10 @@ describe("a save can't be made to fail on purpose for a free reply", () => {
     expect((await stopChat(body.message.id, { cookie })).status).toBe(200);
     await response.body?.cancel().catch(() => undefined);
 
-    await waitUntil("the stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 2);
+    await waitUntil(
+      "the stopped exchange to be stored",
+      async () => (await storedMessages(body.conversationId)).length === 2,
+    );
     const stored = await storedMessages(body.conversationId);
     expect(stored.find((row) => row.role === "assistant")).toMatchObject({ status: "stopped", content: "" });
     expect(await messagesToday(account.uid)).toBe(0);
@@ -183,14 +202,18 @@ describe("a save can't be made to fail on purpose for a free reply", () => {
     const { reader } = await readUntil(await postChat(next, { cookie }), (sofar) => replyText(sofar).includes("two"));
     expect((await stopChat(next.message.id, { cookie })).status).toBe(200);
     await reader.cancel().catch(() => undefined);
-    await waitUntil("the second stopped exchange to be stored", async () => (await storedMessages(body.conversationId)).length === 4);
+    await waitUntil(
+      "the second stopped exchange to be stored",
+      async () => (await storedMessages(body.conversationId)).length === 4,
+    );
     expect(await messagesToday(account.uid)).toBe(1);
   });
 });
 
 describe("a refused send never reaches the model", () => {
   async function exhaust(cookie: string, n: number) {
-    for (let i = 0; i < n; i += 1) expect((await sendAndRead(firstMessage(`allowed ${i}`), cookie)).saved).toBeDefined();
+    for (let i = 0; i < n; i += 1)
+      expect((await sendAndRead(firstMessage(`allowed ${i}`), cookie)).saved).toBeDefined();
   }
 
   it("past the daily quota: the model's request count equals the accepted sends exactly (cached and uncached, one by one and concurrent)", async () => {
@@ -206,7 +229,9 @@ describe("a refused send never reaches the model", () => {
       expect(refused.error).toMatch(/^You've used all 3 of your messages for today\./);
     }
     // At once.
-    const burst = await Promise.all(Array.from({ length: 6 }, (_, i) => sendAndRead(firstMessage(`burst ${i}`), cookie)));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => sendAndRead(firstMessage(`burst ${i}`), cookie)),
+    );
     expect(burst.map((result) => result.status)).toEqual(Array(6).fill(429));
 
     await oneLaterSend();
@@ -217,13 +242,17 @@ describe("a refused send never reaches the model", () => {
   it("over the per-minute rate limit: the model's request count equals the accepted sends exactly", async () => {
     const { account, cookie } = await signedIn();
     await exhaust(cookie, 14);
-    const refused = await Promise.all(Array.from({ length: 5 }, (_, i) => sendAndRead(firstMessage(`too fast ${i}`), cookie)));
+    const refused = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => sendAndRead(firstMessage(`too fast ${i}`), cookie)),
+    );
     expect(refused.map((result) => result.status)).toEqual(Array(5).fill(429));
     await oneLaterSend();
     expect(modelCalls()).toBe(14 + 1);
     expect(await messagesToday(account.uid)).toBe(14);
     await waitUntil("no model request left open", async () => {
-      const outcomes = await Promise.all(model.requests.map((request) => Promise.race([request.outcome, Promise.resolve("open")])));
+      const outcomes = await Promise.all(
+        model.requests.map((request) => Promise.race([request.outcome, Promise.resolve("open")])),
+      );
       return !outcomes.includes("open");
     });
   });

@@ -53,7 +53,11 @@ function post(server: AppProcess, body: ChatBody, cookie: string) {
 
 async function stored(conversationId: string) {
   const db = await getDb();
-  const rows = await db.select().from(messages).where(eq(messages.conversationId, conversationId)).orderBy(messages.seq);
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(eq(messages.conversationId, conversationId))
+    .orderBy(messages.seq);
   return rows.map((row) => ({ id: row.id, role: row.role, content: row.content, status: row.status }));
 }
 
@@ -89,13 +93,19 @@ describe("restarting the server mid-stream", () => {
       const confirmed = await readChunks(await post(server, first, cookie));
       expect(dataOf(confirmed, "saved")).toMatchObject({ userMessageId: first.message.id, status: "completed" });
       const confirmedRows = await stored(first.conversationId);
-      expect(confirmedRows.map((row) => [row.role, row.status])).toEqual([["user", null], ["assistant", "completed"]]);
+      expect(confirmedRows.map((row) => [row.role, row.status])).toEqual([
+        ["user", null],
+        ["assistant", "completed"],
+      ]);
 
       const second: ChatBody = { ...first, create: false, message: newMessage("Count to forty slowly") };
       const underway = await slowReplyUnderway(server, second, cookie);
       const killed = server.kill(signal);
       const chunks = await underway.rest();
-      const exitedWithin = await Promise.race([killed.then(() => true), new Promise((resolve) => setTimeout(resolve, 5_000, false))]);
+      const exitedWithin = await Promise.race([
+        killed.then(() => true),
+        new Promise((resolve) => setTimeout(resolve, 5_000, false)),
+      ]);
       expect(exitedWithin, "the app exits soon after the open replies end").toBe(true);
       server = await start();
 
@@ -103,8 +113,14 @@ describe("restarting the server mid-stream", () => {
       expect(rows.slice(0, 2)).toEqual(confirmedRows);
       if (signal === "SIGTERM") {
         // remix-serve stops taking requests and lets the open reply finish: it is stored and confirmed.
-        expect(chunks && dataOf(chunks, "saved")).toMatchObject({ userMessageId: second.message.id, status: "completed" });
-        expect(rows.slice(2).map((row) => [row.role, row.status])).toEqual([["user", null], ["assistant", "completed"]]);
+        expect(chunks && dataOf(chunks, "saved")).toMatchObject({
+          userMessageId: second.message.id,
+          status: "completed",
+        });
+        expect(rows.slice(2).map((row) => [row.role, row.status])).toEqual([
+          ["user", null],
+          ["assistant", "completed"],
+        ]);
         expect(await messagesToday(account.uid)).toBe(2);
         return;
       }
@@ -119,7 +135,9 @@ describe("restarting the server mid-stream", () => {
       expect(early.status).toBe(409);
       expect(await early.json()).toEqual({ error: "This message is already being answered." });
       // …once no heartbeat has refreshed it for that long, the Retry (same message) takes it over and reuses its unit.
-      await (await getDb())
+      await (
+        await getDb()
+      )
         .update(quotaReservations)
         .set({ reservedAt: sql`now() - interval '30 seconds'` })
         .where(and(eq(quotaReservations.uid, account.uid), eq(quotaReservations.messageId, second.message.id)));

@@ -131,6 +131,9 @@ export async function nothingUnderWay(): Promise<boolean> {
 export async function messagesToday(uid: string): Promise<number> {
   const db = await getDb();
   const day = new Date().toISOString().slice(0, 10);
-  const [row] = await db.select().from(usageDaily).where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
+  const [row] = await db
+    .select()
+    .from(usageDaily)
+    .where(and(eq(usageDaily.uid, uid), eq(usageDaily.day, day)));
   return row?.messages ?? 0;
 }

@@ -35,15 +35,24 @@ afterAll(async () => {
 
 beforeEach(async () => {
   const db = await getDb();
-  await db.delete(rateLimits).where(sql`${rateLimits.key} like 'contact:%' and ${rateLimits.key} not like 'contact:pow:%'`);
+  await db
+    .delete(rateLimits)
+    .where(sql`${rateLimits.key} like 'contact:%' and ${rateLimits.key} not like 'contact:pow:%'`);
 });
 
 const send = (request: Request) => respond(contactAction, request);
-const visitor = (fields: Record<string, string>) => ({ email: `${uniqueText("v")}@example.com`, message: "hello", ...fields });
+const visitor = (fields: Record<string, string>) => ({
+  email: `${uniqueText("v")}@example.com`,
+  message: "hello",
+  ...fields,
+});
 
 async function stored(marker: string) {
   const db = await getDb();
-  return db.select().from(inboxMessages).where(like(inboxMessages.body, `%${marker}%`));
+  return db
+    .select()
+    .from(inboxMessages)
+    .where(like(inboxMessages.body, `%${marker}%`));
 }
 
 /** This window's count of a shared allowance (0 when nothing was counted). */
@@ -98,7 +107,9 @@ describe("a visitor's message needs work for a challenge the page issued", () =>
     expect(await counted("contact:visitors")).toBe(0);
     expect(await counted("contact:visitors:minute")).toBe(0);
 
-    const welcome = await send(postForm("/api/contact", visitor({ message: `real ${marker}`, ...(await visitorWork()) })));
+    const welcome = await send(
+      postForm("/api/contact", visitor({ message: `real ${marker}`, ...(await visitorWork()) })),
+    );
     expect(welcome.status).toBe(201);
     expect(await stored(`real ${marker}`)).toHaveLength(1);
     expect(await counted("contact:visitors")).toBe(1);
@@ -108,10 +119,16 @@ describe("a visitor's message needs work for a challenge the page issued", () =>
     const marker = uniqueText("replay");
     const work = await visitorWork();
     expect((await send(postForm("/api/contact", visitor({ message: `first ${marker}`, ...work })))).status).toBe(201);
-    for (const again of [visitor({ message: `first ${marker}`, ...work }), visitor({ message: `second ${marker}`, ...work })]) {
+    for (const again of [
+      visitor({ message: `first ${marker}`, ...work }),
+      visitor({ message: `second ${marker}`, ...work }),
+    ]) {
       const replayed = await send(postForm("/api/contact", again));
       expect(replayed.status).toBe(400);
-      expect(await replayed.json()).toMatchObject({ work: "used", error: "That check was used already. Please send your message again." });
+      expect(await replayed.json()).toMatchObject({
+        work: "used",
+        error: "That check was used already. Please send your message again.",
+      });
     }
     expect(await stored(marker)).toHaveLength(1);
     expect(await counted("contact:visitors")).toBe(1);
@@ -134,7 +151,9 @@ describe("a visitor's message needs work for a challenge the page issued", () =>
 
   it("a post without JavaScript goes back to the page saying sending needs it", async () => {
     const response = await send(
-      postForm("/api/contact", visitor({ message: "plain" }), { headers: { Accept: "text/html", "Sec-Fetch-Mode": "navigate", Referer: "http://app.test/" } }),
+      postForm("/api/contact", visitor({ message: "plain" }), {
+        headers: { Accept: "text/html", "Sec-Fetch-Mode": "navigate", Referer: "http://app.test/" },
+      }),
     );
     expect(response.status).toBe(303);
     expect(response.headers.get("Location")).toBe("/?contact=needs-script#contact");
@@ -166,7 +185,8 @@ describe("accounts whose address is not verified have an allowance of their own"
 
   it("each is limited per account, and needs no work", async () => {
     const cookie = await sessionCookieFor(await createAccount(firebase, { verified: false }));
-    for (let i = 0; i < 3; i++) expect((await send(postJson("/api/contact", { message: `mine ${i}` }, { cookie }))).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await send(postJson("/api/contact", { message: `mine ${i}` }, { cookie }))).status).toBe(201);
     expect((await send(postJson("/api/contact", { message: "one too many" }, { cookie }))).status).toBe(429);
     // Another unverified account is not affected.
     const other = await sessionCookieFor(await createAccount(firebase, { verified: false }));

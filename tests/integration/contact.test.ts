@@ -34,7 +34,10 @@ async function visitorPost(path: string, fields: Record<string, string>, init?: 
 
 async function stored(marker: string) {
   const db = await getDb();
-  return db.select().from(inboxMessages).where(like(inboxMessages.body, `%${marker}%`));
+  return db
+    .select()
+    .from(inboxMessages)
+    .where(like(inboxMessages.body, `%${marker}%`));
 }
 
 // Each test starts with fresh counters: the limits are per hour.
@@ -55,21 +58,42 @@ async function spendVisitorsHour() {
 describe("POST /api/contact", () => {
   it("a signed-out visitor's message is stored with the typed email, status new, role none", async () => {
     const marker = uniqueText("visitor");
-    const response = await send(await visitorPost("/api/contact?_data=routes%2Fapi.contact", { email: " Visitor@Example.com ", name: "Vera", message: `Hello ${marker}` }));
+    const response = await send(
+      await visitorPost("/api/contact?_data=routes%2Fapi.contact", {
+        email: " Visitor@Example.com ",
+        name: "Vera",
+        message: `Hello ${marker}`,
+      }),
+    );
     expect(response.status).toBe(201);
     expect(await response.json()).toMatchObject({ ok: true });
     const [row] = await stored(marker);
-    expect(row).toMatchObject({ kind: "contact", status: "new", senderEmail: "visitor@example.com", senderName: "Vera", senderUid: null, senderRole: "", body: `Hello ${marker}` });
+    expect(row).toMatchObject({
+      kind: "contact",
+      status: "new",
+      senderEmail: "visitor@example.com",
+      senderName: "Vera",
+      senderUid: null,
+      senderRole: "",
+      body: `Hello ${marker}`,
+    });
   });
 
   it("a signed-in user's identity and role come from the session, not the form", async () => {
     const account = await createAccount(firebase, { role: "premium", displayName: "Paula" });
     const cookie = await sessionCookieFor(account);
     const marker = uniqueText("member");
-    const response = await send(postJson("/api/contact", { email: "someone-else@example.com", message: marker }, { cookie }));
+    const response = await send(
+      postJson("/api/contact", { email: "someone-else@example.com", message: marker }, { cookie }),
+    );
     expect(response.status).toBe(201);
     const [row] = await stored(marker);
-    expect(row).toMatchObject({ senderEmail: account.email, senderUid: account.uid, senderName: "Paula", senderRole: "premium" });
+    expect(row).toMatchObject({
+      senderEmail: account.email,
+      senderUid: account.uid,
+      senderName: "Paula",
+      senderRole: "premium",
+    });
   });
 
   it("bad input gets 400 with an error per field, and nothing is stored", async () => {
@@ -118,7 +142,9 @@ describe("POST /api/contact", () => {
 
   it("the honeypot: a filled hidden field looks like success to the bot, and nothing is stored", async () => {
     const marker = uniqueText("bot");
-    const response = await send(postForm("/api/contact", { email: "bot@example.com", message: marker, website: "http://spam.example" }));
+    const response = await send(
+      postForm("/api/contact", { email: "bot@example.com", message: marker, website: "http://spam.example" }),
+    );
     expect(response.status).toBe(201);
     expect(await stored(marker)).toHaveLength(0);
   });
@@ -131,36 +157,58 @@ describe("POST /api/contact", () => {
     const limited = await send(await visitorPost("/api/contact", { email, message: "one too many" }));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
-    expect((await limited.json()).error).toMatch(/^You've sent a lot of messages in a short time\. Please try again in/);
+    expect((await limited.json()).error).toMatch(
+      /^You've sent a lot of messages in a short time\. Please try again in/,
+    );
     // Another address is not affected.
-    expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("other")}@example.com`, message: "hi" }))).status).toBe(201);
+    expect(
+      (await send(await visitorPost("/api/contact", { email: `${uniqueText("other")}@example.com`, message: "hi" })))
+        .status,
+    ).toBe(201);
   });
 
   it("rate limit per client address (behind a trusted proxy)", async () => {
     const headers = { "X-Forwarded-For": "203.0.113.7, 10.0.0.1" };
     for (let i = 0; i < 4; i++) {
-      const response = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
+      const response = await send(
+        await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }),
+      );
       expect(response.status).toBe(201);
     }
-    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }));
+    const limited = await send(
+      await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers }),
+    );
     expect(limited.status).toBe(429);
     expect(limited.headers.get("Retry-After")).toMatch(/^\d+$/);
-    const elsewhere = await send(await visitorPost("/api/contact", { email: `${uniqueText("ip")}@example.com`, message: "hi" }, { headers: { "X-Forwarded-For": "198.51.100.9" } }));
+    const elsewhere = await send(
+      await visitorPost(
+        "/api/contact",
+        { email: `${uniqueText("ip")}@example.com`, message: "hi" },
+        { headers: { "X-Forwarded-For": "198.51.100.9" } },
+      ),
+    );
     expect(elsewhere.status).toBe(201);
   });
 
   it("visitors share a burst limit per minute: one client cannot take the hour's allowance at once", async () => {
     for (let i = 0; i < 6; i++) {
-      expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }))).status).toBe(201);
+      expect(
+        (await send(await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" })))
+          .status,
+      ).toBe(201);
     }
-    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }));
+    const limited = await send(
+      await visitorPost("/api/contact", { email: `${uniqueText("burst")}@example.com`, message: "hi" }),
+    );
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("Retry-After"))).toBeLessThanOrEqual(60);
   });
 
   it("visitors share an hourly allowance", async () => {
     await spendVisitorsHour();
-    const limited = await send(await visitorPost("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }));
+    const limited = await send(
+      await visitorPost("/api/contact", { email: `${uniqueText("all")}@example.com`, message: "hi" }),
+    );
     expect(limited.status).toBe(429);
   });
 
@@ -168,7 +216,9 @@ describe("POST /api/contact", () => {
     // The attack: distinct addresses defeat the per-address limit, so one client sends until refused…
     let refusedAfter = 0;
     while (refusedAfter < 100) {
-      const response = await send(await visitorPost("/api/contact", { email: `${uniqueText("spam")}@example.com`, message: "spam" }));
+      const response = await send(
+        await visitorPost("/api/contact", { email: `${uniqueText("spam")}@example.com`, message: "spam" }),
+      );
       if (response.status === 429) break;
       expect(response.status).toBe(201);
       refusedAfter += 1;
@@ -188,11 +238,15 @@ describe("POST /api/contact", () => {
   it("a signed-in sender is limited per account (and the visitors' allowance is not used)", async () => {
     const cookie = await sessionCookieFor(await createAccount(firebase));
     // The per-email limit (3 here) applies to an account as a whole.
-    for (let i = 0; i < 3; i++) expect((await send(postJson("/api/contact", { message: `mine ${i}` }, { cookie }))).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await send(postJson("/api/contact", { message: `mine ${i}` }, { cookie }))).status).toBe(201);
     expect((await send(postJson("/api/contact", { message: "one too many" }, { cookie }))).status).toBe(429);
     // Visitors still have all of this minute's allowance.
     for (let i = 0; i < 6; i++) {
-      expect((await send(await visitorPost("/api/contact", { email: `${uniqueText("after")}@example.com`, message: "hi" }))).status).toBe(201);
+      expect(
+        (await send(await visitorPost("/api/contact", { email: `${uniqueText("after")}@example.com`, message: "hi" })))
+          .status,
+      ).toBe(201);
     }
   });
 
@@ -220,7 +274,11 @@ describe("POST /api/contact", () => {
     expect(huge.status).toBe(413);
     expect((await huge.json()).error).toMatch(/too large/);
 
-    const badJson = appRequest("/api/contact", { method: "POST", headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" }, body: "{nope" });
+    const badJson = appRequest("/api/contact", {
+      method: "POST",
+      headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+      body: "{nope",
+    });
     expect((await send(badJson)).status).toBe(400);
 
     expect((await respond(contactLoader, appRequest("/api/contact"))).status).toBe(405);
@@ -229,16 +287,24 @@ describe("POST /api/contact", () => {
   it("a plain form post goes back to its page with the outcome", async () => {
     const marker = uniqueText("nojs");
     const response = await send(
-      await visitorPost("/api/contact", { email: "plain@example.com", message: marker }, {
-        headers: { Accept: "text/html", "Sec-Fetch-Mode": "navigate", Referer: `${APP_ORIGIN}/dashboard?x=1` },
-      }),
+      await visitorPost(
+        "/api/contact",
+        { email: "plain@example.com", message: marker },
+        {
+          headers: { Accept: "text/html", "Sec-Fetch-Mode": "navigate", Referer: `${APP_ORIGIN}/dashboard?x=1` },
+        },
+      ),
     );
     expect(response.status).toBe(303);
     expect(response.headers.get("Location")).toBe("/dashboard?x=1&contact=sent#contact");
     expect(await stored(marker)).toHaveLength(1);
 
     const foreign = await send(
-      postForm("/api/contact", { message: "no email" }, { headers: { Accept: "text/html", Referer: "https://evil.example/x" } }),
+      postForm(
+        "/api/contact",
+        { message: "no email" },
+        { headers: { Accept: "text/html", Referer: "https://evil.example/x" } },
+      ),
     );
     expect(foreign.headers.get("Location")).toBe("/#contact");
   });

@@ -63,7 +63,10 @@ let roleTarget: TestAccount;
 const CASES: Record<string, Case> = {
   "routes/$": { path: () => "/no-such-page" },
   "routes/admin.messages": { path: () => "/admin/messages", form: () => ({ intent: "archive", ids: messageId }) },
-  "routes/admin.messages_.$messageId": { path: () => `/admin/messages/${messageId}`, form: () => ({ intent: "archive" }) },
+  "routes/admin.messages_.$messageId": {
+    path: () => `/admin/messages/${messageId}`,
+    form: () => ({ intent: "archive" }),
+  },
   "routes/admin.users": {
     path: () => "/admin/users",
     form: () => ({ email: roleTarget.email, role: "admin" }),
@@ -98,7 +101,10 @@ const CASES: Record<string, Case> = {
   },
   "routes/api.auth.session": { path: () => "/api/auth/session", form: () => ({ idToken: "x" }) },
   "routes/api.chat": { path: () => "/api/chat" },
-  "routes/api.contact": { path: () => "/api/contact", form: (context) => ({ message: `CSRF ${context.cookie.length}` }) },
+  "routes/api.contact": {
+    path: () => "/api/contact",
+    form: (context) => ({ message: `CSRF ${context.cookie.length}` }),
+  },
   "routes/api.conversations.$conversationId.markdown": { path: () => `/api/conversations/${conversationId}/markdown` },
   "routes/api.reports": { path: () => "/api/reports" },
   // A reply being written: reading is GET; stopping it is a POST of JSON, refused cross-origin like the rest.
@@ -112,7 +118,9 @@ const CASES: Record<string, Case> = {
     form: () => ({ intent: "create", displayName: "Planted by CSRF" }),
     async unchanged() {
       // Only the link made before the attack.
-      expect((await listShares(await getDb(), adminUid, { conversationId })).map((share) => share.id)).toEqual([shareId]);
+      expect((await listShares(await getDb(), adminUid, { conversationId })).map((share) => share.id)).toEqual([
+        shareId,
+      ]);
     },
   },
   "routes/api.shares.$shareId": {
@@ -132,11 +140,20 @@ const CASES: Record<string, Case> = {
       expect((await signedInUser(cookie))?.displayName).not.toBe("Planted By CSRF");
     },
   },
-  "routes/nuvara": { path: () => "/nuvara", form: () => ({ intent: "instructions", instructions: "Planted by CSRF." }) },
-  "routes/nuvara.$conversationId": { path: () => `/nuvara/${conversationId}`, form: () => ({ intent: "rename", title: "Planted by CSRF" }) },
+  "routes/nuvara": {
+    path: () => "/nuvara",
+    form: () => ({ intent: "instructions", instructions: "Planted by CSRF." }),
+  },
+  "routes/nuvara.$conversationId": {
+    path: () => `/nuvara/${conversationId}`,
+    form: () => ({ intent: "rename", title: "Planted by CSRF" }),
+  },
   "routes/tools": { path: () => "/tools", form: () => ({ intent: "set-function", toolId: "calculator", enabled: "" }) },
   "routes/tools_.$toolId": { path: () => `/tools/${toolId}`, form: () => ({ field0: "CSRF topic" }) },
-  "routes/tools_.$toolId_.edit": { path: () => `/tools/${toolId}/edit`, form: () => ({ ...toolForm(`Renamed ${randomUUID().slice(0, 8)}`) }) },
+  "routes/tools_.$toolId_.edit": {
+    path: () => `/tools/${toolId}/edit`,
+    form: () => ({ ...toolForm(`Renamed ${randomUUID().slice(0, 8)}`) }),
+  },
   "routes/tools_.new": {
     path: () => "/tools/new",
     form: (_, marker) => toolForm(`CSRF planted tool ${marker}`),
@@ -172,7 +189,15 @@ async function isResourceRoute(routeId: string): Promise<boolean> {
   return !("default" in (await importRoute(route)));
 }
 
-function post(path: string, { cookie, origin, form, routeId }: { cookie: string; origin: string | null; form: Record<string, string>; routeId?: string }) {
+function post(
+  path: string,
+  {
+    cookie,
+    origin,
+    form,
+    routeId,
+  }: { cookie: string; origin: string | null; form: Record<string, string>; routeId?: string },
+) {
   const headers: Record<string, string> = { "Content-Type": "application/x-www-form-urlencoded" };
   if (origin) headers.Origin = origin;
   const url = routeId ? `${path}${path.includes("?") ? "&" : "?"}_data=${encodeURIComponent(routeId)}` : path;
@@ -185,7 +210,8 @@ beforeAll(async () => {
   adminCookie = await sessionCookieFor(adminAccount);
   roleTarget = await createAccount(firebase);
   const db = await getDb();
-  messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello")).id;
+  messageId = (await addContactMessage(db, { email: "someone@example.com", uid: null, name: null, role: "" }, "Hello"))
+    .id;
   toolId = (
     await createPromptTool(db, {
       name: `CSRF target ${randomUUID().slice(0, 8)}`,
@@ -203,7 +229,15 @@ beforeAll(async () => {
     conversationId,
     kind: "submit",
     user: { id: randomUUID(), text: "Question?", sentAt: new Date() },
-    reply: { id: randomUUID(), parts: [{ type: "text", text: "Answer." }], content: "Answer.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: randomUUID(),
+      parts: [{ type: "text", text: "Answer." }],
+      content: "Answer.",
+      status: "completed",
+      model: "demo",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Admin's conversation",
   });
@@ -222,7 +256,14 @@ describe("ADR 047: one origin check for every non-GET request", () => {
     }
     expect(signed).toEqual(SIGNED);
     // Unsigned, from anywhere: refused before anything changes (tests/integration/stripe-webhook.test.ts covers the rest).
-    const response = await handle(appRequest("/api/stripe/webhook", { method: "POST", cookie: adminCookie, headers: { Origin: "http://evil.example" }, body: "{}" }));
+    const response = await handle(
+      appRequest("/api/stripe/webhook", {
+        method: "POST",
+        cookie: adminCookie,
+        headers: { Origin: "http://evil.example" },
+        body: "{}",
+      }),
+    );
     expect(response.status).toBe(400);
   });
 
@@ -247,7 +288,12 @@ describe("ADR 047: one origin check for every non-GET request", () => {
         for (const attack of ATTACKS) {
           for (const asData of [false, true]) {
             const label = `${attack.name}, ${asData ? "?_data" : "document"}`;
-            const response = await post(routeCase.path(), { cookie: context.cookie, origin: attack.origin, form, routeId: asData ? routeId : undefined });
+            const response = await post(routeCase.path(), {
+              cookie: context.cookie,
+              origin: attack.origin,
+              form,
+              routeId: asData ? routeId : undefined,
+            });
             expect(response.status, label).toBe(403);
             if (resource || asData) {
               expect(await response.json(), label).toEqual({ error: REFUSAL });
@@ -268,7 +314,12 @@ describe("ADR 047: one origin check for every non-GET request", () => {
         const context = await contextFor();
         const resource = await isResourceRoute(routeId);
         // An empty form: each action answers its own way (400, 404, 303…), never the origin refusal.
-        const response = await post(routeCase.path(), { cookie: context.cookie, origin: APP_ORIGIN, form: {}, routeId: resource ? undefined : routeId });
+        const response = await post(routeCase.path(), {
+          cookie: context.cookie,
+          origin: APP_ORIGIN,
+          form: {},
+          routeId: resource ? undefined : routeId,
+        });
         expect(response.status).not.toBe(403);
         expect(response.status).toBeLessThan(500);
       });

@@ -21,8 +21,20 @@ let browser: Browser;
 
 function copyRepository(): string {
   const target = fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-dev-loop-"));
-  for (const entry of ["app", "public", "scripts", "server.ts", "remix.config.js", "remix.env.d.ts", "tsconfig.json", "package.json"]) {
-    fs.cpSync(path.resolve(entry), path.join(target, entry), { recursive: true, filter: (source) => !source.includes(`${path.sep}build`) });
+  for (const entry of [
+    "app",
+    "public",
+    "scripts",
+    "server.ts",
+    "remix.config.js",
+    "remix.env.d.ts",
+    "tsconfig.json",
+    "package.json",
+  ]) {
+    fs.cpSync(path.resolve(entry), path.join(target, entry), {
+      recursive: true,
+      filter: (source) => !source.includes(`${path.sep}build`),
+    });
   }
   fs.symlinkSync(path.resolve("node_modules"), path.join(target, "node_modules"), "dir");
   return target;
@@ -57,13 +69,21 @@ describe("npm run dev", () => {
     await page.goto(dev.origin);
     await expect.poll(() => page.getByText(LEAD).count()).toBe(1);
     // The page is connected to the reload channel before the file changes.
-    await page.waitForFunction(() => performance.getEntriesByType("resource").some((entry) => entry.name.includes("/build/")));
+    await page.waitForFunction(() =>
+      performance.getEntriesByType("resource").some((entry) => entry.name.includes("/build/")),
+    );
 
     const index = path.join(copy, "app/routes/_index.tsx");
     fs.writeFileSync(index, fs.readFileSync(index, "utf8").replace(LEAD, CHANGED));
 
     // No navigation of ours: the page reloads (or updates) itself once the new build is served.
-    await expect.poll(() => page.getByText(CHANGED).count(), { timeout: 180_000, interval: 500, message: dev.output().slice(-3000) }).toBe(1);
+    await expect
+      .poll(() => page.getByText(CHANGED).count(), {
+        timeout: 180_000,
+        interval: 500,
+        message: dev.output().slice(-3000),
+      })
+      .toBe(1);
     expect(await (await fetch(dev.origin)).text()).toContain(CHANGED);
   }, 240_000);
 });

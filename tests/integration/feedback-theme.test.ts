@@ -37,7 +37,15 @@ beforeAll(async () => {
     conversationId,
     kind: "submit",
     user: { id: userMessageId, text: "Question", sentAt: new Date() },
-    reply: { id: replyId, parts: [{ type: "text", text: "Answer" }], content: "Answer", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: replyId,
+      parts: [{ type: "text", text: "Answer" }],
+      content: "Answer",
+      status: "completed",
+      model: "demo",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Rated",
   });
@@ -55,7 +63,11 @@ function post(path: string, fields: Record<string, string>, cookie: string) {
 }
 
 const rate = (rating: string, cookie = ownerCookie, messageId = replyId, conversation = conversationId) =>
-  post(`/nuvara/${conversation}?_data=routes%2Fnuvara.%24conversationId`, { intent: "feedback", messageId, rating }, cookie);
+  post(
+    `/nuvara/${conversation}?_data=routes%2Fnuvara.%24conversationId`,
+    { intent: "feedback", messageId, rating },
+    cookie,
+  );
 
 async function storedRating() {
   const [row] = await (await getDb()).select().from(messageFeedback).where(eq(messageFeedback.messageId, replyId));
@@ -68,7 +80,9 @@ describe("👍/👎 on a reply", () => {
     expect(await storedRating()).toBe(1);
     expect((await rate("down")).status).toBe(200);
     expect(await storedRating()).toBe(-1);
-    const page = await handle(appRequest(`/nuvara/${conversationId}?_data=routes%2Fnuvara.%24conversationId`, { cookie: ownerCookie }));
+    const page = await handle(
+      appRequest(`/nuvara/${conversationId}?_data=routes%2Fnuvara.%24conversationId`, { cookie: ownerCookie }),
+    );
     expect((await page.json()).feedback).toEqual({ [replyId]: -1 });
     expect((await rate("none")).status).toBe(200);
     expect(await storedRating()).toBeNull();
@@ -104,7 +118,8 @@ describe("👍/👎 on a reply", () => {
 });
 
 describe("the theme", () => {
-  const setTheme = (theme: string, cookie = ownerCookie) => post("/dashboard?_data=routes%2Fdashboard", { intent: "theme", theme }, cookie);
+  const setTheme = (theme: string, cookie = ownerCookie) =>
+    post("/dashboard?_data=routes%2Fdashboard", { intent: "theme", theme }, cookie);
 
   it("is stored for the account and rendered on <html> by the server", async () => {
     expect((await setTheme("dark")).status).toBe(200);

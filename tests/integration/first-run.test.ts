@@ -25,7 +25,12 @@ describe("the assistant's verify-email banner", () => {
   it("is offered for an unverified password account, with the way to confirm it's them", async () => {
     const account = await createAccount(firebase, { verified: false });
     const prompt = await verifyEmailPrompt(sessionUser(account, false));
-    expect(prompt).toMatchObject({ email: account.email, hasPassword: true, hasGoogle: false, localMode: expect.any(Boolean) });
+    expect(prompt).toMatchObject({
+      email: account.email,
+      hasPassword: true,
+      hasGoogle: false,
+      localMode: expect.any(Boolean),
+    });
     expect(prompt?.firebase.projectId).toBeTruthy();
   });
 
@@ -44,7 +49,10 @@ describe("the assistant's verify-email banner", () => {
   it("still shows (from the session's copy) when the identity service cannot be reached", async () => {
     const account = await createAccount(firebase, { verified: false });
     await setFault("identity", "refuse");
-    expect(await verifyEmailPrompt(sessionUser(account, false))).toMatchObject({ email: account.email, hasPassword: true });
+    expect(await verifyEmailPrompt(sessionUser(account, false))).toMatchObject({
+      email: account.email,
+      hasPassword: true,
+    });
   });
 });
 
@@ -55,9 +63,15 @@ describe("/login says why the visitor is there", () => {
   }
 
   it("from the redirectTo the guards set, through a fixed list", async () => {
-    expect(await login("?redirectTo=%2Fnuvara")).toMatchObject({ reason: "Sign in to use the assistant.", redirectTo: "/nuvara" });
+    expect(await login("?redirectTo=%2Fnuvara")).toMatchObject({
+      reason: "Sign in to use the assistant.",
+      redirectTo: "/nuvara",
+    });
     expect(await login("?redirectTo=%2Fdashboard")).toMatchObject({ reason: "Sign in to see your dashboard." });
     expect(await login("")).toMatchObject({ reason: null, redirectTo: "/" });
-    expect(await login(`?redirectTo=${encodeURIComponent("https://evil.test/nuvara")}`)).toMatchObject({ reason: null, redirectTo: "/" });
+    expect(await login(`?redirectTo=${encodeURIComponent("https://evil.test/nuvara")}`)).toMatchObject({
+      reason: null,
+      redirectTo: "/",
+    });
   });
 });

@@ -42,7 +42,10 @@ describe("/healthz", () => {
     advanceClock(HEALTHY_FOR_MS + 1);
     const response = await healthz();
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok", stores: { identity: "ok", firestore: "ok", postgres: "ok" } });
+    expect(await response.json()).toEqual({
+      status: "ok",
+      stores: { identity: "ok", firestore: "ok", postgres: "ok" },
+    });
     expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect(response.headers.get("X-Frame-Options")).toBe("DENY");
     expect(response.headers.get("Referrer-Policy")).toBe("strict-origin-when-cross-origin");
@@ -54,7 +57,10 @@ describe("/healthz", () => {
     advanceClock(HEALTHY_FOR_MS + 1);
     const lookups = vi.spyOn(adminAuth(), "getUser");
     const concurrent = await Promise.all(Array.from({ length: 20 }, () => healthz()));
-    expect(await concurrent[0].clone().json()).toEqual({ status: "ok", stores: { identity: "ok", firestore: "ok", postgres: "ok" } });
+    expect(await concurrent[0].clone().json()).toEqual({
+      status: "ok",
+      stores: { identity: "ok", firestore: "ok", postgres: "ok" },
+    });
     expect(concurrent.map((response) => response.status)).toEqual(Array(20).fill(200));
     for (let i = 0; i < 20; i++) expect((await healthz()).status).toBe(200);
     // 40 answers, one identity lookup (and one Firestore read, one query).
@@ -102,11 +108,15 @@ describe("the built app under remix-serve", () => {
     const secret = "trace-secret-cookie-value";
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       // fetch() refuses to send TRACE at all: a raw request, as an attacker's tool would.
-      const req = request(`${app.origin}/`, { method: "TRACE", headers: { Cookie: `__session=${secret}`, "X-Echo": secret } }, (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = request(
+        `${app.origin}/`,
+        { method: "TRACE", headers: { Cookie: `__session=${secret}`, "X-Echo": secret } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on("error", reject);
       req.end();
     });
@@ -158,7 +168,11 @@ describe("the built app under remix-serve", () => {
   });
 
   it("same-origin posts still reach the actions", async () => {
-    const response = await fetch(`${app.origin}/api/auth/logout`, { method: "POST", headers: { Origin: app.origin }, redirect: "manual" });
+    const response = await fetch(`${app.origin}/api/auth/logout`, {
+      method: "POST",
+      headers: { Origin: app.origin },
+      redirect: "manual",
+    });
     expect(response.status).toBe(303);
   });
 });

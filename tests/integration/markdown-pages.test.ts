@@ -35,7 +35,15 @@ async function conversationWithReply(text: string): Promise<string> {
     conversationId: conversation.id,
     kind: "submit",
     user: { id: randomUUID(), text: "Reply with this text", sentAt: new Date() },
-    reply: { id: randomUUID(), parts: [{ type: "text", text }], content: text, status: "completed", model: "test-model", inputTokens: 1, outputTokens: 1 },
+    reply: {
+      id: randomUUID(),
+      parts: [{ type: "text", text }],
+      content: text,
+      status: "completed",
+      model: "test-model",
+      inputTokens: 1,
+      outputTokens: 1,
+    },
     usageDay: new Date().toISOString().slice(0, 10),
     title: "Markdown payload",
   });

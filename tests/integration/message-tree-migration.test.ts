@@ -50,7 +50,14 @@ describe("migration 0010: the message tree", () => {
       stored.push({ id, conversation, role, content });
       await client.query(
         `insert into messages (id, conversation_id, role, parts, content, status) values ($1, $2, $3, $4::jsonb, $5, $6)`,
-        [id, conversation, role, JSON.stringify([{ type: "text", text: content }]), content, role === "assistant" ? "completed" : null],
+        [
+          id,
+          conversation,
+          role,
+          JSON.stringify([{ type: "text", text: content }]),
+          content,
+          role === "assistant" ? "completed" : null,
+        ],
       );
     };
     await add(first, "user", "Plan a trip to Lisbon");
@@ -70,16 +77,20 @@ describe("migration 0010: the message tree", () => {
     // Nothing lost, nothing changed.
     expect(rows.map((row) => [row.id, row.content])).toEqual(stored.map((message) => [message.id, message.content]));
     const leaves = new Map(
-      (await client.query<{ id: string; current_leaf_id: string | null }>("select id, current_leaf_id from conversations")).rows.map(
-        (row) => [row.id, row.current_leaf_id],
-      ),
+      (
+        await client.query<{ id: string; current_leaf_id: string | null }>(
+          "select id, current_leaf_id from conversations",
+        )
+      ).rows.map((row) => [row.id, row.current_leaf_id]),
     );
     expect(leaves.get(empty)).toBeNull();
     for (const conversation of [first, second]) {
       const nodes = rows
         .filter((row) => row.conversation_id === conversation)
         .map((row) => ({ id: row.id, parentId: row.parent_id, content: row.content }));
-      const before = stored.filter((message) => message.conversation === conversation).map((message) => message.content);
+      const before = stored
+        .filter((message) => message.conversation === conversation)
+        .map((message) => message.content);
       // The branch shown is the conversation exactly as it was, and there is no other.
       expect(leaves.get(conversation)).toBe(nodes.at(-1)!.id);
       expect(branchPath(nodes, leaves.get(conversation)).map((node) => node.content)).toEqual(before);

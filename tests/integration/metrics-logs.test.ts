@@ -114,24 +114,34 @@ describe("GET /metrics", () => {
     const conversation = await handle(appRequest(`/nuvara/${conversationId}`));
     const after = await scrape();
 
-    expect(sample(after, "nuvara_http_requests_total", loginLabels)).toBe(sample(before, "nuvara_http_requests_total", loginLabels) + 1);
+    expect(sample(after, "nuvara_http_requests_total", loginLabels)).toBe(
+      sample(before, "nuvara_http_requests_total", loginLabels) + 1,
+    );
     expect(sample(after, "nuvara_http_request_duration_seconds_count", loginLabels)).toBe(
       sample(before, "nuvara_http_request_duration_seconds_count", loginLabels) + 1,
     );
     const rootLabels = { route: "root", kind: "loader", status: "200" };
-    expect(sample(after, "nuvara_http_requests_total", rootLabels)).toBeGreaterThanOrEqual(sample(before, "nuvara_http_requests_total", rootLabels) + 2);
+    expect(sample(after, "nuvara_http_requests_total", rootLabels)).toBeGreaterThanOrEqual(
+      sample(before, "nuvara_http_requests_total", rootLabels) + 2,
+    );
     // Signed out, the conversation page sends to /login: counted under its pattern with that status.
     const pageLabels = { route: "routes/nuvara.$conversationId", kind: "loader", status: String(conversation.status) };
-    expect(sample(after, "nuvara_http_requests_total", pageLabels)).toBe(sample(before, "nuvara_http_requests_total", pageLabels) + 1);
+    expect(sample(after, "nuvara_http_requests_total", pageLabels)).toBe(
+      sample(before, "nuvara_http_requests_total", pageLabels) + 1,
+    );
     expect(after).not.toContain(conversationId);
   });
 });
 
 describe("docs/grafana-dashboard.json", () => {
   it("queries only metrics that /metrics serves", async () => {
-    const dashboard = JSON.parse(readFileSync("docs/grafana-dashboard.json", "utf8")) as { panels: Array<{ targets: Array<{ expr: string }> }> };
+    const dashboard = JSON.parse(readFileSync("docs/grafana-dashboard.json", "utf8")) as {
+      panels: Array<{ targets: Array<{ expr: string }> }>;
+    };
     const served = new Set([...(await scrape()).matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]));
-    const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => [...target.expr.matchAll(/\b((?:nuvara|nodejs|process)_\w+)/g)]));
+    const queried = dashboard.panels.flatMap((panel) =>
+      panel.targets.flatMap((target) => [...target.expr.matchAll(/\b((?:nuvara|nodejs|process)_\w+)/g)]),
+    );
     expect(queried.length).toBeGreaterThan(10);
     for (const [name] of queried) expect(served, name).toContain(name.replace(/_(bucket|count|sum)$/, ""));
   });
@@ -146,7 +156,10 @@ describe("chat metrics", () => {
     const response = await sendChat(firstMessage("count my tokens"), cookie);
     expect(response.status).toBe(200);
     expect(dataOf(await readChunks(response), "saved")).toBeDefined();
-    await waitUntil("the generation ended", async () => sample(await scrape(), "nuvara_chat_generations_running") === 0);
+    await waitUntil(
+      "the generation ended",
+      async () => sample(await scrape(), "nuvara_chat_generations_running") === 0,
+    );
     const after = await scrape();
 
     expect(sample(after, "nuvara_chat_tokens_total", { ...labels, direction: "in" })).toBeGreaterThan(
@@ -155,9 +168,13 @@ describe("chat metrics", () => {
     expect(sample(after, "nuvara_chat_tokens_total", { ...labels, direction: "out" })).toBeGreaterThan(
       sample(before, "nuvara_chat_tokens_total", { ...labels, direction: "out" }),
     );
-    expect(sample(after, "nuvara_chat_first_token_seconds_count", labels)).toBe(sample(before, "nuvara_chat_first_token_seconds_count", labels) + 1);
+    expect(sample(after, "nuvara_chat_first_token_seconds_count", labels)).toBe(
+      sample(before, "nuvara_chat_first_token_seconds_count", labels) + 1,
+    );
     const actionLabels = { route: "routes/api.chat", kind: "action", status: "200" };
-    expect(sample(after, "nuvara_http_requests_total", actionLabels)).toBe(sample(before, "nuvara_http_requests_total", actionLabels) + 1);
+    expect(sample(after, "nuvara_http_requests_total", actionLabels)).toBe(
+      sample(before, "nuvara_http_requests_total", actionLabels) + 1,
+    );
     // The app's database is open by now: its pool is reported.
     expect(sample(after, "nuvara_db_pool_connections", { state: "total" })).toBeGreaterThan(0);
   });
@@ -172,8 +189,12 @@ describe("chat metrics", () => {
       // A page may use the caches: the first load fills them, the second finds the account there.
       for (let i = 0; i < 2; i++) expect((await handle(appRequest("/dashboard", { cookie }))).status).toBe(200);
       const after = await scrape();
-      expect(sample(after, "nuvara_auth_cache_lookups_total", miss)).toBeGreaterThan(sample(before, "nuvara_auth_cache_lookups_total", miss));
-      expect(sample(after, "nuvara_auth_cache_lookups_total", hit)).toBeGreaterThan(sample(before, "nuvara_auth_cache_lookups_total", hit));
+      expect(sample(after, "nuvara_auth_cache_lookups_total", miss)).toBeGreaterThan(
+        sample(before, "nuvara_auth_cache_lookups_total", miss),
+      );
+      expect(sample(after, "nuvara_auth_cache_lookups_total", hit)).toBeGreaterThan(
+        sample(before, "nuvara_auth_cache_lookups_total", hit),
+      );
     } finally {
       restore();
     }
@@ -223,7 +244,9 @@ describe("request ids and log lines", () => {
       data = await handle(appRequest("/login?_data=routes%2Flogin"));
       api = await handle(appRequest("/livez"));
       kept = await handle(appRequest("/login", { headers: { "X-Request-Id": "lb-7f3a.91:2" } }));
-      replaced = await handle(appRequest("/login", { headers: { "X-Request-Id": `a b"}{"level":60,${"x".repeat(80)}` } }));
+      replaced = await handle(
+        appRequest("/login", { headers: { "X-Request-Id": `a b"}{"level":60,${"x".repeat(80)}` } }),
+      );
     } finally {
       logs.restore();
     }
@@ -238,7 +261,9 @@ describe("request ids and log lines", () => {
     const pageLines = entries.filter((entry) => entry.reqId === ids[0]);
     expect(pageLines.map((entry) => entry.route).sort()).toEqual(["root", "routes/login"]);
     expect(entries.filter((entry) => entry.reqId === ids[1]).map((entry) => entry.route)).toEqual(["routes/login"]);
-    expect(entries.filter((entry) => entry.reqId === ids[2]).map((entry) => entry.msg)).toEqual(["loader routes/livez 200"]);
+    expect(entries.filter((entry) => entry.reqId === ids[2]).map((entry) => entry.msg)).toEqual([
+      "loader routes/livez 200",
+    ]);
     expect(entries.filter((entry) => entry.reqId === "lb-7f3a.91:2")).toHaveLength(2);
     // Every line belongs to one of these requests.
     expect(entries.every((entry) => ids.includes(entry.reqId as string))).toBe(true);
@@ -255,7 +280,10 @@ describe("request ids and log lines", () => {
       response = await sendChat(firstMessage(`please repeat ${marker}`), cookie);
       expect(response.status).toBe(200);
       await readChunks(response);
-      await waitUntil("the reply was stored", async () => sample(await scrape(), "nuvara_chat_generations_running") === 0);
+      await waitUntil(
+        "the reply was stored",
+        async () => sample(await scrape(), "nuvara_chat_generations_running") === 0,
+      );
     } finally {
       logs.restore();
     }
@@ -296,7 +324,13 @@ describe("the compiled build under remix-serve, as operators run it", () => {
     expect((await fetch(`${app!.origin}/metrics`)).status).toBe(404);
     const metrics = await fetch(`${app!.origin}/metrics`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(metrics.status).toBe(200);
-    expect(sample(await metrics.text(), "nuvara_http_requests_total", { route: "routes/login", kind: "loader", status: "200" })).toBe(1);
+    expect(
+      sample(await metrics.text(), "nuvara_http_requests_total", {
+        route: "routes/login",
+        kind: "loader",
+        status: "200",
+      }),
+    ).toBe(1);
 
     await waitUntil("the page's lines are written", () => app!.stderr().includes(requestId!));
     const lines = app!

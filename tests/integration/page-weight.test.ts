@@ -33,7 +33,9 @@ const page = (path: string) => {
 describe("the assistant page's first load (ADR 051)", () => {
   it(`is at most ${BUDGET_BYTES / 1024} KB of JavaScript (gzip), for a new chat and an open conversation`, () => {
     for (const path of ["/nuvara", "/nuvara/:conversationId"]) {
-      expect(page(path).gzipBytes, `${path}: ${(page(path).gzipBytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(BUDGET_BYTES);
+      expect(page(path).gzipBytes, `${path}: ${(page(path).gzipBytes / 1024).toFixed(1)} KB`).toBeLessThanOrEqual(
+        BUDGET_BYTES,
+      );
     }
   });
 
@@ -49,10 +51,12 @@ describe("the assistant page's first load (ADR 051)", () => {
 
   it("loads neither the code highlighter nor the Markdown pipeline up front", () => {
     const packages = Object.keys(page("/nuvara").packages);
-    for (const name of ["highlight.js", "lowlight", "react-markdown", "remark-gfm", "micromark"]) expect(packages).not.toContain(name);
+    for (const name of ["highlight.js", "lowlight", "react-markdown", "remark-gfm", "micromark"])
+      expect(packages).not.toContain(name);
   });
 
   it("keeps zod off the admin and dashboard pages, whose forms are validated on the server", () => {
-    for (const path of ["/dashboard", "/admin/users", "/admin/messages"]) expect(Object.keys(page(path).packages), path).not.toContain("zod");
+    for (const path of ["/dashboard", "/admin/users", "/admin/messages"])
+      expect(Object.keys(page(path).packages), path).not.toContain("zod");
   });
 });

@@ -15,8 +15,11 @@ describe.each(testDatabases())("data layer on $name", ({ url }) => {
   afterAll(() => db.$client.end());
 
   it("applies every migration once, and a second start changes nothing", async () => {
-    const journal = JSON.parse(fs.readFileSync("app/db/migrations/meta/_journal.json", "utf8")) as { entries: unknown[] };
-    const applied = async () => (await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0].n;
+    const journal = JSON.parse(fs.readFileSync("app/db/migrations/meta/_journal.json", "utf8")) as {
+      entries: unknown[];
+    };
+    const applied = async () =>
+      (await db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0].n;
     const columns = async () =>
       (
         await db.execute<{ table_name: string; column_name: string; data_type: string }>(sql`
@@ -25,7 +28,9 @@ describe.each(testDatabases())("data layer on $name", ({ url }) => {
       ).rows;
     expect(await applied()).toBe(journal.entries.length);
     const before = await columns();
-    expect(before.map((column) => column.table_name)).toEqual(expect.arrayContaining(["rate_limits", "messages", "attachments"]));
+    expect(before.map((column) => column.table_name)).toEqual(
+      expect.arrayContaining(["rate_limits", "messages", "attachments"]),
+    );
 
     const again = await openDatabase(url);
     await again.$client.end();

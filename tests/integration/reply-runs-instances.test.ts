@@ -102,7 +102,10 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
 
   /** A run's chunks as PostgreSQL holds them (its batches written so far). */
   async function storedChunks(runId: string) {
-    const { rows } = await sql.query<{ chunks: UIMessageChunk[] }>("select chunks from reply_run_events where run_id = $1 order by seq", [runId]);
+    const { rows } = await sql.query<{ chunks: UIMessageChunk[] }>(
+      "select chunks from reply_run_events where run_id = $1 order by seq",
+      [runId],
+    );
     return rows.flatMap((row) => row.chunks);
   }
 
@@ -122,18 +125,29 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     await started.reader.cancel().catch(() => undefined);
 
     // B: the page lists it as still writing, and the reply is read from its first word to its end.
-    const page = await fetch(`${b.origin}/nuvara/${started.body.conversationId}?_data=routes%2Fnuvara.%24conversationId`, { headers: { Cookie: cookie } });
+    const page = await fetch(
+      `${b.origin}/nuvara/${started.body.conversationId}?_data=routes%2Fnuvara.%24conversationId`,
+      { headers: { Cookie: cookie } },
+    );
     expect(page.status).toBe(200);
-    expect((await page.json()).running).toMatchObject({ runId: started.runId, userMessage: { id: started.body.message.id, text: "Count to thirty" } });
+    expect((await page.json()).running).toMatchObject({
+      runId: started.runId,
+      userMessage: { id: started.body.message.id, text: "Count to thirty" },
+    });
     const chunks = await (await readUntil(await follow(b, cookie, started.runId), () => false)).rest();
     expect(replyText(chunks)).toBe(WORDS);
     expect(dataOf<SavedExchange>(chunks, "saved")).toMatchObject({ status: "completed", replyId: started.runId });
 
-    expect((await stored(started.body.conversationId)).map((row) => [row.role, row.status])).toEqual([["user", null], ["assistant", "completed"]]);
+    expect((await stored(started.body.conversationId)).map((row) => [row.role, row.status])).toEqual([
+      ["user", null],
+      ["assistant", "completed"],
+    ]);
     await expect(model.requests.at(-1)!.outcome).resolves.toBe("completed");
     expect(await messagesToday(account.uid)).toBe(1);
     // Fewer writes than chunks: the events went to PostgreSQL in batches (at most one per 250 ms).
-    const { rows } = await sql.query<{ batches: number }>("select batches from reply_runs where id = $1", [started.runId]);
+    const { rows } = await sql.query<{ batches: number }>("select batches from reply_runs where id = $1", [
+      started.runId,
+    ]);
     expect(rows[0].batches).toBeGreaterThan(1);
     expect(rows[0].batches).toBeLessThan(30 / 2);
   });
@@ -163,7 +177,9 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     const { account, cookie } = await user();
     model.enqueue({ type: "text", text: WORDS, chunkDelayMs: 150 });
     const started = await startReply(a, cookie, "Count very slowly", "w3");
-    await waitUntil("the text so far to be in PostgreSQL", async () => replyText(await storedChunks(started.runId)).includes("w3"));
+    await waitUntil("the text so far to be in PostgreSQL", async () =>
+      replyText(await storedChunks(started.runId)).includes("w3"),
+    );
     // B follows it from PostgreSQL (it runs on A); C's sweeper or B's settles it.
     const reading = readUntil(await follow(b, cookie, started.runId), () => false);
     await started.reader.cancel().catch(() => undefined);
@@ -176,7 +192,10 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     // Within the lease and one sweep (every half lease), well within a minute.
     expect(tookMs).toBeLessThan((LEASE_SECONDS * 1.5 + 3) * 1000);
     const rows = await stored(started.body.conversationId);
-    expect(rows.map((row) => [row.role, row.status])).toEqual([["user", null], ["assistant", "interrupted"]]);
+    expect(rows.map((row) => [row.role, row.status])).toEqual([
+      ["user", null],
+      ["assistant", "interrupted"],
+    ]);
     expect(rows[1].content).toMatch(/^w1 w2 w3/);
     expect(rows[1].content).not.toContain("w30");
     expect(await messagesToday(account.uid)).toBe(1);
@@ -190,12 +209,23 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     expect(response.status).toBe(200);
     const head = await readUntil(response, (sofar) => dataOf(sofar, "run") !== undefined);
     const runId = dataOf<{ runId: string }>(head.chunks, "run")!.runId;
-    await waitUntil("the run to be recorded", async () => (await sql.query("select 1 from reply_runs where id = $1", [runId])).rows.length === 1);
+    await waitUntil(
+      "the run to be recorded",
+      async () => (await sql.query("select 1 from reply_runs where id = $1", [runId])).rows.length === 1,
+    );
     expect(await messagesToday(account.uid)).toBe(2);
     await head.reader.cancel().catch(() => undefined);
     await c.kill("SIGKILL");
-    await waitUntil("B to settle C's run", async () => (await sql.query("select status from reply_runs where id = $1", [runId])).rows[0]?.status === "interrupted", (LEASE_SECONDS * 1.5 + 3) * 1000);
-    expect((await stored(silent.conversationId)).map((row) => [row.role, row.status, row.content])).toEqual([["user", null, "Are you there?"], ["assistant", "interrupted", ""]]);
+    await waitUntil(
+      "B to settle C's run",
+      async () =>
+        (await sql.query("select status from reply_runs where id = $1", [runId])).rows[0]?.status === "interrupted",
+      (LEASE_SECONDS * 1.5 + 3) * 1000,
+    );
+    expect((await stored(silent.conversationId)).map((row) => [row.role, row.status, row.content])).toEqual([
+      ["user", null, "Are you there?"],
+      ["assistant", "interrupted", ""],
+    ]);
     expect(await messagesToday(account.uid)).toBe(1);
   });
 
@@ -229,6 +259,9 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     const rows = await stored(long.body.conversationId);
     expect(rows[1].status).toBe("interrupted");
     expect(rows[1].content).toMatch(/^w1/);
-    expect((await stored(short.body.conversationId))[1]).toMatchObject({ status: "completed", content: "s1 s2 s3 s4 s5 s6 s7 s8" });
+    expect((await stored(short.body.conversationId))[1]).toMatchObject({
+      status: "completed",
+      content: "s1 s2 s3 s4 s5 s6 s7 s8",
+    });
   });
 });

@@ -51,9 +51,12 @@ describe("POST /api/auth/session", () => {
     expect(ok.headers.get("Location")).toBe("/dashboard?tab=usage");
     expect(ok.headers.get("Set-Cookie")).toMatch(/^__session=/);
 
-    const hostile = await post(new URLSearchParams({ idToken: await freshIdToken(account), redirectTo: "//evil.example/x" }), {
-      "Content-Type": "application/x-www-form-urlencoded",
-    });
+    const hostile = await post(
+      new URLSearchParams({ idToken: await freshIdToken(account), redirectTo: "//evil.example/x" }),
+      {
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+    );
     expect(hostile.headers.get("Location")).toBe("/");
   });
 

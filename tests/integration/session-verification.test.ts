@@ -37,7 +37,12 @@ describe("root loader: session and role", () => {
   it("signed in: the user's fields and the role from users/{email}.stripeRole", async () => {
     const account = await createAccount(firebase, { role: "premium", displayName: "Pat Premium" });
     const { data } = await root(await sessionCookieFor(account));
-    expect(data.user).toMatchObject({ uid: account.uid, email: account.email, displayName: "Pat Premium", emailVerified: true });
+    expect(data.user).toMatchObject({
+      uid: account.uid,
+      email: account.email,
+      displayName: "Pat Premium",
+      emailVerified: true,
+    });
     expect(data.role).toBe("premium");
     expect(data.isAdmin).toBe(false);
   });
@@ -117,10 +122,18 @@ describe("logout", () => {
   it("GET logs out only for same-origin or typed navigations that are not prefetches", async () => {
     const account = await createAccount(firebase);
     const get = async (headers: Record<string, string>, cookie: string) =>
-      logoutLoader({ request: appRequest("/api/auth/logout?redirectTo=%2Ftools", { cookie, headers }), params: {}, context: {} });
+      logoutLoader({
+        request: appRequest("/api/auth/logout?redirectTo=%2Ftools", { cookie, headers }),
+        params: {},
+        context: {},
+      });
 
     const cookie = await sessionCookieFor(account);
-    const refused: Array<Record<string, string>> = [{ "Sec-Fetch-Site": "cross-site" }, {}, { "Sec-Fetch-Site": "same-origin", "Sec-Purpose": "prefetch" }];
+    const refused: Array<Record<string, string>> = [
+      { "Sec-Fetch-Site": "cross-site" },
+      {},
+      { "Sec-Fetch-Site": "same-origin", "Sec-Purpose": "prefetch" },
+    ];
     for (const headers of refused) {
       const response = await get(headers, cookie);
       expect(response.status).toBe(303);
@@ -140,7 +153,9 @@ describe("guards", () => {
   it("requireUser redirects a signed-out visitor to /login with the path URL-encoded", async () => {
     const response = await thrown(requireUser(appRequest("/dashboard?tab=usage&x=1")));
     expect([302, 303]).toContain(response.status);
-    expect(response.headers.get("Location")).toBe(`/login?redirectTo=${encodeURIComponent("/dashboard?tab=usage&x=1")}`);
+    expect(response.headers.get("Location")).toBe(
+      `/login?redirectTo=${encodeURIComponent("/dashboard?tab=usage&x=1")}`,
+    );
   });
 
   it("/admin/messages: anonymous → login, user → 403, admin → 200", async () => {
@@ -149,7 +164,11 @@ describe("guards", () => {
 
     const user = await createAccount(firebase, { role: "premium" });
     const forbidden = await thrown(
-      adminLoader({ request: appRequest("/admin/messages", { cookie: await sessionCookieFor(user) }), params: {}, context: {} }),
+      adminLoader({
+        request: appRequest("/admin/messages", { cookie: await sessionCookieFor(user) }),
+        params: {},
+        context: {},
+      }),
     );
     expect(forbidden.status).toBe(403);
     expect(await forbidden.json()).toEqual({ error: "This page is for admins only." });
@@ -205,7 +224,10 @@ describe("faults: a backend stopped or stalled", () => {
   it("after recovery the admin is an admin again, never having been signed out", async () => {
     await healAll();
     // gRPC reconnects with a short backoff after a fault.
-    await vi.waitFor(async () => expect((await root(adminCookie)).data.isAdmin).toBe(true), { timeout: 5_000, interval: 250 });
+    await vi.waitFor(async () => expect((await root(adminCookie)).data.isAdmin).toBe(true), {
+      timeout: 5_000,
+      interval: 250,
+    });
     const health = await healthLoader({ request: appRequest("/healthz"), params: {}, context: {} });
     expect(health.status).toBe(200);
   });

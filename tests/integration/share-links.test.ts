@@ -45,7 +45,15 @@ async function conversationOf(uid: string, exchanges: Array<[string, string]>, t
       conversationId: id,
       kind: "submit",
       user: { id: randomUUID(), text: question, sentAt: new Date() },
-      reply: { id: randomUUID(), parts: [{ type: "text", text: answer }], content: answer, status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+      reply: {
+        id: randomUUID(),
+        parts: [{ type: "text", text: answer }],
+        content: answer,
+        status: "completed",
+        model: "demo",
+        inputTokens: 1,
+        outputTokens: 1,
+      },
       usageDay: new Date().toISOString().slice(0, 10),
       title,
     });
@@ -91,7 +99,9 @@ describe("sharing a conversation", () => {
     expect(html).toContain("<title>Lisbon trip · Nuvara²</title>");
     expect(html).toContain("Shared conversation");
     // In order, replies as Markdown.
-    const order = ["Plan a trip to Lisbon", "<strong>Belém</strong>", "And day two?", "Take tram 28 to Alfama."].map((text) => html.indexOf(text));
+    const order = ["Plan a trip to Lisbon", "<strong>Belém</strong>", "And day two?", "Take tram 28 to Alfama."].map(
+      (text) => html.indexOf(text),
+    );
     expect(order.every((at) => at > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(html).not.toContain("<textarea");
@@ -103,10 +113,18 @@ describe("sharing a conversation", () => {
 
   it("shows the display name the owner chose, and refuses one over 80 characters or with a NUL (nothing created)", async () => {
     const id = await conversationOf(owner.uid, [["Hi", "Hello."]]);
-    const long = await post(`/api/conversations/${id}/share`, { intent: "create", displayName: "x".repeat(81) }, ownerCookie);
+    const long = await post(
+      `/api/conversations/${id}/share`,
+      { intent: "create", displayName: "x".repeat(81) },
+      ownerCookie,
+    );
     expect(long.status).toBe(400);
     expect((await long.json()).error).toBe("Please keep the name to 80 characters or fewer.");
-    const nul = await post(`/api/conversations/${id}/share`, { intent: "create", displayName: "a\u0000b" }, ownerCookie);
+    const nul = await post(
+      `/api/conversations/${id}/share`,
+      { intent: "create", displayName: "a\u0000b" },
+      ownerCookie,
+    );
     expect(nul.status).toBe(400);
     expect((await nul.json()).error).toMatch(/cannot be stored/);
     const listed = await get(`/api/conversations/${id}/share`, ownerCookie);
@@ -127,7 +145,15 @@ describe("sharing a conversation", () => {
       conversationId: id,
       kind: "submit",
       user: { id: randomUUID(), text: "Later secret", sentAt: new Date() },
-      reply: { id: randomUUID(), parts: [{ type: "text", text: "Later reply." }], content: "Later reply.", status: "completed", model: "demo", inputTokens: 1, outputTokens: 1 },
+      reply: {
+        id: randomUUID(),
+        parts: [{ type: "text", text: "Later reply." }],
+        content: "Later reply.",
+        status: "completed",
+        model: "demo",
+        inputTokens: 1,
+        outputTokens: 1,
+      },
       usageDay: new Date().toISOString().slice(0, 10),
       title: "x",
     });
@@ -140,7 +166,9 @@ describe("sharing a conversation", () => {
     const id = await conversationOf(owner.uid, [["Mine", "Yours."]]);
     expect((await post(`/api/conversations/${id}/share`, { intent: "create" }, visitorCookie)).status).toBe(404);
     expect((await get(`/api/conversations/${id}/share`, visitorCookie)).status).toBe(404);
-    expect((await post(`/api/conversations/${randomUUID()}/share`, { intent: "create" }, ownerCookie)).status).toBe(404);
+    expect((await post(`/api/conversations/${randomUUID()}/share`, { intent: "create" }, ownerCookie)).status).toBe(
+      404,
+    );
     const anon = await post(`/api/conversations/${id}/share`, { intent: "create" });
     expect(anon.status).toBe(302);
     expect(anon.headers.get("Location")).toMatch(/^\/login\?redirectTo=/);
@@ -184,7 +212,10 @@ describe("sharing a conversation", () => {
     expect(copyId).not.toBe(id);
 
     const db = await getDb();
-    const [copy] = await db.select().from(conversations).where(and(eq(conversations.id, copyId), eq(conversations.uid, visitor.uid)));
+    const [copy] = await db
+      .select()
+      .from(conversations)
+      .where(and(eq(conversations.id, copyId), eq(conversations.uid, visitor.uid)));
     expect(copy.title).toBe("Lisbon trip");
     const rows = await db.select().from(messages).where(eq(messages.conversationId, copyId)).orderBy(asc(messages.seq));
     expect(rows.map((row) => `${row.role}:${row.content}`)).toEqual([
@@ -214,11 +245,20 @@ describe("sharing a conversation", () => {
     const sharer = await createAccount(firebase, { prefix: "copier" });
     const cookie = await sessionCookieFor(sharer);
     const id = await conversationOf(sharer.uid, [["Copy me", "Many times."]]);
-    const responses = await Promise.all(Array.from({ length: 25 }, () => post(`/api/conversations/${id}/share`, { intent: "create" }, cookie)));
-    expect(responses.map((response) => response.status).sort()).toEqual([...Array(20).fill(201), ...Array(5).fill(409)]);
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, () => post(`/api/conversations/${id}/share`, { intent: "create" }, cookie)),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([
+      ...Array(20).fill(201),
+      ...Array(5).fill(409),
+    ]);
     const refusal = (await responses.find((response) => response.status === 409)!.json()) as { error: string };
-    expect(refusal.error).toBe("This conversation already has 20 open share links. Revoke one (under Shared links on your dashboard) to make another.");
-    const listed = (await (await get(`/api/conversations/${id}/share`, cookie)).json()) as { shares: Array<{ id: string }> };
+    expect(refusal.error).toBe(
+      "This conversation already has 20 open share links. Revoke one (under Shared links on your dashboard) to make another.",
+    );
+    const listed = (await (await get(`/api/conversations/${id}/share`, cookie)).json()) as {
+      shares: Array<{ id: string }>;
+    };
     expect(listed.shares).toHaveLength(20);
 
     expect((await post(`/api/shares/${listed.shares[0].id}`, { intent: "revoke" }, cookie)).status).toBe(200);
@@ -236,7 +276,9 @@ describe("sharing a conversation", () => {
     const refused = await post(`/api/conversations/${first}/share`, { intent: "create" }, cookie);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
-    expect(((await refused.json()) as { error: string }).error).toMatch(/^You've made a lot of share links in a short time\. Please try again in (\d+ (seconds|minutes)|a (second|minute))\.$/);
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /^You've made a lot of share links in a short time\. Please try again in (\d+ (seconds|minutes)|a (second|minute))\.$/,
+    );
     const listed = (await (await get(`/api/conversations/${first}/share`, cookie)).json()) as { shares: unknown[] };
     expect(listed.shares).toHaveLength(15);
 
@@ -249,7 +291,10 @@ describe("sharing a conversation", () => {
     const cookie = await sessionCookieFor(sharer);
     const id = await conversationOf(sharer.uid, [["Export me", "Exported."]], "Exported chat");
     const link = await share(id, { displayName: "Exp" }, cookie);
-    const data = await exportAccountData(await getDb(), await getAccountDetails(sharer.uid), { role: "none", plan: "Free" });
+    const data = await exportAccountData(await getDb(), await getAccountDetails(sharer.uid), {
+      role: "none",
+      plan: "Free",
+    });
     expect(data.sharedLinks).toEqual([
       expect.objectContaining({
         id: link.id,
@@ -257,7 +302,10 @@ describe("sharing a conversation", () => {
         title: "Exported chat",
         displayName: "Exp",
         revokedAt: null,
-        snapshot: [expect.objectContaining({ role: "user", content: "Export me" }), expect.objectContaining({ role: "assistant", content: "Exported." })],
+        snapshot: [
+          expect.objectContaining({ role: "user", content: "Export me" }),
+          expect.objectContaining({ role: "assistant", content: "Exported." }),
+        ],
       }),
     ]);
   });

@@ -20,7 +20,9 @@ beforeAll(async () => {
 });
 
 const unsignedJwt = (claims: Record<string, unknown>) =>
-  [{ alg: "none", typ: "JWT" }, claims].map((part) => Buffer.from(JSON.stringify(part)).toString("base64url")).join(".") + ".";
+  [{ alg: "none", typ: "JWT" }, claims]
+    .map((part) => Buffer.from(JSON.stringify(part)).toString("base64url"))
+    .join(".") + ".";
 
 /** What the SDK's popup flow ends with: the emulator's fake IdP sign-in, returning a Firebase ID token. */
 async function signInWithIdp(providerId: string, claims: Record<string, unknown>) {
@@ -54,7 +56,11 @@ async function startSession(idToken: string) {
 async function rootData(cookie: string) {
   const response = await handle(appRequest("/?_data=root", { cookie }));
   expect(response.status).toBe(200);
-  return (await response.json()) as { user: { email: string; displayName?: string | null } | null; role: string; isAdmin: boolean };
+  return (await response.json()) as {
+    user: { email: string; displayName?: string | null } | null;
+    role: string;
+    isAdmin: boolean;
+  };
 }
 
 const PROVIDERS = [
@@ -63,7 +69,10 @@ const PROVIDERS = [
   { providerId: "saml.okta", label: "a SAML provider" },
 ];
 
-const WITH_SSO = { AUTH_PROVIDERS: "password,google,oidc.acme,saml.okta", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO,saml.okta=Okta" };
+const WITH_SSO = {
+  AUTH_PROVIDERS: "password,google,oidc.acme,saml.okta",
+  AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO,saml.okta=Okta",
+};
 
 describe("an SSO identity becomes a session, as a Google one does", () => {
   let restore: () => void;
@@ -76,9 +85,16 @@ describe("an SSO identity becomes a session, as a Google one does", () => {
     it(`${label} (${providerId}): 204 with the session cookie, and the root loader shows the user with their role`, async () => {
       const email = `sso-${randomUUID().slice(0, 8)}@acme.example`;
       await firebase.firestore.collection("users").doc(email).set({ stripeRole: "admin" });
-      const idToken = await signInWithIdp(providerId, { sub: `idp-${randomUUID()}`, email, email_verified: true, name: "Ada Acme" });
+      const idToken = await signInWithIdp(providerId, {
+        sub: `idp-${randomUUID()}`,
+        email,
+        email_verified: true,
+        name: "Ada Acme",
+      });
       // The token says which provider signed the user in.
-      expect(JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString()).firebase.sign_in_provider).toBe(providerId);
+      expect(JSON.parse(Buffer.from(idToken.split(".")[1], "base64url").toString()).firebase.sign_in_provider).toBe(
+        providerId,
+      );
 
       const response = await startSession(idToken);
       expect(response.status).toBe(204);
@@ -109,10 +125,16 @@ describe("only the listed methods become a session (ADR 053)", () => {
   afterEach(() => restore?.());
 
   it("default (password,google): an OIDC sign-in is refused with 403 and a clear message, no cookie", async () => {
-    const idToken = await signInWithIdp("oidc.acme", { sub: `idp-${randomUUID()}`, email: `sso-${randomUUID().slice(0, 8)}@acme.example`, email_verified: true });
+    const idToken = await signInWithIdp("oidc.acme", {
+      sub: `idp-${randomUUID()}`,
+      email: `sso-${randomUUID().slice(0, 8)}@acme.example`,
+      email_verified: true,
+    });
     const response = await startSession(idToken);
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ error: "This sign-in method is not offered here. Please use one of those on the sign-in page." });
+    expect(await response.json()).toEqual({
+      error: "This sign-in method is not offered here. Please use one of those on the sign-in page.",
+    });
     expect(response.headers.get("Set-Cookie")).toBeNull();
   });
 
@@ -121,7 +143,11 @@ describe("only the listed methods become a session (ADR 053)", () => {
     const password = await startSession(await freshIdToken(await createAccount(firebase)));
     expect(password.status).toBe(403);
     expect(password.headers.get("Set-Cookie")).toBeNull();
-    const idToken = await signInWithIdp("oidc.acme", { sub: `idp-${randomUUID()}`, email: `sso-${randomUUID().slice(0, 8)}@acme.example`, email_verified: true });
+    const idToken = await signInWithIdp("oidc.acme", {
+      sub: `idp-${randomUUID()}`,
+      email: `sso-${randomUUID().slice(0, 8)}@acme.example`,
+      email_verified: true,
+    });
     expect((await startSession(idToken)).status).toBe(204);
   });
 });
@@ -138,9 +164,17 @@ describe("/login offers the configured providers", () => {
   });
 
   it("AUTH_PROVIDERS with names: one button per provider, with its name, in the order listed", async () => {
-    restore = setAppEnv({ AUTH_PROVIDERS: "password,oidc.acme,google,saml.okta", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO,saml.okta=Okta" });
+    restore = setAppEnv({
+      AUTH_PROVIDERS: "password,oidc.acme,google,saml.okta",
+      AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO,saml.okta=Okta",
+    });
     const data = await (await handle(appRequest("/login?_data=routes%2Flogin"))).json();
-    expect(data.providers.map((provider: { id: string }) => provider.id)).toEqual(["password", "oidc.acme", "google", "saml.okta"]);
+    expect(data.providers.map((provider: { id: string }) => provider.id)).toEqual([
+      "password",
+      "oidc.acme",
+      "google",
+      "saml.okta",
+    ]);
     const html = (await (await handle(appRequest("/login"))).text()).replaceAll("<!-- -->", "");
     const buttons = [...html.matchAll(/<button[^>]*>Continue with ([^<]+)<\/button>/g)].map((match) => match[1]);
     expect(buttons).toEqual(["Acme SSO", "Google", "Okta"]);

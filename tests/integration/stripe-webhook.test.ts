@@ -26,8 +26,13 @@ let restoreEnv: () => void;
 
 beforeAll(async () => {
   handle = await appHandler();
-  stripe = await startStripeServer({ webhookSecret: SECRET, webhookUrl: `${APP_ORIGIN}/api/stripe/webhook`, deliver: async (request) =>
-      handle(appRequest("/api/stripe/webhook", { method: "POST", headers: request.headers, body: await request.text() })),
+  stripe = await startStripeServer({
+    webhookSecret: SECRET,
+    webhookUrl: `${APP_ORIGIN}/api/stripe/webhook`,
+    deliver: async (request) =>
+      handle(
+        appRequest("/api/stripe/webhook", { method: "POST", headers: request.headers, body: await request.text() }),
+      ),
   });
   restoreEnv = setAppEnv({
     AUTH_CACHE_TTL_SECONDS: "30",
@@ -90,10 +95,18 @@ describe("Stripe plans", () => {
     expect(await shownRole(cookie)).toBe(""); // now cached for 30 s
     const customer = await subscribe(account, cookie);
 
-    const made = stripe.requests.find((request) => request.path === "/v1/customers" && request.form["metadata[uid]"] === account.uid);
+    const made = stripe.requests.find(
+      (request) => request.path === "/v1/customers" && request.form["metadata[uid]"] === account.uid,
+    );
     expect(made?.form.email).toBe(account.email);
-    const session = stripe.requests.find((request) => request.path === "/v1/checkout/sessions" && request.form.customer === customer);
-    expect(session?.form).toMatchObject({ mode: "subscription", "line_items[0][price]": PRO, client_reference_id: account.uid });
+    const session = stripe.requests.find(
+      (request) => request.path === "/v1/checkout/sessions" && request.form.customer === customer,
+    );
+    expect(session?.form).toMatchObject({
+      mode: "subscription",
+      "line_items[0][price]": PRO,
+      client_reference_id: account.uid,
+    });
 
     expect(await readRole(account.email)).toBe("pro");
     expect(await shownRole(cookie)).toBe("pro"); // the cache was evicted, not waited out
@@ -112,13 +125,23 @@ describe("Stripe plans", () => {
     const forged = await stripe.sendEvent("customer.subscription.deleted", ended, { signature: "t=1,v1=deadbeef" });
     expect(forged.status).toBe(400);
     const wrongSecret = await stripe.sendEvent("customer.subscription.deleted", ended, {
-      signature: (await import("stripe")).default.webhooks.generateTestHeaderString({ payload: "{}", secret: "whsec_other" }),
+      signature: (await import("stripe")).default.webhooks.generateTestHeaderString({
+        payload: "{}",
+        secret: "whsec_other",
+      }),
     });
     expect(wrongSecret.status).toBe(400);
-    const unsigned = await handle(appRequest("/api/stripe/webhook", { method: "POST", body: JSON.stringify(forged.event) }));
+    const unsigned = await handle(
+      appRequest("/api/stripe/webhook", { method: "POST", body: JSON.stringify(forged.event) }),
+    );
     expect(unsigned.status).toBe(400);
     const db = await getDb();
-    expect(await db.select().from(stripeEvents).where(eq(stripeEvents.id, String(forged.event.id)))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(stripeEvents)
+        .where(eq(stripeEvents.id, String(forged.event.id))),
+    ).toEqual([]);
     expect(await readRole(account.email)).toBe("pro");
   });
 
@@ -131,15 +154,26 @@ describe("Stripe plans", () => {
     expect(upgraded.status).toBe(200);
     expect(await readRole(account.email)).toBe("team"); // the later plan in PLANS wins
 
-    const ended = await stripe.sendEvent("customer.subscription.deleted", { ...sub, status: "canceled" }, { created: now + 20 });
+    const ended = await stripe.sendEvent(
+      "customer.subscription.deleted",
+      { ...sub, status: "canceled" },
+      { created: now + 20 },
+    );
     expect(ended.status).toBe(200);
     expect(await readRole(account.email)).toBe("pro"); // the Pro subscription still runs
 
     // The creation again (same event id): a replay, nothing happens.
-    const replay = await stripe.sendEvent("customer.subscription.created", sub, { id: String(upgraded.event.id), created: now + 10 });
+    const replay = await stripe.sendEvent("customer.subscription.created", sub, {
+      id: String(upgraded.event.id),
+      created: now + 10,
+    });
     expect(replay).toMatchObject({ status: 200, body: { received: true, duplicate: true } });
     // An "active" update from before the deletion, delivered late: ignored.
-    const late = await stripe.sendEvent("customer.subscription.updated", { ...sub, status: "active" }, { created: now + 15 });
+    const late = await stripe.sendEvent(
+      "customer.subscription.updated",
+      { ...sub, status: "active" },
+      { created: now + 15 },
+    );
     expect(late.status).toBe(200);
     expect(await readRole(account.email)).toBe("pro");
   });
@@ -149,7 +183,13 @@ describe("Stripe plans", () => {
     const deliver = (event: Record<string, unknown>) => {
       const payload = JSON.stringify(event);
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET });
-      return handle(appRequest("/api/stripe/webhook", { method: "POST", headers: { "Stripe-Signature": signature, "Content-Type": "application/json" }, body: payload }));
+      return handle(
+        appRequest("/api/stripe/webhook", {
+          method: "POST",
+          headers: { "Stripe-Signature": signature, "Content-Type": "application/json" },
+          body: payload,
+        }),
+      );
     };
     const created = Math.floor(Date.now() / 1000);
     const events = [
@@ -172,7 +212,10 @@ describe("Stripe plans", () => {
       logs.restore();
     }
     const db = await getDb();
-    for (const event of events) expect(await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id))).toHaveLength(1);
+    for (const event of events)
+      expect(
+        await db.select({ id: stripeEvents.id }).from(stripeEvents).where(eq(stripeEvents.id, event.id)),
+      ).toHaveLength(1);
     const warnings = logs.entries().filter((entry) => entry.level === 40);
     expect(warnings.map((entry) => entry.event).sort()).toEqual(events.map((event) => event.id).sort());
   });
@@ -189,7 +232,10 @@ describe("Stripe plans", () => {
     const boss = await signedIn();
     const bossCustomer = await subscribe(boss.account, boss.cookie);
     await writeRole(boss.account.email, "admin");
-    const ended = await stripe.sendEvent("customer.subscription.deleted", stripe.subscription({ customer: bossCustomer, price: PRO, status: "canceled" }));
+    const ended = await stripe.sendEvent(
+      "customer.subscription.deleted",
+      stripe.subscription({ customer: bossCustomer, price: PRO, status: "canceled" }),
+    );
     expect(ended.status).toBe(200);
     expect(await readRole(boss.account.email)).toBe("admin");
   });
@@ -199,7 +245,10 @@ describe("Stripe plans", () => {
     const customer = await subscribe(account, cookie);
     const newEmail = `moved-${account.email}`;
     await firebase.auth.updateUser(account.uid, { email: newEmail });
-    const renewed = await stripe.sendEvent("customer.subscription.updated", stripe.subscription({ customer, price: TEAM }));
+    const renewed = await stripe.sendEvent(
+      "customer.subscription.updated",
+      stripe.subscription({ customer, price: TEAM }),
+    );
     expect(renewed.status).toBe(200);
     expect(await readRole(newEmail)).toBe("team");
     // Nobody has the old address now: the plan's role does not stay there for whoever takes it next.
@@ -222,7 +271,11 @@ describe("Stripe plans", () => {
 
 describe("without Stripe", () => {
   it("/pricing lists the plans with no Subscribe, says an admin grants them, and the webhook refuses events", async () => {
-    const restore = setAppEnv({ STRIPE_SECRET_KEY: "", STRIPE_WEBHOOK_SECRET: "", PLANS: JSON.stringify([{ name: "Pro", role: "pro", price: "$20 a month" }]) });
+    const restore = setAppEnv({
+      STRIPE_SECRET_KEY: "",
+      STRIPE_WEBHOOK_SECRET: "",
+      PLANS: JSON.stringify([{ name: "Pro", role: "pro", price: "$20 a month" }]),
+    });
     try {
       const { cookie } = await signedIn();
       const page = await handle(appRequest("/pricing?_data=routes%2Fpricing", { cookie }));
@@ -234,7 +287,9 @@ describe("without Stripe", () => {
       expect(html).not.toContain("Subscribe to");
       const refused = await post("/pricing", { intent: "subscribe", plan: "pro" }, cookie);
       expect(refused.status).toBe(400);
-      const webhook = await handle(appRequest("/api/stripe/webhook", { method: "POST", headers: { "Stripe-Signature": "t=1,v1=x" }, body: "{}" }));
+      const webhook = await handle(
+        appRequest("/api/stripe/webhook", { method: "POST", headers: { "Stripe-Signature": "t=1,v1=x" }, body: "{}" }),
+      );
       expect(webhook.status).toBe(400);
     } finally {
       restore();

@@ -36,7 +36,15 @@ afterAll(async () => {
 type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<Response>;
 
 /** Runs a loader or action; a thrown Response (redirect, 403, 404) is returned like an answer. */
-async function run(handler: Handler, path: string, { cookie, form, params = {} }: { cookie?: string; form?: Record<string, string>; params?: Record<string, string> } = {}) {
+async function run(
+  handler: Handler,
+  path: string,
+  {
+    cookie,
+    form,
+    params = {},
+  }: { cookie?: string; form?: Record<string, string>; params?: Record<string, string> } = {},
+) {
   const request = form
     ? appRequest(path, {
         method: "POST",
@@ -118,7 +126,10 @@ describe("function tools: each user's switch, which the assistant respects", () 
   it("a user switches the calculator off; the model is no longer offered it, for that user only", async () => {
     const { account, cookie } = await session();
     const other = await session();
-    const off = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "set-function", toolId: "calculator", enabled: "off" } });
+    const off = await run(catalogueAction as Handler, "/tools", {
+      cookie,
+      form: { intent: "set-function", toolId: "calculator", enabled: "off" },
+    });
     expect(off).toMatchObject({ status: 200, body: { ok: true, notice: "Calculator is off for your chats." } });
     expect((await catalogue("", cookie)).functions.find((tool) => tool.id === "calculator")?.enabled).toBe(false);
     expect(await getEnabledToolIds(await getDb(), account.uid)).toEqual(["current_datetime", "convert_units"]);
@@ -132,15 +143,23 @@ describe("function tools: each user's switch, which the assistant respects", () 
     expect(await offered(cookie)).toEqual(["convert_units", "current_datetime"]);
     expect(await offered(other.cookie)).toEqual(["calculator", "convert_units", "current_datetime"]);
 
-    await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "set-function", toolId: "calculator", enabled: "on" } });
+    await run(catalogueAction as Handler, "/tools", {
+      cookie,
+      form: { intent: "set-function", toolId: "calculator", enabled: "on" },
+    });
     expect(await offered(cookie)).toEqual(["calculator", "convert_units", "current_datetime"]);
   });
 
   it("needs a session, and a known tool", async () => {
-    const signedOut = await run(catalogueAction as Handler, "/tools", { form: { intent: "set-function", toolId: "calculator", enabled: "off" } });
+    const signedOut = await run(catalogueAction as Handler, "/tools", {
+      form: { intent: "set-function", toolId: "calculator", enabled: "off" },
+    });
     expect(signedOut).toMatchObject({ status: 302, location: "/login?redirectTo=%2Ftools" });
     const { cookie } = await session();
-    const unknown = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "set-function", toolId: "rm_rf", enabled: "off" } });
+    const unknown = await run(catalogueAction as Handler, "/tools", {
+      cookie,
+      form: { intent: "set-function", toolId: "rm_rf", enabled: "off" },
+    });
     expect(unknown).toMatchObject({ status: 400, body: { error: "There is no such function." } });
   });
 });
@@ -154,7 +173,9 @@ describe("using a prompt tool", () => {
   it("opening a tool hands its first message to a new chat and creates no conversation", async () => {
     const { account, cookie } = await session();
     const page = await run(toolLoader as Handler, "/tools/translate", { cookie, params: { toolId: "translate" } });
-    expect(page.body).toMatchObject({ tool: { name: "Translate", inputFields: [{ label: "Text to translate" }, { label: "Translate into" }] } });
+    expect(page.body).toMatchObject({
+      tool: { name: "Translate", inputFields: [{ label: "Text to translate" }, { label: "Translate into" }] },
+    });
 
     const started = await run(useToolAction as Handler, "/tools/translate", {
       cookie,
@@ -209,13 +230,19 @@ describe("using a prompt tool", () => {
       expect(refused.headers.get("Retry-After")).toBe("40");
       expect(await refused.json()).toMatchObject({
         values: ["one too many", ""],
-        fieldErrors: { form: "You've started a lot of tool chats in a short time. Please wait 40 seconds and try again." },
+        fieldErrors: {
+          form: "You've started a lot of tool chats in a short time. Please wait 40 seconds and try again.",
+        },
       });
       // Counted when the tool page hands off, though no conversation is created there.
       expect(await (await getDb()).select().from(conversations).where(eq(conversations.uid, account.uid))).toEqual([]);
       // Another account is not affected.
       const other = await session();
-      const elsewhere = await run(useToolAction as Handler, "/tools/summarize", { cookie: other.cookie, params: { toolId: "summarize" }, form: { input0: "hi" } });
+      const elsewhere = await run(useToolAction as Handler, "/tools/summarize", {
+        cookie: other.cookie,
+        params: { toolId: "summarize" },
+        form: { input0: "hi" },
+      });
       expect(elsewhere.status).toBe(200);
     } finally {
       pinClock(undefined);
@@ -238,31 +265,60 @@ describe("admins manage prompt tools", () => {
     const unverifiedAdmin = (await session("admin")).account;
     await firebase.auth.updateUser(unverifiedAdmin.uid, { emailVerified: false });
     const adminCookie = (await session("admin")).cookie;
-    const created = await run(newAction as Handler, "/tools/new", { cookie: adminCookie, form: { ...TOOL_FORM, name: "Guarded tool" } });
+    const created = await run(newAction as Handler, "/tools/new", {
+      cookie: adminCookie,
+      form: { ...TOOL_FORM, name: "Guarded tool" },
+    });
     const id = new URL(created.location!, APP_ORIGIN).searchParams.get("saved")!;
     const notAdmins = [cookie, await sessionCookieFor(unverifiedAdmin)];
 
     for (const who of notAdmins) {
       expect((await run(newLoader as Handler, "/tools/new", { cookie: who })).status).toBe(403);
       expect((await run(newAction as Handler, "/tools/new", { cookie: who, form: TOOL_FORM })).status).toBe(403);
-      expect((await run(editLoader as Handler, `/tools/${id}/edit`, { cookie: who, params: { toolId: id } })).status).toBe(403);
-      expect((await run(editAction as Handler, `/tools/${id}/edit`, { cookie: who, params: { toolId: id }, form: TOOL_FORM })).status).toBe(403);
+      expect(
+        (await run(editLoader as Handler, `/tools/${id}/edit`, { cookie: who, params: { toolId: id } })).status,
+      ).toBe(403);
+      expect(
+        (
+          await run(editAction as Handler, `/tools/${id}/edit`, {
+            cookie: who,
+            params: { toolId: id },
+            form: TOOL_FORM,
+          })
+        ).status,
+      ).toBe(403);
       for (const intent of ["disable", "enable", "delete"]) {
-        expect((await run(catalogueAction as Handler, "/tools", { cookie: who, form: { intent, id, confirm: "yes" } })).status).toBe(403);
+        expect(
+          (await run(catalogueAction as Handler, "/tools", { cookie: who, form: { intent, id, confirm: "yes" } }))
+            .status,
+        ).toBe(403);
       }
     }
     const signedOut = await run(newAction as Handler, "/tools/new", { form: TOOL_FORM });
     expect(signedOut).toMatchObject({ status: 302, location: "/login?redirectTo=%2Ftools%2Fnew" });
-    expect((await catalogue()).prompts.find((tool) => tool.id === id)).toMatchObject({ name: "Guarded tool", enabled: true });
+    expect((await catalogue()).prompts.find((tool) => tool.id === id)).toMatchObject({
+      name: "Guarded tool",
+      enabled: true,
+    });
     expect((await catalogue("?q=haiku")).prompts.filter((tool) => tool.name === "Haiku")).toEqual([]);
   });
 
   it("validates a new tool, answering field errors with everything typed", async () => {
     const { cookie } = await session("admin");
-    const form = { ...TOOL_FORM, name: "", systemPrompt: "x".repeat(4_001), field0Label: "", field1Label: "Tone", field1Kind: "pdf" };
+    const form = {
+      ...TOOL_FORM,
+      name: "",
+      systemPrompt: "x".repeat(4_001),
+      field0Label: "",
+      field1Label: "Tone",
+      field1Kind: "pdf",
+    };
     const result = await run(newAction as Handler, "/tools/new", { cookie, form });
     expect(result.status).toBe(400);
-    const body = result.body as unknown as { fieldErrors: Record<string, string>; values: { name: string; systemPrompt: string; fields: Array<{ label: string }> } };
+    const body = result.body as unknown as {
+      fieldErrors: Record<string, string>;
+      values: { name: string; systemPrompt: string; fields: Array<{ label: string }> };
+    };
     expect(body.fieldErrors).toMatchObject({
       name: "Enter a name.",
       systemPrompt: "The instructions must be at most 4000 characters.",
@@ -271,9 +327,15 @@ describe("admins manage prompt tools", () => {
     expect(body.values.systemPrompt).toHaveLength(4_001);
     expect(body.values.fields[1].label).toBe("Tone");
 
-    const none = await run(newAction as Handler, "/tools/new", { cookie, form: { ...TOOL_FORM, name: "No inputs", field0Label: "" } });
+    const none = await run(newAction as Handler, "/tools/new", {
+      cookie,
+      form: { ...TOOL_FORM, name: "No inputs", field0Label: "" },
+    });
     expect(none.body).toMatchObject({ fieldErrors: { inputFields: "Add at least one input, for example “Text”." } });
-    const builtInName = await run(newAction as Handler, "/tools/new", { cookie, form: { ...TOOL_FORM, name: "summarize" } });
+    const builtInName = await run(newAction as Handler, "/tools/new", {
+      cookie,
+      form: { ...TOOL_FORM, name: "summarize" },
+    });
     expect(builtInName.body).toMatchObject({ fieldErrors: { name: "A built-in tool already has this name." } });
   });
 
@@ -289,8 +351,14 @@ describe("admins manage prompt tools", () => {
       expect.objectContaining({ id, name, category: "fun", builtIn: false, enabled: true }),
     ]);
     // A second tool with the same name (any case) is refused.
-    const duplicate = await run(newAction as Handler, "/tools/new", { cookie, form: { ...TOOL_FORM, name: name.toUpperCase() } });
-    expect(duplicate).toMatchObject({ status: 409, body: { fieldErrors: { name: "Another tool already has this name." } } });
+    const duplicate = await run(newAction as Handler, "/tools/new", {
+      cookie,
+      form: { ...TOOL_FORM, name: name.toUpperCase() },
+    });
+    expect(duplicate).toMatchObject({
+      status: 409,
+      body: { fieldErrors: { name: "Another tool already has this name." } },
+    });
 
     const edited = await run(editAction as Handler, `/tools/${id}/edit`, {
       cookie,
@@ -304,19 +372,29 @@ describe("admins manage prompt tools", () => {
     const disabled = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "disable", id } });
     expect(disabled.body).toMatchObject({ ok: true, notice: "The tool was disabled." });
     expect((await catalogue(`?q=${encodeURIComponent(name)}`, user.cookie)).prompts).toEqual([]);
-    expect((await run(toolLoader as Handler, `/tools/${id}`, { cookie: user.cookie, params: { toolId: id } })).status).toBe(404);
+    expect(
+      (await run(toolLoader as Handler, `/tools/${id}`, { cookie: user.cookie, params: { toolId: id } })).status,
+    ).toBe(404);
     expect((await catalogue(`?q=${encodeURIComponent(name)}`, cookie)).prompts[0]).toMatchObject({ enabled: false });
 
     await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "enable", id } });
-    expect((await run(toolLoader as Handler, `/tools/${id}`, { cookie: user.cookie, params: { toolId: id } })).status).toBe(200);
+    expect(
+      (await run(toolLoader as Handler, `/tools/${id}`, { cookie: user.cookie, params: { toolId: id } })).status,
+    ).toBe(200);
 
     const asked = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "delete", id } });
     expect(asked.body).toEqual({ confirmDelete: id });
     expect((await catalogue(`?q=${encodeURIComponent(name)}`)).prompts).toHaveLength(1);
-    const deleted = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "delete", id, confirm: "yes" } });
+    const deleted = await run(catalogueAction as Handler, "/tools", {
+      cookie,
+      form: { intent: "delete", id, confirm: "yes" },
+    });
     expect(deleted.body).toMatchObject({ ok: true, notice: "The tool was deleted." });
     expect((await catalogue(`?q=${encodeURIComponent(name)}`)).prompts).toEqual([]);
-    const again = await run(catalogueAction as Handler, "/tools", { cookie, form: { intent: "delete", id, confirm: "yes" } });
+    const again = await run(catalogueAction as Handler, "/tools", {
+      cookie,
+      form: { intent: "delete", id, confirm: "yes" },
+    });
     expect(again.status).toBe(404);
   });
 });

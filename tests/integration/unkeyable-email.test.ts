@@ -50,11 +50,14 @@ function slashed(shape: "odd" | "even" = "odd") {
 /** Signs up as the client SDK does (the identity service takes a "/" in the local part). */
 async function signUp(email: string): Promise<TestAccount & { idToken: string }> {
   const password = `pw-${randomUUID()}`;
-  const response = await fetch(`http://${authHost()}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password, returnSecureToken: true }),
-  });
+  const response = await fetch(
+    `http://${authHost()}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=demo-api-key`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email, password, returnSecureToken: true }),
+    },
+  );
   const body = (await response.json()) as { idToken?: string; localId?: string; error?: { message: string } };
   if (!body.idToken || !body.localId) throw new Error(`Sign-up failed: ${body.error?.message}`);
   await firebase.auth.updateUser(body.localId, { emailVerified: true });
@@ -174,7 +177,10 @@ describe("an account that exists already with such an address", () => {
   it("setting its role is refused with a clear 400, and nothing is written anywhere", async () => {
     const email = slashed("even");
     await signUp(email);
-    const response = await respond(usersAction, postForm("/admin/users", { email, role: "premium" }, { cookie: myCookie }));
+    const response = await respond(
+      usersAction,
+      postForm("/admin/users", { email, role: "premium" }, { cookie: myCookie }),
+    );
     expect(response.status).toBe(400);
     expect((await response.json()).fieldErrors.email).toMatch(/can't hold a role: it contains “\/”/);
     expect((await firebase.firestore.doc(`users/${email}`).get()).exists).toBe(false);
@@ -186,23 +192,37 @@ describe("an account that exists already with such an address", () => {
     const account = await signUp(email);
     const cookie = await existingSession(account);
 
-    const disabled = await respond(usersAction, postForm("/admin/users", { intent: "disable", uid: account.uid }, { cookie: myCookie }));
+    const disabled = await respond(
+      usersAction,
+      postForm("/admin/users", { intent: "disable", uid: account.uid }, { cookie: myCookie }),
+    );
     expect(disabled.status).toBe(200);
     expect((await listed(email)).user).toMatchObject({ disabled: true });
     expect((await getSessionUser(appRequest("/", { cookie }), { fresh: true })).status).toBe("signed-out");
 
     // Deleting asks once more; only the confirmed post deletes.
-    const asked = await respond(usersAction, postForm("/admin/users", { intent: "delete", uid: account.uid }, { cookie: myCookie }));
+    const asked = await respond(
+      usersAction,
+      postForm("/admin/users", { intent: "delete", uid: account.uid }, { cookie: myCookie }),
+    );
     expect(await asked.json()).toEqual({ email: null, confirmDelete: { uid: account.uid } });
     expect((await listed(email)).user).toBeDefined();
-    const deleted = await respond(usersAction, postForm("/admin/users", { intent: "delete", uid: account.uid, confirm: "yes" }, { cookie: myCookie }));
+    const deleted = await respond(
+      usersAction,
+      postForm("/admin/users", { intent: "delete", uid: account.uid, confirm: "yes" }, { cookie: myCookie }),
+    );
     expect(deleted.status).toBe(200);
     expect((await deleted.json()).notice).toBe(`${email} is deleted, with everything the product kept of theirs.`);
     expect(await listed(email)).toEqual({ status: 200, user: undefined });
     await expect(firebase.auth.getUser(account.uid)).rejects.toMatchObject({ code: "auth/user-not-found" });
 
-    const page = (await (await respond(usersLoader, get("/admin/users", myCookie))).json()) as { accountActions: Array<{ targetEmail: string; action: string }> };
-    expect(page.accountActions.filter((entry) => entry.targetEmail === email).map((entry) => entry.action)).toEqual(["delete", "disable"]);
+    const page = (await (await respond(usersLoader, get("/admin/users", myCookie))).json()) as {
+      accountActions: Array<{ targetEmail: string; action: string }>;
+    };
+    expect(page.accountActions.filter((entry) => entry.targetEmail === email).map((entry) => entry.action)).toEqual([
+      "delete",
+      "disable",
+    ]);
   });
 
   it("can delete itself from the dashboard, touching no other document", async () => {
@@ -229,7 +249,10 @@ describe("an account that exists already with such an address", () => {
 
 describe("admin deletion of an ordinary account", () => {
   it("refuses the admin's own account, deleting nothing", async () => {
-    const own = await respond(usersAction, postForm("/admin/users", { intent: "delete", uid: me.uid, confirm: "yes" }, { cookie: myCookie }));
+    const own = await respond(
+      usersAction,
+      postForm("/admin/users", { intent: "delete", uid: me.uid, confirm: "yes" }, { cookie: myCookie }),
+    );
     expect(own.status).toBe(409);
     expect((await own.json()).fieldErrors.form).toMatch(/use “Delete account” on your dashboard/);
     await expect(firebase.auth.getUser(me.uid)).resolves.toBeDefined();

@@ -48,12 +48,20 @@ export async function buildApp() {
   }
 }
 
-export async function startApp({ port, env = {}, stdout: keepStdout = false }: { port?: number; env?: Record<string, string>; stdout?: boolean } = {}): Promise<AppProcess> {
+export async function startApp({
+  port,
+  env = {},
+  stdout: keepStdout = false,
+}: { port?: number; env?: Record<string, string>; stdout?: boolean } = {}): Promise<AppProcess> {
   const appPort = port ?? (await freePort());
-  const child: ChildProcess = spawn(process.execPath, [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD], {
-    stdio: ["ignore", keepStdout ? "pipe" : "ignore", "pipe"],
-    env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(appPort) },
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.resolve("node_modules/@remix-run/serve/dist/cli.js"), SERVER_BUILD],
+    {
+      stdio: ["ignore", keepStdout ? "pipe" : "ignore", "pipe"],
+      env: { ...process.env, ...env, NODE_ENV: "production", PORT: String(appPort) },
+    },
+  );
   let stderr = "";
   let stdout = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
@@ -64,7 +72,9 @@ export async function startApp({ port, env = {}, stdout: keepStdout = false }: {
   const started = Date.now();
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the app exited at start: ${stderr}`);
-    const healthy = await fetch(`${origin}/healthz`).then((response) => response.ok).catch(() => false);
+    const healthy = await fetch(`${origin}/healthz`)
+      .then((response) => response.ok)
+      .catch(() => false);
     if (healthy) break;
     if (Date.now() - started > 30_000) {
       child.kill("SIGKILL");

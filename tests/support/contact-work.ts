@@ -9,7 +9,9 @@ import { leadingZeroBits, WORK_FIELDS, workInput, type ContactChallenge } from "
  */
 export function solveInNode(challenge: Pick<ContactChallenge, "token" | "difficulty">): string {
   for (let nonce = 0; ; nonce++) {
-    const hash = createHash("sha256").update(workInput(challenge.token, String(nonce))).digest();
+    const hash = createHash("sha256")
+      .update(workInput(challenge.token, String(nonce)))
+      .digest();
     if (leadingZeroBits(hash) >= challenge.difficulty) return String(nonce);
   }
 }

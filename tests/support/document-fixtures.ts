@@ -19,9 +19,12 @@ export function documentXml(paragraphs: string[]): string {
 
 /** A real .docx: a ZIP with the content types, the package relationship and the document. */
 export function docx(paragraphs: string[]): Uint8Array {
-  return zipSync({ "[Content_Types].xml": strToU8(CONTENT_TYPES), "_rels/.rels": strToU8(RELS), "word/document.xml": strToU8(documentXml(paragraphs)) });
+  return zipSync({
+    "[Content_Types].xml": strToU8(CONTENT_TYPES),
+    "_rels/.rels": strToU8(RELS),
+    "word/document.xml": strToU8(documentXml(paragraphs)),
+  });
 }
-
 
 // ---------------------------------------------------------------------------
 // Hostile documents, built here rather than kept as binary files.
@@ -97,7 +100,8 @@ export function pdfWithContent(deflatedContent: Uint8Array, pages = 1): Uint8Arr
     deflatedContent,
     ...Array.from(
       { length: pages },
-      () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
+      () =>
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 ${font} 0 R >> >> >>`,
     ),
     "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
   ];
@@ -117,7 +121,9 @@ export function pdfWithContent(deflatedContent: Uint8Array, pages = 1): Uint8Arr
     add("\nendstream\nendobj\n");
   });
   const xref = size;
-  add(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("")}`);
+  add(
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, "0")} 00000 n \n`).join("")}`,
+  );
   add(`trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
   return new Uint8Array(Buffer.concat(parts));
 }
@@ -128,7 +134,10 @@ export function pdfWithContent(deflatedContent: Uint8Array, pages = 1): Uint8Arr
  * spends ~0.7 s of a free core on every page.
  */
 export function slowPdf(pages: number): Uint8Array {
-  return pdfWithContent(zlibRepeated("", Buffer.from("q Q ".repeat(250_000)), 4, "BT /F1 12 Tf 10 10 Td (slow) Tj ET"), pages);
+  return pdfWithContent(
+    zlibRepeated("", Buffer.from("q Q ".repeat(250_000)), 4, "BT /F1 12 Tf 10 10 Td (slow) Tj ET"),
+    pages,
+  );
 }
 
 /** A PDF, about 2 MB a GiB, whose one content stream inflates to `mib` MiB (1 GiB by default) of text operators: "(AAAA…) Tj" over and over. */
@@ -145,7 +154,8 @@ export function pdfStreamBomb(mib = 1024): Uint8Array {
  * declared sizes passes.
  */
 export function docxSizeLieBomb(mib = 1024): Uint8Array {
-  const prefix = '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>';
+  const prefix =
+    '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>';
   const suffix = "</w:t></w:r></w:p></w:body></w:document>";
   const chunk = Buffer.alloc(MiB, "A");
   const document = {

@@ -10,7 +10,8 @@ import net from "node:net";
  */
 export type FaultMode = "pass" | "refuse" | "stall" | "error";
 
-const UNAVAILABLE = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+const UNAVAILABLE =
+  "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
 
 export interface FaultProxy {
   hostPort: string;
@@ -21,7 +22,10 @@ export interface FaultProxy {
 }
 
 export async function startFaultProxy(target: string, { latencyMs = 0 } = {}): Promise<FaultProxy> {
-  const [targetHost, targetPort] = [target.slice(0, target.lastIndexOf(":")), Number(target.slice(target.lastIndexOf(":") + 1))];
+  const [targetHost, targetPort] = [
+    target.slice(0, target.lastIndexOf(":")),
+    Number(target.slice(target.lastIndexOf(":") + 1)),
+  ];
   const open = new Set<net.Socket>();
   const delay = (fn: () => void) => (proxy.latencyMs > 0 ? setTimeout(fn, proxy.latencyMs) : fn());
 

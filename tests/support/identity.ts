@@ -22,7 +22,12 @@ export function uniqueEmail(prefix = "user") {
 
 export async function createAccount(
   admin: ReturnType<typeof testAdmin>,
-  { role, verified = true, prefix = "user", displayName }: { role?: string; verified?: boolean; prefix?: string; displayName?: string } = {},
+  {
+    role,
+    verified = true,
+    prefix = "user",
+    displayName,
+  }: { role?: string; verified?: boolean; prefix?: string; displayName?: string } = {},
 ): Promise<TestAccount> {
   const email = uniqueEmail(prefix);
   const password = `pw-${randomUUID()}`;

@@ -13,12 +13,7 @@
  *
  *   tsx tests/support/model-server.ts --port 11500 [--chunk-delay-ms 20] [--embedding-dimensions 64]
  */
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -530,7 +525,12 @@ async function answerWithFailure(
       const headers: Record<string, string> = {};
       if (failure.retryAfterSeconds !== undefined) headers["retry-after"] = String(failure.retryAfterSeconds);
       const message = failure.message ?? defaultErrorMessage(failure.status);
-      return sendJson(res, failure.status, { error: { message, type: "scripted_error", code: failure.status } }, headers);
+      return sendJson(
+        res,
+        failure.status,
+        { error: { message, type: "scripted_error", code: failure.status } },
+        headers,
+      );
     }
     case "malformed":
       if (stream) {
@@ -584,7 +584,9 @@ async function streamEvents(context: ReplyContext, events: SseEvent[], usage: Us
     res.write(`data: ${JSON.stringify(event.data)}\n\n`);
   }
   if (request.stream_options?.include_usage === true) {
-    res.write(`data: ${JSON.stringify({ ...completionEnvelope(context, "chat.completion.chunk"), choices: [], usage })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...completionEnvelope(context, "chat.completion.chunk"), choices: [], usage })}\n\n`,
+    );
   }
   res.end("data: [DONE]\n\n");
 }
@@ -614,7 +616,13 @@ function cutToWords(chunks: string[], words: number): string[] {
       kept.push(chunk);
       left -= inChunk;
     } else {
-      if (left > 0) kept.push(chunk.split(/(?<=\s)(?=\S)/).slice(0, left).join(""));
+      if (left > 0)
+        kept.push(
+          chunk
+            .split(/(?<=\s)(?=\S)/)
+            .slice(0, left)
+            .join(""),
+        );
       break;
     }
   }
@@ -625,7 +633,11 @@ function cutToWords(chunks: string[], words: number): string[] {
 function usageFor(request: ChatCompletionRequest, completion: string): Usage {
   const promptTokens = (request.messages ?? []).reduce((sum, message) => sum + countWords(messageText(message)), 0);
   const completionTokens = countWords(completion);
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
 }
 
 function echoReply(request: ChatCompletionRequest, chunkDelayMs: number): TextReply {
@@ -645,7 +657,9 @@ function lastUserMessage(request: ChatCompletionRequest | undefined): ChatMessag
  */
 function echoText(message: ChatMessage): string {
   if (!Array.isArray(message.content)) return messageText(message);
-  return message.content.map((part) => (part.type === "text" ? (part.text ?? "") : describeAttachment(part).description)).join(" ");
+  return message.content
+    .map((part) => (part.type === "text" ? (part.text ?? "") : describeAttachment(part).description))
+    .join(" ");
 }
 
 /** Text only: attachments do not count towards the stand-in token usage. */
@@ -772,10 +786,14 @@ function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defau
     });
   }
   if (!isPositiveInteger(dimensions)) {
-    return sendJson(res, 400, { error: { message: "dimensions must be a positive integer", type: "invalid_request_error" } });
+    return sendJson(res, 400, {
+      error: { message: "dimensions must be a positive integer", type: "invalid_request_error" },
+    });
   }
   if (encoding !== "float" && encoding !== "base64") {
-    return sendJson(res, 400, { error: { message: "encoding_format must be float or base64", type: "invalid_request_error" } });
+    return sendJson(res, 400, {
+      error: { message: "encoding_format must be float or base64", type: "invalid_request_error" },
+    });
   }
   const texts = inputs as string[];
   const promptTokens = texts.reduce((sum, text) => sum + countWords(text), 0);
@@ -784,7 +802,8 @@ function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defau
     data: texts.map((text, index) => {
       const vector = embedText(text, dimensions);
       // Like OpenAI: base64 is the little-endian float32 array.
-      const embedding = encoding === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
+      const embedding =
+        encoding === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector;
       return { object: "embedding", index, embedding };
     }),
     model: request.model ?? "scripted",

@@ -16,7 +16,10 @@ const appDirectory = path.resolve("app");
 
 /** The routes as the compiler sees them (app/routes, flat routes), with the root. */
 export function routeManifest() {
-  return { root: { id: "root", path: "", file: "root.tsx" }, ...flatRoutes(appDirectory, remixConfig.ignoredRouteFiles) };
+  return {
+    root: { id: "root", path: "", file: "root.tsx" },
+    ...flatRoutes(appDirectory, remixConfig.ignoredRouteFiles),
+  };
 }
 
 /** A route's module, loaded from source. */
@@ -30,8 +33,21 @@ export async function appHandler(): Promise<(request: Request) => Promise<Respon
   const assetRoutes: Record<string, unknown> = {};
   for (const route of Object.values(manifest)) {
     const module = await importRoute(route);
-    const { id, parentId, path: routePath, index, caseSensitive } = route as typeof route & { parentId?: string; index?: boolean; caseSensitive?: boolean };
-    routes[id] = { id, parentId, path: routePath, index, caseSensitive, module: module as unknown as ServerBuild["routes"][string]["module"] };
+    const {
+      id,
+      parentId,
+      path: routePath,
+      index,
+      caseSensitive,
+    } = route as typeof route & { parentId?: string; index?: boolean; caseSensitive?: boolean };
+    routes[id] = {
+      id,
+      parentId,
+      path: routePath,
+      index,
+      caseSensitive,
+      module: module as unknown as ServerBuild["routes"][string]["module"],
+    };
     assetRoutes[id] = {
       id,
       parentId,
@@ -52,7 +68,12 @@ export async function appHandler(): Promise<(request: Request) => Promise<Respon
     entry: { module: await import("~/entry.server") },
     // The same origin check (ADR 047), metrics and request ids (ADR 052) as the compiled build (server.ts).
     routes: withInstrumentation(withOriginGuard(routes)),
-    assets: { version: "test", url: "/build/manifest-test.js", entry: { module: "/build/entry.client.js", imports: [] }, routes: assetRoutes },
+    assets: {
+      version: "test",
+      url: "/build/manifest-test.js",
+      entry: { module: "/build/entry.client.js", imports: [] },
+      routes: assetRoutes,
+    },
     publicPath: "/build/",
     assetsBuildDirectory: "public/build",
     future: remixConfig.future,

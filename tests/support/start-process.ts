@@ -20,24 +20,38 @@ export interface LaunchedScript {
   stop(): Promise<void>;
 }
 
-const INHERITED_BACKENDS = ["NODE_ENV", "DATABASE_URL", "FIREBASE_AUTH_EMULATOR_HOST", "FIRESTORE_EMULATOR_HOST", "FIREBASE_PROJECT_ID", "LLM_BASE_URL"];
+const INHERITED_BACKENDS = [
+  "NODE_ENV",
+  "DATABASE_URL",
+  "FIREBASE_AUTH_EMULATOR_HOST",
+  "FIRESTORE_EMULATOR_HOST",
+  "FIREBASE_PROJECT_ID",
+  "LLM_BASE_URL",
+];
 
 export async function launchScript(
   script: string,
-  { args = [], env: extraEnv = {}, cwd = path.resolve("."), healthTimeoutMs = 240_000 }: { args?: string[]; env?: Record<string, string>; cwd?: string; healthTimeoutMs?: number } = {},
+  {
+    args = [],
+    env: extraEnv = {},
+    cwd = path.resolve("."),
+    healthTimeoutMs = 240_000,
+  }: { args?: string[]; env?: Record<string, string>; cwd?: string; healthTimeoutMs?: number } = {},
 ): Promise<LaunchedScript> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "nuvara-launch-"));
-  const baseEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_BACKENDS.includes(name)));
+  const baseEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !INHERITED_BACKENDS.includes(name)),
+  );
   const env: Record<string, string | undefined> = {
-      ...baseEnv,
-      PORT: String(port),
-      FIREBASE_PROJECT_ID: "demo-nuvara-launch",
-      FIREBASE_AUTH_EMULATOR_HOST: `127.0.0.1:${await freePort()}`,
-      FIRESTORE_EMULATOR_HOST: `127.0.0.1:${await freePort()}`,
-      LOCAL_DATA_DIR: dataDir,
-      LOG_LEVEL: "warn",
-      ...extraEnv,
+    ...baseEnv,
+    PORT: String(port),
+    FIREBASE_PROJECT_ID: "demo-nuvara-launch",
+    FIREBASE_AUTH_EMULATOR_HOST: `127.0.0.1:${await freePort()}`,
+    FIRESTORE_EMULATOR_HOST: `127.0.0.1:${await freePort()}`,
+    LOCAL_DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    ...extraEnv,
   };
   const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), script, ...args], {
     cwd,

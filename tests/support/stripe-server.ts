@@ -29,9 +29,19 @@ export interface StripeServer {
   url: string;
   readonly requests: readonly RecordedStripeRequest[];
   /** Signs and posts an event to the webhook; answers the webhook's status and body. */
-  sendEvent(type: string, object: Record<string, unknown>, options?: { id?: string; created?: number; signature?: string }): Promise<{ status: number; body: unknown; event: Record<string, unknown> }>;
+  sendEvent(
+    type: string,
+    object: Record<string, unknown>,
+    options?: { id?: string; created?: number; signature?: string },
+  ): Promise<{ status: number; body: unknown; event: Record<string, unknown> }>;
   /** A subscription object as Stripe sends it. */
-  subscription(fields: { id?: string; customer: string; price: string; status?: string; metadata?: Record<string, string> }): Record<string, unknown>;
+  subscription(fields: {
+    id?: string;
+    customer: string;
+    price: string;
+    status?: string;
+    metadata?: Record<string, string>;
+  }): Record<string, unknown>;
   /** The last Checkout session made for `customer`. */
   checkoutFor(customer: string): { id: string; price: string; successUrl: string } | undefined;
   /** Makes API calls answer 500 (Stripe is down) until set back to false. */
@@ -52,9 +62,20 @@ export async function startStripeServer({
   deliver?: (request: Request) => Promise<Response>;
 }): Promise<StripeServer> {
   const requests: RecordedStripeRequest[] = [];
-  const sessions = new Map<string, { id: string; customer: string; price: string; successUrl: string; cancelUrl: string; metadata: Record<string, string> }>();
+  const sessions = new Map<
+    string,
+    {
+      id: string;
+      customer: string;
+      price: string;
+      successUrl: string;
+      cancelUrl: string;
+      metadata: Record<string, string>;
+    }
+  >();
   let counter = 0;
-  const next = (prefix: string) => `${prefix}_test${(counter += 1).toString().padStart(6, "0")}${randomUUID().slice(0, 6)}`;
+  const next = (prefix: string) =>
+    `${prefix}_test${(counter += 1).toString().padStart(6, "0")}${randomUUID().slice(0, 6)}`;
   let base = "";
 
   const subscription: StripeServer["subscription"] = ({ id, customer, price, status = "active", metadata = {} }) => ({
@@ -63,10 +84,17 @@ export async function startStripeServer({
     customer,
     status,
     metadata,
-    items: { object: "list", data: [{ id: next("si"), object: "subscription_item", price: { id: price, object: "price" } }] },
+    items: {
+      object: "list",
+      data: [{ id: next("si"), object: "subscription_item", price: { id: price, object: "price" } }],
+    },
   });
 
-  async function sendEvent(type: string, object: Record<string, unknown>, options: { id?: string; created?: number; signature?: string } = {}) {
+  async function sendEvent(
+    type: string,
+    object: Record<string, unknown>,
+    options: { id?: string; created?: number; signature?: string } = {},
+  ) {
     const event = {
       id: options.id ?? next("evt"),
       object: "event",
@@ -81,7 +109,11 @@ export async function startStripeServer({
     const payload = JSON.stringify(event);
     const signature = options.signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
     const response = await deliver(
-      new Request(webhookUrl, { method: "POST", headers: { "Content-Type": "application/json", "Stripe-Signature": signature }, body: payload }),
+      new Request(webhookUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Stripe-Signature": signature },
+        body: payload,
+      }),
     );
     const text = await response.text();
     let body: unknown = text;
@@ -114,17 +146,44 @@ export async function startStripeServer({
     }
 
     if (req.method === "POST" && url.pathname === "/v1/customers") {
-      return send(200, { id: next("cus"), object: "customer", email: form.email ?? null, metadata: { uid: form["metadata[uid]"] } });
+      return send(200, {
+        id: next("cus"),
+        object: "customer",
+        email: form.email ?? null,
+        metadata: { uid: form["metadata[uid]"] },
+      });
     }
     if (req.method === "POST" && url.pathname === "/v1/checkout/sessions") {
       const id = next("cs");
-      const metadata = { uid: form["subscription_data[metadata][uid]"] ?? "", role: form["subscription_data[metadata][role]"] ?? "" };
-      sessions.set(id, { id, customer: form.customer, price: form["line_items[0][price]"], successUrl: form.success_url, cancelUrl: form.cancel_url, metadata });
-      return send(200, { id, object: "checkout.session", mode: "subscription", customer: form.customer, url: `${base}/checkout/${id}` });
+      const metadata = {
+        uid: form["subscription_data[metadata][uid]"] ?? "",
+        role: form["subscription_data[metadata][role]"] ?? "",
+      };
+      sessions.set(id, {
+        id,
+        customer: form.customer,
+        price: form["line_items[0][price]"],
+        successUrl: form.success_url,
+        cancelUrl: form.cancel_url,
+        metadata,
+      });
+      return send(200, {
+        id,
+        object: "checkout.session",
+        mode: "subscription",
+        customer: form.customer,
+        url: `${base}/checkout/${id}`,
+      });
     }
     if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
       const id = next("bps");
-      return send(200, { id, object: "billing_portal.session", customer: form.customer, return_url: form.return_url, url: `${base}/portal/${id}?return=${encodeURIComponent(form.return_url ?? "")}` });
+      return send(200, {
+        id,
+        object: "billing_portal.session",
+        customer: form.customer,
+        return_url: form.return_url,
+        url: `${base}/portal/${id}?return=${encodeURIComponent(form.return_url ?? "")}`,
+      });
     }
 
     // The pages a person sees at Stripe.
@@ -148,9 +207,13 @@ export async function startStripeServer({
     const portal = /^\/portal\/([^/]+)$/.exec(url.pathname);
     if (portal) {
       res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-      return res.end(`<!doctype html><html lang="en"><title>Billing portal (scripted Stripe)</title><main><h1>Your subscription</h1><a href="${escapeHtml(url.searchParams.get("return") ?? "/")}">Return</a></main></html>`);
+      return res.end(
+        `<!doctype html><html lang="en"><title>Billing portal (scripted Stripe)</title><main><h1>Your subscription</h1><a href="${escapeHtml(url.searchParams.get("return") ?? "/")}">Return</a></main></html>`,
+      );
     }
-    return send(404, { error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
+    return send(404, {
+      error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${url.pathname})` },
+    });
   }
 
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));

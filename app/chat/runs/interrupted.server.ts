@@ -31,7 +31,15 @@ export async function settleInterrupted(db: Db, run: RunRow): Promise<boolean> {
     const saved = await saveExchange(db, {
       ...exchange,
       user: { ...exchange.user, sentAt: new Date(exchange.user.sentAt) },
-      reply: { id: run.id, parts, content: messageText({ parts }), status: "interrupted", model: run.model, inputTokens: 0, outputTokens: 0 },
+      reply: {
+        id: run.id,
+        parts,
+        content: messageText({ parts }),
+        status: "interrupted",
+        model: run.model,
+        inputTokens: 0,
+        outputTokens: 0,
+      },
       refund: !shown,
     });
     if (saved) {
@@ -47,7 +55,9 @@ export async function settleInterrupted(db: Db, run: RunRow): Promise<boolean> {
       last.push({ type: "data-saved", data: confirmation, transient: true } as UIMessageChunk);
       last.push({ type: "finish", finishReason: "other" });
     } else {
-      await (shown ? settleMessage(db, { uid: run.uid, messageId: run.userMessageId }) : refundMessage(db, { uid: run.uid, messageId: run.userMessageId }));
+      await (shown
+        ? settleMessage(db, { uid: run.uid, messageId: run.userMessageId })
+        : refundMessage(db, { uid: run.uid, messageId: run.userMessageId }));
       last.push({ type: "error", errorText: "This conversation was deleted, so the reply was not saved." });
     }
   } catch (error) {
@@ -64,7 +74,8 @@ async function assemble(chunks: UIMessageChunk[]): Promise<ChatMessage | undefin
   const stream = new ReadableStream<UIMessageChunk>({
     start(controller) {
       // Our data parts are not part of the stored reply.
-      for (const chunk of chunks) if (!chunk.type.startsWith("data-") && chunk.type !== "error") controller.enqueue(chunk);
+      for (const chunk of chunks)
+        if (!chunk.type.startsWith("data-") && chunk.type !== "error") controller.enqueue(chunk);
       controller.close();
     },
   });

@@ -2,7 +2,15 @@ import type { UIMessageChunk } from "ai";
 import type { Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
-import { appendBatch, endRun, insertRun, notifyRun, renewLease, type RunIdentity, type RunStatus } from "./run-store.server";
+import {
+  appendBatch,
+  endRun,
+  insertRun,
+  notifyRun,
+  renewLease,
+  type RunIdentity,
+  type RunStatus,
+} from "./run-store.server";
 import { runSettings } from "./run-settings.server";
 
 /**
@@ -55,10 +63,13 @@ export class LocalRun {
     );
     this.chain = this.recorded;
     // While the model is silent (no batch to write), the lease is renewed on its own.
-    this.leaseTimer = setInterval(() => {
-      if (Date.now() - this.lastWrite < (leaseSeconds * 1000) / 3) return;
-      this.enqueue(() => renewLease(db, identity.id, leaseSeconds).then((result) => this.checkStop(result)));
-    }, (leaseSeconds * 1000) / 3);
+    this.leaseTimer = setInterval(
+      () => {
+        if (Date.now() - this.lastWrite < (leaseSeconds * 1000) / 3) return;
+        this.enqueue(() => renewLease(db, identity.id, leaseSeconds).then((result) => this.checkStop(result)));
+      },
+      (leaseSeconds * 1000) / 3,
+    );
     this.leaseTimer.unref();
   }
 
@@ -129,7 +140,9 @@ export class LocalRun {
     const seq = ++this.written;
     this.lastWrite = Date.now();
     const { leaseSeconds, notify } = runSettings();
-    this.enqueue(() => appendBatch(this.db, this.id, seq, batch, leaseSeconds, notify).then((result) => this.checkStop(result)));
+    this.enqueue(() =>
+      appendBatch(this.db, this.id, seq, batch, leaseSeconds, notify).then((result) => this.checkStop(result)),
+    );
   }
 
   private checkStop({ stopRequested }: { stopRequested: boolean }) {

@@ -58,7 +58,8 @@ export async function stopRunResponse(request: Request): Promise<Response> {
   const db = await database();
   if (db instanceof Response) return db;
   try {
-    if (!(await stopRun(db, who.user.uid, where))) return json({ error: "No reply of yours is being written for that message." }, { status: 404, headers: PRIVATE });
+    if (!(await stopRun(db, who.user.uid, where)))
+      return json({ error: "No reply of yours is being written for that message." }, { status: 404, headers: PRIVATE });
   } catch (error) {
     logBackendFault("postgres", "stopping a reply run", error);
     return unavailable();
@@ -70,4 +71,5 @@ const signedIn = apiSignedIn;
 const database = () => apiDatabase("a reply run", unavailable);
 
 const notFound = () => json({ error: "There is no such reply of yours." }, { status: 404, headers: PRIVATE });
-const unavailable = () => json({ error: "Conversations can't be reached right now. Please try again shortly." }, { status: 503 });
+const unavailable = () =>
+  json({ error: "Conversations can't be reached right now. Please try again shortly." }, { status: 503 });

@@ -14,11 +14,12 @@ import { RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
  * changed; readers fetch the rows.
  */
 
-
 export type RunStatus = "running" | "completed" | "stopped" | "failed" | "interrupted";
 
 /** The exchange a run stores when it ends, as kept in its row (dates as ISO strings). */
-export type PendingExchange = Omit<Exchange, "reply" | "refund" | "user"> & { user: Omit<Exchange["user"], "sentAt"> & { sentAt: string } };
+export type PendingExchange = Omit<Exchange, "reply" | "refund" | "user"> & {
+  user: Omit<Exchange["user"], "sentAt"> & { sentAt: string };
+};
 
 export interface RunRow extends RunIdentity {
   status: RunStatus;
@@ -28,7 +29,8 @@ export interface RunRow extends RunIdentity {
   startedAt: Date;
 }
 
-export type RunNotice = { run: string; kind: "events"; seq: number } | { run: string; kind: "stop" } | { run: string; kind: "end" };
+export type RunNotice =
+  { run: string; kind: "events"; seq: number } | { run: string; kind: "stop" } | { run: string; kind: "end" };
 
 /** What a run is: its reply's id, whose, for which message, and the exchange it will store. */
 export interface RunIdentity {
@@ -96,12 +98,21 @@ export async function renewLease(db: Db, runId: string, leaseSeconds: number): P
  * Ends a run that is still running (one writer wins: the instance running it,
  * or one that found its lease expired). False when it had already ended.
  */
-export async function endRun(db: Db, runId: string, status: Exclude<RunStatus, "running">, { expiredOnly = false } = {}): Promise<boolean> {
+export async function endRun(
+  db: Db,
+  runId: string,
+  status: Exclude<RunStatus, "running">,
+  { expiredOnly = false } = {},
+): Promise<boolean> {
   const rows = await db
     .update(replyRuns)
     .set({ status, endedAt: sql`now()` })
     .where(
-      and(eq(replyRuns.id, runId), eq(replyRuns.status, "running"), expiredOnly ? sql`${replyRuns.leaseUntil} < now()` : undefined),
+      and(
+        eq(replyRuns.id, runId),
+        eq(replyRuns.status, "running"),
+        expiredOnly ? sql`${replyRuns.leaseUntil} < now()` : undefined,
+      ),
     )
     .returning({ id: replyRuns.id });
   return rows.length > 0;
@@ -112,7 +123,11 @@ export async function notifyRun(db: Db, notice: RunNotice): Promise<void> {
 }
 
 /** Asks whichever instance runs it to stop; false when the user has no such run running. */
-export async function requestStop(db: Db, uid: string, where: { runId?: string; userMessageId?: string }): Promise<string | null> {
+export async function requestStop(
+  db: Db,
+  uid: string,
+  where: { runId?: string; userMessageId?: string },
+): Promise<string | null> {
   const match = where.runId ? eq(replyRuns.id, where.runId) : eq(replyRuns.userMessageId, where.userMessageId ?? "");
   const rows = await db
     .update(replyRuns)
@@ -161,7 +176,11 @@ export async function runningRuns(db: Db, uid: string, conversationId?: string):
 }
 
 /** The batches after `afterSeq`, in order, flattened to chunks. */
-export async function readBatches(db: Db, runId: string, afterSeq: number): Promise<{ seq: number; chunks: UIMessageChunk[] }[]> {
+export async function readBatches(
+  db: Db,
+  runId: string,
+  afterSeq: number,
+): Promise<{ seq: number; chunks: UIMessageChunk[] }[]> {
   const rows = await db
     .select({ seq: replyRunEvents.seq, chunks: replyRunEvents.chunks })
     .from(replyRunEvents)
@@ -184,7 +203,12 @@ export async function expiredRuns(db: Db, limit = 20): Promise<RunRow[]> {
 export async function pruneRuns(db: Db, olderThanSeconds: number): Promise<number> {
   const rows = await db
     .delete(replyRuns)
-    .where(and(inArray(replyRuns.status, ["completed", "stopped", "failed", "interrupted"]), sql`${replyRuns.endedAt} < now() - make_interval(secs => ${olderThanSeconds})`))
+    .where(
+      and(
+        inArray(replyRuns.status, ["completed", "stopped", "failed", "interrupted"]),
+        sql`${replyRuns.endedAt} < now() - make_interval(secs => ${olderThanSeconds})`,
+      ),
+    )
     .returning({ id: replyRuns.id });
   return rows.length;
 }
@@ -207,7 +231,14 @@ export async function firstReplyFailed(db: Db, uid: string, conversationId: stri
   const rows = await db
     .select({ id: replyRuns.id })
     .from(replyRuns)
-    .where(and(eq(replyRuns.uid, uid), eq(replyRuns.conversationId, conversationId), eq(replyRuns.status, "failed"), sql`jsonb_exists(${replyRuns.exchange}, 'create')`))
+    .where(
+      and(
+        eq(replyRuns.uid, uid),
+        eq(replyRuns.conversationId, conversationId),
+        eq(replyRuns.status, "failed"),
+        sql`jsonb_exists(${replyRuns.exchange}, 'create')`,
+      ),
+    )
     .limit(1);
   return rows.length > 0;
 }

@@ -5,7 +5,16 @@ import { logBackendFault } from "~/deadline.server";
 import { isUuid } from "~/ids/uuid";
 import { log } from "~/log/logger.server";
 import { LocalRun } from "./local-run.server";
-import { expiredRuns, getRun, pruneRuns, readBatches, requestStop, type RunIdentity, type RunNotice, type RunRow } from "./run-store.server";
+import {
+  expiredRuns,
+  getRun,
+  pruneRuns,
+  readBatches,
+  requestStop,
+  type RunIdentity,
+  type RunNotice,
+  type RunRow,
+} from "./run-store.server";
 import { INSTANCE_ID, runSettings } from "./run-settings.server";
 import { settleInterrupted } from "./interrupted.server";
 import { installShutdown } from "./shutdown.server";
@@ -50,7 +59,11 @@ export function beginDraining() {
  * Stops the user's run (by its id, or by the user message it answers),
  * wherever it runs. False when there is no such run going.
  */
-export async function stopRun(db: Db, uid: string, where: { runId?: string; userMessageId?: string }): Promise<boolean> {
+export async function stopRun(
+  db: Db,
+  uid: string,
+  where: { runId?: string; userMessageId?: string },
+): Promise<boolean> {
   for (const run of local.values()) {
     const matches = where.runId ? run.id === where.runId : run.identity.userMessageId === where.userMessageId;
     if (matches && run.identity.uid === uid && run.status === "running") {
@@ -170,7 +183,10 @@ export async function sweep(db: Db): Promise<number> {
       if (local.has(run.id)) continue; // ours and alive (a slow write): never settle our own
       if (await settleInterrupted(db, run)) {
         settled++;
-        log().warn({ run: run.id, instance: run.instance }, "a reply's instance stopped renewing its lease; marked it interrupted");
+        log().warn(
+          { run: run.id, instance: run.instance },
+          "a reply's instance stopped renewing its lease; marked it interrupted",
+        );
       }
     }
     if (Date.now() - lastPrune > 600_000) {

@@ -11,7 +11,17 @@ export interface AuditEntry {
 }
 
 /** An audit trail on /admin/users (role changes, account changes), newest first; cards on a phone (admin.css). */
-export function AuditTable({ id, title, empty, entries }: { id: string; title: string; empty: string; entries: AuditEntry[] }) {
+export function AuditTable({
+  id,
+  title,
+  empty,
+  entries,
+}: {
+  id: string;
+  title: string;
+  empty: string;
+  entries: AuditEntry[];
+}) {
   return (
     <section aria-labelledby={id} className="role-changes">
       <h2 id={id}>{title}</h2>

@@ -7,7 +7,12 @@ import { Form, Link } from "@remix-run/react";
 export function ConfirmDelete({ ids, cancelTo }: { ids: string[]; cancelTo: string }) {
   const what = ids.length === 1 ? "this message" : `these ${ids.length} messages`;
   return (
-    <section className="confirm-panel" role="alertdialog" aria-labelledby="confirm-delete-title" aria-describedby="confirm-delete-text">
+    <section
+      className="confirm-panel"
+      role="alertdialog"
+      aria-labelledby="confirm-delete-title"
+      aria-describedby="confirm-delete-text"
+    >
       <h2 id="confirm-delete-title">Delete {what}?</h2>
       <p id="confirm-delete-text">Deleting cannot be undone. Archive instead to keep a copy out of the way.</p>
       <Form method="post" className="actions">

@@ -13,7 +13,14 @@ export function InboxFilters({ query }: { query: InboxFilterValues }) {
     <Form method="get" className="inbox-filters" key={`${query.status}|${query.kind ?? ""}|${query.q ?? ""}`}>
       <label>
         Search messages
-        <input type="search" name="q" defaultValue={query.q ?? ""} maxLength={200} placeholder="Sender or words in the text" size={30} />
+        <input
+          type="search"
+          name="q"
+          defaultValue={query.q ?? ""}
+          maxLength={200}
+          placeholder="Sender or words in the text"
+          size={30}
+        />
       </label>
       <label>
         Status

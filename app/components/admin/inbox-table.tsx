@@ -26,7 +26,12 @@ export type InboxActionData =
   | { fieldErrors: Record<string, string> }
   | { error: string };
 
-const STATUS_AFTER: Record<string, string> = { "mark-read": "read", "mark-unread": "new", archive: "archived", unarchive: "read" };
+const STATUS_AFTER: Record<string, string> = {
+  "mark-read": "read",
+  "mark-unread": "new",
+  archive: "archived",
+  unarchive: "read",
+};
 const VERB: Record<string, string> = {
   "mark-read": "mark them read",
   "mark-unread": "mark them unread",
@@ -149,7 +154,8 @@ export function InboxTable({
 
   const allTicked = rows.length > 0 && rows.every((row) => selected.has(row.id));
   const count = selected.size;
-  const failure = data && "error" in data ? data.error : data && "fieldErrors" in data ? firstError(data.fieldErrors) : null;
+  const failure =
+    data && "error" in data ? data.error : data && "fieldErrors" in data ? firstError(data.fieldErrors) : null;
 
   const notices = (
     <div aria-live="polite">
@@ -179,7 +185,12 @@ export function InboxTable({
     <form method="post" className="bulk-form" onSubmit={hydrated ? onSubmit : undefined}>
       <div className="bulk-actions" role="group" aria-label="Actions on selected messages">
         {/* Before hydration (or without JavaScript) the buttons post the form as it is. */}
-        <InboxActionButtons read="both" archived={statusFilter === "archived"} busy={false} disabled={hydrated && count === 0} />
+        <InboxActionButtons
+          read="both"
+          archived={statusFilter === "archived"}
+          busy={false}
+          disabled={hydrated && count === 0}
+        />
         {hydrated ? (
           <span className="selection-count" aria-live="polite">
             {count === 0 ? "Tick messages to act on them" : `${count} selected`}
@@ -188,8 +199,15 @@ export function InboxTable({
       </div>
       {notices}
       {confirming ? (
-        <section className="confirm-panel" role="alertdialog" aria-labelledby="confirm-delete-title" aria-describedby="confirm-delete-text">
-          <h2 id="confirm-delete-title">Delete {confirming.length === 1 ? "this message" : `these ${confirming.length} messages`}?</h2>
+        <section
+          className="confirm-panel"
+          role="alertdialog"
+          aria-labelledby="confirm-delete-title"
+          aria-describedby="confirm-delete-text"
+        >
+          <h2 id="confirm-delete-title">
+            Delete {confirming.length === 1 ? "this message" : `these ${confirming.length} messages`}?
+          </h2>
           <p id="confirm-delete-text">Deleting cannot be undone. Archive instead to keep a copy out of the way.</p>
           <div className="actions">
             <button type="button" className="button danger" onClick={() => send("delete", confirming, true)}>
@@ -211,7 +229,9 @@ export function InboxTable({
                   type="checkbox"
                   aria-label="Select all on this page"
                   checked={allTicked}
-                  onChange={(event) => setSelected(event.currentTarget.checked ? new Set(rows.map((row) => row.id)) : new Set())}
+                  onChange={(event) =>
+                    setSelected(event.currentTarget.checked ? new Set(rows.map((row) => row.id)) : new Set())
+                  }
                 />
               ) : (
                 <span className="visually-hidden">Select</span>

@@ -99,7 +99,12 @@ export function UserEditDialog({
           <p>{user.roleNote}</p>
         </section>
       ) : asking && confirming ? (
-        <fetcher.Form method="post" action="/admin/users" className="confirm-panel" aria-labelledby={`${titleId}-confirm`}>
+        <fetcher.Form
+          method="post"
+          action="/admin/users"
+          className="confirm-panel"
+          aria-labelledby={`${titleId}-confirm`}
+        >
           <h3 id={`${titleId}-confirm`}>Make {user.email} an admin?</h3>
           <p>
             They will be able to read the inbox, change anyone&apos;s role, disable accounts and edit the tools. Only
@@ -171,11 +176,7 @@ export function UserEditDialog({
           </p>
         ) : (
           <>
-            <p>
-              {user.disabled
-                ? "This account is disabled: they cannot sign in."
-                : "This account is active."}
-            </p>
+            <p>{user.disabled ? "This account is disabled: they cannot sign in." : "This account is active."}</p>
             <fetcher.Form method="post" action="/admin/users" className="user-dialog-actions">
               <input type="hidden" name="uid" value={user.uid} />
               <button

@@ -58,7 +58,9 @@ export function UsersTable({
                 </span>
               </th>
               <td data-label="Role">
-                <span className={`chip role-chip role-${row.role === "" ? "none" : row.role === "admin" ? "admin" : "other"}`}>
+                <span
+                  className={`chip role-chip role-${row.role === "" ? "none" : row.role === "admin" ? "admin" : "other"}`}
+                >
                   {roleName(row.role)}
                 </span>
                 {/* requireAdmin lets only a verified address be admin. */}
@@ -76,12 +78,17 @@ export function UsersTable({
                     {row.usage.messages.toLocaleString("en")} {row.usage.messages === 1 ? "message" : "messages"}
                     <span className="fine-print">
                       {" · "}
-                      <abbr title={`${row.usage.tokens.toLocaleString("en")} tokens`}>{compactCount(row.usage.tokens)}</abbr> tokens
+                      <abbr title={`${row.usage.tokens.toLocaleString("en")} tokens`}>
+                        {compactCount(row.usage.tokens)}
+                      </abbr>{" "}
+                      tokens
                     </span>
                   </span>
                 )}
               </td>
-              <td data-label="Last sign-in"><LocalTime value={row.lastSignInAt} /></td>
+              <td data-label="Last sign-in">
+                <LocalTime value={row.lastSignInAt} />
+              </td>
               <td className="user-actions">
                 <button
                   type="button"
@@ -98,7 +105,9 @@ export function UsersTable({
           ))}
         </tbody>
       </table>
-      {user ? <UserEditDialog key={user.uid} user={user} isMe={user.email === me} allowances={allowances} onClose={close} /> : null}
+      {user ? (
+        <UserEditDialog key={user.uid} user={user} isMe={user.email === me} allowances={allowances} onClose={close} />
+      ) : null}
     </>
   );
 }

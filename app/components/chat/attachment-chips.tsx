@@ -16,14 +16,20 @@ export function PendingChips({ files, onRemove }: { files: readonly PendingFile[
                 <span className="form-error">{file.error}</span>
               ) : file.status === "uploading" ? (
                 <>
-                  <progress max={1} value={file.progress} aria-label={`Uploading ${file.name}`} /> {formatBytes(file.size)}
+                  <progress max={1} value={file.progress} aria-label={`Uploading ${file.name}`} />{" "}
+                  {formatBytes(file.size)}
                 </>
               ) : (
                 formatBytes(file.size)
               )}
             </span>
           </span>
-          <button type="button" className="chip-button attachment-remove" aria-label={`Remove ${file.name}`} onClick={() => onRemove(file.key)}>
+          <button
+            type="button"
+            className="chip-button attachment-remove"
+            aria-label={`Remove ${file.name}`}
+            onClick={() => onRemove(file.key)}
+          >
             <span aria-hidden="true">×</span>
           </button>
         </li>

@@ -63,8 +63,13 @@ export function useAttachmentUploads(limits: UploadLimits) {
       request.onload = () => {
         requests.current.delete(key);
         const body = request.response as { attachment?: AttachmentRef; error?: string } | null;
-        if (request.status === 201 && body?.attachment) update(key, { status: "ready", progress: 1, stored: body.attachment });
-        else update(key, { status: "failed", error: body?.error ?? `The upload failed (${request.status}). Please try again.` });
+        if (request.status === 201 && body?.attachment)
+          update(key, { status: "ready", progress: 1, stored: body.attachment });
+        else
+          update(key, {
+            status: "failed",
+            error: body?.error ?? `The upload failed (${request.status}). Please try again.`,
+          });
       };
       request.onerror = () => {
         requests.current.delete(key);
@@ -80,7 +85,13 @@ export function useAttachmentUploads(limits: UploadLimits) {
       let count = files.filter((file) => file.status !== "failed").length;
       const added: PendingFile[] = [];
       for (const file of list) {
-        const pending: PendingFile = { key: crypto.randomUUID(), name: file.name || "file", size: file.size, progress: 0, status: "uploading" };
+        const pending: PendingFile = {
+          key: crypto.randomUUID(),
+          name: file.name || "file",
+          size: file.size,
+          progress: 0,
+          status: "uploading",
+        };
         const error =
           count >= limits.perMessage
             ? `Not attached: at most ${limits.perMessage} file${limits.perMessage === 1 ? "" : "s"} a message.`

@@ -17,12 +17,7 @@ export function ChatErrorNotice({
     <div className="chat-error" role="alert">
       <p>{error.message}</p>
       {error.signedOut ? (
-        <a
-          className="button"
-          href={`/login?redirectTo=${encodeURIComponent(
-            `/nuvara/${chatId}`
-          )}`}
-        >
+        <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
           Sign in again
         </a>
       ) : error.quotaExhausted ? (
@@ -33,11 +28,7 @@ export function ChatErrorNotice({
           </a>
         ) : null
       ) : (
-        <button
-          type="button"
-          className="button primary"
-          onClick={onRetry}
-        >
+        <button type="button" className="button primary" onClick={onRetry}>
           Retry
         </button>
       )}

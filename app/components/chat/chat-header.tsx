@@ -31,16 +31,10 @@ export function ChatHeader({
             <p>{customInstructions}</p>
           </details>
         ) : null}
-        {toolInstructions ? (
-          <span className="badge">Tool instructions on</span>
-        ) : null}
+        {toolInstructions ? <span className="badge">Tool instructions on</span> : null}
         <ModelPicker {...picker} />
         {!isNew ? (
-          <a
-            className="button"
-            href={`/api/conversations/${chatId}/markdown`}
-            download
-          >
+          <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
             Export
           </a>
         ) : null}

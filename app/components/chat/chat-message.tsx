@@ -48,7 +48,9 @@ export function ChatMessageView({
       <header className="message-header">
         <span className="message-author">{isUser ? "You" : "Assistant"}</span>
         {!isUser && isDemo ? <span className="badge demo">Demo — not an AI</span> : null}
-        {!isUser && message.metadata?.model && !isDemo ? <span className="message-model">{message.metadata.model}</span> : null}
+        {!isUser && message.metadata?.model && !isDemo ? (
+          <span className="message-model">{message.metadata.model}</span>
+        ) : null}
         {status === "stopped" ? <span className="badge">Stopped</span> : null}
         {status === "interrupted" ? <span className="badge">Interrupted</span> : null}
       </header>
@@ -72,7 +74,11 @@ export function ChatMessageView({
           {isUser ? (
             <>
               <p className="user-text">{text}</p>
-              <MessageAttachments files={message.parts.flatMap((part) => (part.type === "data-attachment" ? [part.data as AttachmentRef] : []))} />
+              <MessageAttachments
+                files={message.parts.flatMap((part) =>
+                  part.type === "data-attachment" ? [part.data as AttachmentRef] : [],
+                )}
+              />
             </>
           ) : (
             message.parts.map((part, index) => {
@@ -81,10 +87,14 @@ export function ChatMessageView({
               return null;
             })
           )}
-          {!isUser ? <Sources passages={message.parts.find((part) => part.type === "data-sources")?.data.passages ?? []} /> : null}
+          {!isUser ? (
+            <Sources passages={message.parts.find((part) => part.type === "data-sources")?.data.passages ?? []} />
+          ) : null}
           {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
           {status === "interrupted" && !streaming ? (
-            <p className="interrupted-note">The server writing this reply went away before it finished{text ? "; what it wrote is kept" : ""}.</p>
+            <p className="interrupted-note">
+              The server writing this reply went away before it finished{text ? "; what it wrote is kept" : ""}.
+            </p>
           ) : null}
         </div>
       )}
@@ -132,7 +142,13 @@ export interface Versions {
 function VersionSwitch({ index, count, onPrevious, onNext }: Versions) {
   return (
     <span className="versions" role="group" aria-label={`Version ${index} of ${count}`}>
-      <button type="button" className="chip-button" aria-label="Previous version" disabled={!onPrevious} onClick={onPrevious}>
+      <button
+        type="button"
+        className="chip-button"
+        aria-label="Previous version"
+        disabled={!onPrevious}
+        onClick={onPrevious}
+      >
         <span aria-hidden="true">‹</span>
       </button>
       <span className="versions-count">
@@ -145,7 +161,15 @@ function VersionSwitch({ index, count, onPrevious, onNext }: Versions) {
   );
 }
 
-function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (text: string) => void; onCancel: () => void }) {
+function EditForm({
+  initial,
+  onSave,
+  onCancel,
+}: {
+  initial: string;
+  onSave: (text: string) => void;
+  onCancel: () => void;
+}) {
   const [text, setText] = useState(initial);
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -160,7 +184,14 @@ function EditForm({ initial, onSave, onCancel }: { initial: string; onSave: (tex
   };
   return (
     <form className="edit-form" onSubmit={submit}>
-      <textarea aria-label="Edit your message" value={text} onChange={(event) => setText(event.target.value)} onKeyDown={onKeyDown} rows={3} autoFocus />
+      <textarea
+        aria-label="Edit your message"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKeyDown}
+        rows={3}
+        autoFocus
+      />
       <div className="edit-actions">
         <button type="button" className="button" onClick={onCancel}>
           Cancel

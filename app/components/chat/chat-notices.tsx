@@ -15,8 +15,7 @@ export function ModelBanner({ noModel, demo }: { noModel: boolean; demo: boolean
     </p>
   ) : demo ? (
     <p className="banner demo-banner">
-      You are using the built-in demo model. It is not an AI: it only
-      explains how to connect a real model.
+      You are using the built-in demo model. It is not an AI: it only explains how to connect a real model.
     </p>
   ) : null;
 }
@@ -24,12 +23,7 @@ export function ModelBanner({ noModel, demo }: { noModel: boolean; demo: boolean
 /** Announces a finished reply once; the transcript itself is not live, so tokens are not read out as they come. */
 export function ReplyAnnouncement({ text }: { text: string }) {
   return (
-    <p
-      className="visually-hidden"
-      role="status"
-      aria-live="polite"
-      data-testid="reply-announcement"
-    >
+    <p className="visually-hidden" role="status" aria-live="polite" data-testid="reply-announcement">
       {text}
     </p>
   );

@@ -171,6 +171,8 @@ export function forgetChat(id: string) {
 
 /** The files sent with a message, by id (none: no field, as before attachments existed). */
 function attachmentIds(message: ChatMessage): { attachments?: string[] } {
-  const ids = message.parts.flatMap((part) => (part.type === "data-attachment" ? [(part.data as AttachmentRef).id] : []));
+  const ids = message.parts.flatMap((part) =>
+    part.type === "data-attachment" ? [(part.data as AttachmentRef).id] : [],
+  );
   return ids.length > 0 ? { attachments: ids } : {};
 }

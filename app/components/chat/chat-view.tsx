@@ -18,7 +18,11 @@ export function ChatView(props: ChatViewProps) {
   const { messages, status, busy } = chat.conversation;
   const { model, chooseModel, demoIds } = chat.modelChoice;
   return (
-    <section className={`chat${chat.drop.dragging ? " dropping" : ""}`} aria-labelledby="chat-title" {...chat.drop.handlers}>
+    <section
+      className={`chat${chat.drop.dragging ? " dropping" : ""}`}
+      aria-labelledby="chat-title"
+      {...chat.drop.handlers}
+    >
       <DropOverlay shown={chat.drop.dragging} />
       <ChatHeader
         chatId={chatId}
@@ -40,7 +44,12 @@ export function ChatView(props: ChatViewProps) {
           toolNames={props.toolNames}
           actionsFor={chat.actionsFor}
         />
-        <ChatErrorNotice error={chat.shownError} chatId={chatId} upgradeUrl={props.quota.upgradeUrl} onRetry={chat.retry} />
+        <ChatErrorNotice
+          error={chat.shownError}
+          chatId={chatId}
+          upgradeUrl={props.quota.upgradeUrl}
+          onRetry={chat.retry}
+        />
       </Transcript>
       <Composer
         files={chat.uploads.files}

@@ -55,5 +55,8 @@ export function useHighlightedCode(language: string | null, code: string): React
   useEffect(() => {
     if (wanted !== null && !ready) loadLanguage(wanted).catch(() => undefined);
   }, [wanted, ready]);
-  return useMemo(() => (ready && wanted !== null && highlighter ? highlighter.highlight(wanted, code) : null), [ready, wanted, code]);
+  return useMemo(
+    () => (ready && wanted !== null && highlighter ? highlighter.highlight(wanted, code) : null),
+    [ready, wanted, code],
+  );
 }

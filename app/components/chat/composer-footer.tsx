@@ -1,10 +1,6 @@
 import type { ReactNode } from "react";
 import { budgetLeftText, budgetSpentMessage, fallbackText, type BudgetView } from "~/budgets/budget-text";
-import {
-  formatResetTime,
-  quotaExhaustedMessage,
-  remainingText,
-} from "~/budgets/quota-text";
+import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/budgets/quota-text";
 import type { QuotaView } from "./chat-view-types";
 
 /** Under the message box: a message given back after a reload (app/components/chat/use-unsent-restore.ts), and what is left to send. */
@@ -20,23 +16,14 @@ export function ComposerFooter({
   return (
     <>
       {restoredNotice ? (
-        <span role="status">
-          Your last message wasn't confirmed as sent, so it's back in the
-          box.
-        </span>
+        <span role="status">Your last message wasn't confirmed as sent, so it's back in the box.</span>
       ) : null}
       <QuotaLine quota={quota} timeZone={timeZone} />
     </>
   );
 }
 
-function QuotaLine({
-  quota,
-  timeZone,
-}: {
-  quota: QuotaView;
-  timeZone: string | undefined;
-}) {
+function QuotaLine({ quota, timeZone }: { quota: QuotaView; timeZone: string | undefined }) {
   const upgrade = quota.upgradeUrl ? (
     <>
       {" "}
@@ -57,8 +44,7 @@ function QuotaLine({
   return (
     <>
       <span className="quota">
-        {remainingText(quota.remaining)} · resets at{" "}
-        {formatResetTime(resetsAt, timeZone)}
+        {remainingText(quota.remaining)} · resets at {formatResetTime(resetsAt, timeZone)}
       </span>
       {budget}
     </>
@@ -66,7 +52,15 @@ function QuotaLine({
 }
 
 /** What is left of the tightest budget; once spent, what happens instead (docs/decisions/072). */
-function BudgetLine({ budget, timeZone, upgrade }: { budget: BudgetView; timeZone: string | undefined; upgrade: ReactNode }) {
+function BudgetLine({
+  budget,
+  timeZone,
+  upgrade,
+}: {
+  budget: BudgetView;
+  timeZone: string | undefined;
+  upgrade: ReactNode;
+}) {
   if (budget.spent) {
     return (
       <span className={`quota budget ${budget.fallback ? "nearly" : "exhausted"}`} role="status">

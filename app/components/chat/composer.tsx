@@ -175,9 +175,7 @@ export function Composer({
         )}
       </div>
       <div id="composer-hint" className="composer-hint">
-        {tooLong ? (
-          <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span>
-        ) : null}
+        {tooLong ? <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span> : null}
         {fileProblem ? <span className="form-error">{fileProblem}</span> : null}
         {footer}
       </div>

@@ -21,7 +21,12 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
   const shown = state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : label;
   // The name keeps saying what the button does and contains the words shown (WCAG 2.5.3, label in name).
   return (
-    <button type="button" className="chip-button" onClick={copy} aria-label={state === "idle" ? label : `${label}: ${shown}`}>
+    <button
+      type="button"
+      className="chip-button"
+      onClick={copy}
+      aria-label={state === "idle" ? label : `${label}: ${shown}`}
+    >
       <span aria-live="polite">{shown}</span>
     </button>
   );

@@ -13,7 +13,15 @@ export function FeedbackButtons({ messageId, feedback }: { messageId: string; fe
   // Shown at once (optimistically) while the rating is on its way, then as stored.
   const pending = fetcher.formData?.get("rating");
   const rating =
-    pending != null ? (pending === "up" ? 1 : pending === "down" ? -1 : null) : fetcher.data?.ok ? (fetcher.data.rating ?? null) : feedback.rating;
+    pending != null
+      ? pending === "up"
+        ? 1
+        : pending === "down"
+          ? -1
+          : null
+      : fetcher.data?.ok
+        ? (fetcher.data.rating ?? null)
+        : feedback.rating;
   const rate = (value: 1 | -1) =>
     fetcher.submit(
       { intent: "feedback", messageId, rating: rating === value ? "none" : value === 1 ? "up" : "down" },
@@ -21,10 +29,24 @@ export function FeedbackButtons({ messageId, feedback }: { messageId: string; fe
     );
   return (
     <>
-      <button type="button" className="chip-button feedback" aria-pressed={rating === 1} aria-label="Good reply" title="Good reply" onClick={() => rate(1)}>
+      <button
+        type="button"
+        className="chip-button feedback"
+        aria-pressed={rating === 1}
+        aria-label="Good reply"
+        title="Good reply"
+        onClick={() => rate(1)}
+      >
         <ThumbIcon />
       </button>
-      <button type="button" className="chip-button feedback" aria-pressed={rating === -1} aria-label="Bad reply" title="Bad reply" onClick={() => rate(-1)}>
+      <button
+        type="button"
+        className="chip-button feedback"
+        aria-pressed={rating === -1}
+        aria-label="Bad reply"
+        title="Bad reply"
+        onClick={() => rate(-1)}
+      >
         <ThumbIcon down />
       </button>
       {fetcher.data?.error ? (

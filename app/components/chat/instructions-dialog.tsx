@@ -5,7 +5,7 @@ import { useOpenedOnce } from "./opened-once";
 const InstructionsForm = lazy(() =>
   import("./instructions-form").then((module) => ({
     default: module.InstructionsForm,
-  }))
+  })),
 );
 
 /** Custom instructions: applied to every new chat, edited here. */
@@ -14,20 +14,12 @@ export function CustomInstructions({ text }: { text: string }) {
   const loaded = useOpenedOnce(open);
   return (
     <>
-      <button
-        type="button"
-        className="link-button"
-        onClick={() => setOpen(true)}
-      >
+      <button type="button" className="link-button" onClick={() => setOpen(true)}>
         Custom instructions: {text ? "on" : "off"}
       </button>
       {loaded ? (
         <Suspense fallback={null}>
-          <InstructionsForm
-            text={text}
-            open={open}
-            onClose={() => setOpen(false)}
-          />
+          <InstructionsForm text={text} open={open} onClose={() => setOpen(false)} />
         </Suspense>
       ) : null}
     </>

@@ -4,15 +4,7 @@ import { MAX_CUSTOM_INSTRUCTIONS_LENGTH } from "~/chat/custom-instructions";
 import { Dialog } from "./dialog";
 
 /** The custom instructions' dialog (instructions-dialog.tsx loads it when first opened). */
-export function InstructionsForm({
-  text,
-  open,
-  onClose,
-}: {
-  text: string;
-  open: boolean;
-  onClose: () => void;
-}) {
+export function InstructionsForm({ text, open, onClose }: { text: string; open: boolean; onClose: () => void }) {
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
 
   useEffect(() => {
@@ -27,17 +19,9 @@ export function InstructionsForm({
         <input type="hidden" name="intent" value="instructions" />
         <label>
           What should the assistant know or do in every new chat?
-          <textarea
-            name="instructions"
-            defaultValue={text}
-            maxLength={MAX_CUSTOM_INSTRUCTIONS_LENGTH}
-            rows={6}
-          />
+          <textarea name="instructions" defaultValue={text} maxLength={MAX_CUSTOM_INSTRUCTIONS_LENGTH} rows={6} />
         </label>
-        <p className="fine-print">
-          They apply to chats you start from now on. Leave empty to turn them
-          off.
-        </p>
+        <p className="fine-print">They apply to chats you start from now on. Leave empty to turn them off.</p>
         {fetcher.data?.error ? (
           <p className="form-error" role="alert">
             {fetcher.data.error}
@@ -47,11 +31,7 @@ export function InstructionsForm({
           <button type="button" className="button" onClick={onClose}>
             Cancel
           </button>
-          <button
-            type="submit"
-            className="button primary"
-            disabled={fetcher.state !== "idle"}
-          >
+          <button type="submit" className="button primary" disabled={fetcher.state !== "idle"}>
             Save
           </button>
         </div>

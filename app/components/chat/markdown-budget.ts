@@ -139,7 +139,8 @@ export function markdownVerdict(text: string): MarkdownVerdict {
     const tally = tallyLine(line, from);
     markersInBlock += tally.markers;
     elements += 1 + tally.markers + tally.hints;
-    if (cost + weight * markersInBlock * markersInBlock > MAX_DELIMITER_COST) return { ok: false, reason: "delimiters" };
+    if (cost + weight * markersInBlock * markersInBlock > MAX_DELIMITER_COST)
+      return { ok: false, reason: "delimiters" };
     if (elements > MAX_ELEMENTS) return { ok: false, reason: "elements" };
     return null;
   };
@@ -179,7 +180,7 @@ export function markdownVerdict(text: string): MarkdownVerdict {
 
 /** Characters that may each become an element without being an inline marker: table cells, autolinks (www.x, a@b.c, http://). */
 function isElementHint(code: number): boolean {
-  return code === 124 /* | */ || code === 46 /* . */ || code === 64 /* @ */ || code === 58 /* : */;
+  return code === 124 /* | */ || code === 46 /* . */ || code === 64 /* @ */ || code === 58; /* : */
 }
 
 function tallyLine(line: string, from: number): { markers: number; hints: number } {

@@ -15,5 +15,10 @@ import type { Options } from "react-markdown";
 export const mathPlugins: Pick<Options, "remarkPlugins" | "rehypePlugins"> = {
   // A lone $ is a dollar: ./math-text.ts turns the $x$ that is math into $$x$$ first.
   remarkPlugins: [[remarkMath, { singleDollarTextMath: false }]],
-  rehypePlugins: [[rehypeKatex, { output: "mathml", throwOnError: false, strict: "ignore", trust: false, maxExpand: 500, maxSize: 50 }]],
+  rehypePlugins: [
+    [
+      rehypeKatex,
+      { output: "mathml", throwOnError: false, strict: "ignore", trust: false, maxExpand: 500, maxSize: 50 },
+    ],
+  ],
 };

@@ -24,7 +24,9 @@ export { PlainReply, safeUrl } from "./markdown-plain";
  *   first reply streamed into an empty chat rarely waits for it; if it does,
  *   the text shows plain (PlainReply) for that moment.
  */
-const LazyRenderedMarkdown = lazy(() => import("./markdown-render").then((module) => ({ default: module.RenderedMarkdown })));
+const LazyRenderedMarkdown = lazy(() =>
+  import("./markdown-render").then((module) => ({ default: module.RenderedMarkdown })),
+);
 
 // A reply with math also needs KaTeX: another chunk, fetched only then (ADR 056).
 const LazyMathMarkdown = lazy(() =>

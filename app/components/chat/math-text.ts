@@ -45,7 +45,9 @@ export function normalizeMathDelimiters(text: string): string {
 }
 
 /** The same forms, without the global flag (a global regex's test() keeps state between calls). */
-const MATH_FORMS = [/\$\$[\s\S]+?\$\$/, DISPLAY_BRACKETS, INLINE_PARENS, INLINE_DOLLAR].map((pattern) => new RegExp(pattern.source));
+const MATH_FORMS = [/\$\$[\s\S]+?\$\$/, DISPLAY_BRACKETS, INLINE_PARENS, INLINE_DOLLAR].map(
+  (pattern) => new RegExp(pattern.source),
+);
 
 /** Whether a reply has math in any of those forms (then its renderer loads KaTeX). */
 export function hasMath(text: string): boolean {

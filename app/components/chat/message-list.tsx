@@ -34,20 +34,14 @@ export function MessageList({
           <ChatMessageView
             key={message.id}
             message={message}
-            streaming={
-              busy && index === lastIndex && message.role === "assistant"
-            }
-            isDemo={
-              message.metadata?.demo === true ||
-              demoIds.has(message.metadata?.model ?? "")
-            }
+            streaming={busy && index === lastIndex && message.role === "assistant"}
+            isDemo={message.metadata?.demo === true || demoIds.has(message.metadata?.model ?? "")}
             toolNames={toolNames}
             actions={actionsFor(message, index)}
           />
         ))
       )}
-      {status === "submitted" &&
-      messages[lastIndex]?.role !== "assistant" ? (
+      {status === "submitted" && messages[lastIndex]?.role !== "assistant" ? (
         <p className="typing" role="status">
           Assistant is thinking…
         </p>
@@ -60,13 +54,9 @@ function EmptyChat({ onStart, disabled }: { onStart: (prompt: string) => void; d
   return (
     <div className="empty-chat">
       <p className="lead">How can I help?</p>
-      <StarterSuggestions
-        onPick={onStart}
-        disabled={disabled}
-      />
+      <StarterSuggestions onPick={onStart} disabled={disabled} />
       <p className="fine-print">
-        Enter sends, Shift+Enter adds a line. Replies can use a
-        calculator, the date and time, and unit conversion.
+        Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.
       </p>
     </div>
   );

@@ -7,7 +7,8 @@ const REASONS = [
   { value: "other", label: "Something else" },
 ] as const;
 
-type State = { kind: "idle" } | { kind: "sending" } | { kind: "sent"; message: string } | { kind: "failed"; message: string };
+type State =
+  { kind: "idle" } | { kind: "sending" } | { kind: "sent"; message: string } | { kind: "failed"; message: string };
 
 async function failureText(response: Response): Promise<string> {
   try {
@@ -18,7 +19,9 @@ async function failureText(response: Response): Promise<string> {
   } catch {
     // Not JSON: fall through to the general message.
   }
-  return response.status === 404 ? "Reporting isn't available right now." : "The report couldn't be sent. Please try again.";
+  return response.status === 404
+    ? "Reporting isn't available right now."
+    : "The report couldn't be sent. Please try again.";
 }
 
 /** "Report" on a reply: a reason and a comment, sent to the admins' inbox (POST /api/reports). */

@@ -3,20 +3,11 @@ import { Dialog } from "./dialog";
 
 /** Whether the reader's keyboard has ⌘ rather than Ctrl (decided in the browser). */
 function usesCommandKey() {
-  return (
-    typeof navigator !== "undefined" &&
-    /Mac|iPhone|iPad/.test(navigator.platform)
-  );
+  return typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
 }
 
 /** The list of shortcuts (Ctrl/⌘+/), loaded when first shown (shortcuts.tsx has the keys themselves). */
-export function ShortcutsDialog({
-  open,
-  onClose,
-}: {
-  open: boolean;
-  onClose: () => void;
-}) {
+export function ShortcutsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const [mod, setMod] = useState("Ctrl");
   useEffect(() => setMod(usesCommandKey() ? "⌘" : "Ctrl"), []);
   const rows: Array<[string, string[]]> = [

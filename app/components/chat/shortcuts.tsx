@@ -7,7 +7,7 @@ import { focusComposer } from "./composer";
 const LazyShortcutsDialog = lazy(() =>
   import("./shortcuts-dialog").then((module) => ({
     default: module.ShortcutsDialog,
-  }))
+  })),
 );
 
 /**
@@ -39,13 +39,7 @@ export function useChatShortcuts(openHelp: () => void) {
 }
 
 /** The shortcuts' list (Ctrl/⌘+/ or "Keyboard shortcuts"), mounted from its first opening. */
-export function ShortcutsDialog({
-  open,
-  onClose,
-}: {
-  open: boolean;
-  onClose: () => void;
-}) {
+export function ShortcutsDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const loaded = useOpenedOnce(open);
   return loaded ? (
     <Suspense fallback={null}>

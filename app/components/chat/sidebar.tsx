@@ -76,7 +76,12 @@ export function ConversationSidebar({
               <h2 className="group-label">{group.label}</h2>
               <ul className="conversation-items">
                 {group.items.map((item) => (
-                  <ConversationEntry key={item.id} item={item} active={item.id === activeId} onDelete={() => setDeleting(item)} />
+                  <ConversationEntry
+                    key={item.id}
+                    item={item}
+                    active={item.id === activeId}
+                    onDelete={() => setDeleting(item)}
+                  />
                 ))}
               </ul>
             </section>
@@ -113,7 +118,15 @@ function SearchBox({ search }: { search: string }) {
   );
 }
 
-function ConversationEntry({ item, active, onDelete }: { item: ConversationItem; active: boolean; onDelete: () => void }) {
+function ConversationEntry({
+  item,
+  active,
+  onDelete,
+}: {
+  item: ConversationItem;
+  active: boolean;
+  onDelete: () => void;
+}) {
   const [renaming, setRenaming] = useState(false);
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
   const title = item.title ?? "New chat";
@@ -151,19 +164,34 @@ function ConversationEntry({ item, active, onDelete }: { item: ConversationItem;
         {shownTitle}
         {item.writing ? <span className="writing-note">still writing…</span> : null}
       </NavLink>
-      {item.pending ? null : <span className="item-actions">
-        <button type="button" className="icon-button" aria-label={`Rename “${title}”`} onClick={() => setRenaming(true)}>
-          ✎
-        </button>
-        <button type="button" className="icon-button" aria-label={`Delete “${title}”`} onClick={onDelete}>
-          ×
-        </button>
-      </span>}
+      {item.pending ? null : (
+        <span className="item-actions">
+          <button
+            type="button"
+            className="icon-button"
+            aria-label={`Rename “${title}”`}
+            onClick={() => setRenaming(true)}
+          >
+            ✎
+          </button>
+          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} onClick={onDelete}>
+            ×
+          </button>
+        </span>
+      )}
     </li>
   );
 }
 
-function DeleteDialog({ target, activeId, onClose }: { target: ConversationItem | null; activeId: string | null; onClose: () => void }) {
+function DeleteDialog({
+  target,
+  activeId,
+  onClose,
+}: {
+  target: ConversationItem | null;
+  activeId: string | null;
+  onClose: () => void;
+}) {
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
   const navigate = useNavigate();
   const [deletedId, setDeletedId] = useState<string | null>(null);
@@ -178,9 +206,7 @@ function DeleteDialog({ target, activeId, onClose }: { target: ConversationItem 
 
   return (
     <Dialog open={target !== null} onClose={onClose} title="Delete this conversation?">
-      <p>
-        “{target?.title ?? "New chat"}” and all its messages will be deleted. This can't be undone.
-      </p>
+      <p>“{target?.title ?? "New chat"}” and all its messages will be deleted. This can't be undone.</p>
       {fetcher.data?.error ? (
         <p className="form-error" role="alert">
           {fetcher.data.error}

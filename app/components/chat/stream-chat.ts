@@ -102,14 +102,26 @@ export class StreamChat {
   };
 
   /** A new message, or (with `messageId`) a user message edited: what followed it goes. */
-  sendMessage = async ({ text, messageId, attachments }: { text: string; messageId?: string; attachments?: AttachmentRef[] }) => {
+  sendMessage = async ({
+    text,
+    messageId,
+    attachments,
+  }: {
+    text: string;
+    messageId?: string;
+    attachments?: AttachmentRef[];
+  }) => {
     const messages = this.snapshot.messages;
     if (messageId !== undefined) {
       const index = messages.findIndex((message) => message.id === messageId);
       if (index === -1 || messages[index].role !== "user") throw new Error(`There is no message ${messageId} to edit.`);
-      this.update({ messages: [...messages.slice(0, index), { id: messageId, role: "user", parts: userParts(text, attachments) }] });
+      this.update({
+        messages: [...messages.slice(0, index), { id: messageId, role: "user", parts: userParts(text, attachments) }],
+      });
     } else {
-      this.update({ messages: [...messages, { id: this.options.generateId(), role: "user", parts: userParts(text, attachments) }] });
+      this.update({
+        messages: [...messages, { id: this.options.generateId(), role: "user", parts: userParts(text, attachments) }],
+      });
     }
     await this.request();
   };
@@ -117,7 +129,8 @@ export class StreamChat {
   /** Asks again for the reply `messageId` (by default the last one); what followed it goes. */
   regenerate = async ({ messageId }: { messageId?: string } = {}) => {
     const messages = this.snapshot.messages;
-    const index = messageId === undefined ? messages.length - 1 : messages.findIndex((message) => message.id === messageId);
+    const index =
+      messageId === undefined ? messages.length - 1 : messages.findIndex((message) => message.id === messageId);
     if (index === -1) throw new Error(`There is no message ${messageId} to regenerate.`);
     this.update({ messages: messages.slice(0, messages[index].role === "assistant" ? index : index + 1) });
     await this.request();
@@ -252,27 +265,40 @@ export class StreamChat {
       if (controller.signal.aborted || (error instanceof Error && error.name === "AbortError")) {
         isAbort = true;
         if (this.controller === controller) this.update({ status: "ready" });
-      } else if (runId && resumes < MAX_RESUMES && !(error instanceof StreamedError) && !(error instanceof ChatHttpError)) {
+      } else if (
+        runId &&
+        resumes < MAX_RESUMES &&
+        !(error instanceof StreamedError) &&
+        !(error instanceof ChatHttpError)
+      ) {
         resume = true;
       } else {
         isError = true;
         const shown = error instanceof Error ? error : new Error(String(error));
-        if (this.controller === controller) this.update({ status: "error", error: shown instanceof StreamedError ? new Error(shown.message) : shown });
+        if (this.controller === controller)
+          this.update({ status: "error", error: shown instanceof StreamedError ? new Error(shown.message) : shown });
       }
     }
     // Every error is caught above: this always runs.
     if (resume && runId) {
       // The connection went (the network, a proxy, an instance's restart); the reply did not.
       const id = runId;
-      setTimeout(() => {
-        if (this.controller !== controller) return;
-        if (controller.signal.aborted) {
-          this.controller = undefined;
-          this.update({ status: "ready" });
-          return;
-        }
-        void this.read((signal) => fetch(`${this.options.runsApi}/${encodeURIComponent(id)}`, { signal }), resumes + 1, controller);
-      }, RESUME_AFTER_MS * (resumes + 1));
+      setTimeout(
+        () => {
+          if (this.controller !== controller) return;
+          if (controller.signal.aborted) {
+            this.controller = undefined;
+            this.update({ status: "ready" });
+            return;
+          }
+          void this.read(
+            (signal) => fetch(`${this.options.runsApi}/${encodeURIComponent(id)}`, { signal }),
+            resumes + 1,
+            controller,
+          );
+        },
+        RESUME_AFTER_MS * (resumes + 1),
+      );
       return;
     }
     if (this.controller === controller) this.controller = undefined;
@@ -291,7 +317,8 @@ export class StreamChat {
     const index = messages.findLastIndex((candidate) => candidate.id === message.id);
     this.update({
       ...(streaming ? { status: "streaming" as const } : {}),
-      messages: index === -1 ? [...messages, shown] : [...messages.slice(0, index), shown, ...messages.slice(index + 1)],
+      messages:
+        index === -1 ? [...messages, shown] : [...messages.slice(0, index), shown, ...messages.slice(index + 1)],
     });
   }
 }

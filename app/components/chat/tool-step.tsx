@@ -23,7 +23,8 @@ export function ToolStep({ part, toolNames }: { part: ToolPart; toolNames: Recor
       : part.state === "output-error"
         ? `${name} failed`
         : `Using ${name}…`;
-  const output = part.state === "output-available" ? pretty(part.output) : part.state === "output-error" ? part.errorText : null;
+  const output =
+    part.state === "output-available" ? pretty(part.output) : part.state === "output-error" ? part.errorText : null;
   return (
     <details className="tool-step">
       <summary>{summary}</summary>

@@ -45,11 +45,7 @@ export function Transcript({
           {children}
         </div>
       </div>
-      <script
-        nonce={nonce}
-        suppressHydrationWarning
-        dangerouslySetInnerHTML={{ __html: scrollToLatestScript }}
-      />
+      <script nonce={nonce} suppressHydrationWarning dangerouslySetInnerHTML={{ __html: scrollToLatestScript }} />
       {follow.away ? (
         <button
           type="button"

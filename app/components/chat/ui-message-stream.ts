@@ -63,7 +63,9 @@ function updateTool(state: ReplyState, toolCallId: string, toolName: string, dyn
     Object.assign(existing, fields);
     return;
   }
-  const part: Mutable = dynamic ? { type: "dynamic-tool", toolName, toolCallId, ...fields } : { type: `tool-${toolName}`, toolCallId, ...fields };
+  const part: Mutable = dynamic
+    ? { type: "dynamic-tool", toolName, toolCallId, ...fields }
+    : { type: `tool-${toolName}`, toolCallId, ...fields };
   state.message.parts.push(part as unknown as Part);
 }
 
@@ -81,7 +83,11 @@ function partialInput(text: string): unknown {
  * transient data chunk goes only to `onData`). An `error` chunk throws
  * StreamedError with the endpoint's text.
  */
-export function applyChunk(state: ReplyState, chunk: UIMessageChunk, onData?: (part: { type: string; data: unknown }) => void): boolean {
+export function applyChunk(
+  state: ReplyState,
+  chunk: UIMessageChunk,
+  onData?: (part: { type: string; data: unknown }) => void,
+): boolean {
   const c = chunk as unknown as Mutable & { type: string };
   switch (c.type) {
     case "start":
@@ -148,11 +154,17 @@ export function applyChunk(state: ReplyState, chunk: UIMessageChunk, onData?: (p
       const partial = state.toolInputs.get(String(c.toolCallId));
       if (!partial) return false;
       partial.text += String(c.inputTextDelta);
-      updateTool(state, String(c.toolCallId), partial.toolName, partial.dynamic, { state: "input-streaming", input: partialInput(partial.text) });
+      updateTool(state, String(c.toolCallId), partial.toolName, partial.dynamic, {
+        state: "input-streaming",
+        input: partialInput(partial.text),
+      });
       return true;
     }
     case "tool-input-available":
-      updateTool(state, String(c.toolCallId), String(c.toolName), Boolean(c.dynamic), { state: "input-available", input: c.input });
+      updateTool(state, String(c.toolCallId), String(c.toolName), Boolean(c.dynamic), {
+        state: "input-available",
+        input: c.input,
+      });
       return true;
     case "tool-input-error":
       updateTool(state, String(c.toolCallId), String(c.toolName), Boolean(c.dynamic), {
@@ -164,7 +176,11 @@ export function applyChunk(state: ReplyState, chunk: UIMessageChunk, onData?: (p
     case "tool-output-available": {
       const part = findTool(state, String(c.toolCallId));
       if (!part) return false;
-      Object.assign(part, { state: "output-available", output: c.output, ...(c.preliminary ? { preliminary: true } : {}) });
+      Object.assign(part, {
+        state: "output-available",
+        output: c.output,
+        ...(c.preliminary ? { preliminary: true } : {}),
+      });
       return true;
     }
     case "tool-output-error": {
@@ -180,7 +196,10 @@ export function applyChunk(state: ReplyState, chunk: UIMessageChunk, onData?: (p
         const part = { type: c.type, ...(c.id !== undefined ? { id: c.id } : {}), data: c.data };
         onData?.(part);
         if (c.transient) return false;
-        const existing = c.id !== undefined ? state.message.parts.find((p) => p.type === c.type && (p as unknown as Mutable).id === c.id) : undefined;
+        const existing =
+          c.id !== undefined
+            ? state.message.parts.find((p) => p.type === c.type && (p as unknown as Mutable).id === c.id)
+            : undefined;
         if (existing) Object.assign(existing, { data: c.data });
         else state.message.parts.push(part as unknown as Part);
         return true;

@@ -72,11 +72,33 @@ export function useChatController(props: ChatViewProps) {
   }
 
   const actionsFor = useMessageActions({
-    chatId, isNew, conversation, blockedReason, feedback: props.feedback, send, jumpToLatest: follow.jump, onReport: setReporting,
+    chatId,
+    isNew,
+    conversation,
+    blockedReason,
+    feedback: props.feedback,
+    send,
+    jumpToLatest: follow.jump,
+    onReport: setReporting,
   });
   return {
-    conversation, hydrated, timeZone, modelChoice, follow, drop, announcement, actionsFor,
-    draft, setDraft, uploads, restoredNotice, blockedReason, send, stopReply, stopOnEscape, retry,
+    conversation,
+    hydrated,
+    timeZone,
+    modelChoice,
+    follow,
+    drop,
+    announcement,
+    actionsFor,
+    draft,
+    setDraft,
+    uploads,
+    restoredNotice,
+    blockedReason,
+    send,
+    stopReply,
+    stopOnEscape,
+    retry,
     fileProblem: imageProblem(modelChoice.chosenModel, models, uploads.files),
     shownError: error ? describeChatError(error, timeZone) : null,
     report: { messageId: reporting, close: () => setReporting(null) },
@@ -93,12 +115,7 @@ export function useChatController(props: ChatViewProps) {
 function useFocusComposerOnOpen() {
   useBrowserLayoutEffect(() => {
     const active = document.activeElement;
-    if (
-      active &&
-      active !== document.body &&
-      active.matches("input, textarea, select, [contenteditable]")
-    )
-      return;
+    if (active && active !== document.body && active.matches("input, textarea, select, [contenteditable]")) return;
     if (window.matchMedia("(pointer: coarse)").matches) return;
     focusComposer();
   }, []);

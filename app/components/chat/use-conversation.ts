@@ -14,10 +14,7 @@ type SetMessages = ReturnType<typeof useStreamChat>["setMessages"];
  */
 export function useConversation(props: ChatViewProps) {
   const { chatId, isNew, models } = props;
-  const initialModel =
-    models.find((option) => option.id === props.model)?.id ??
-    models[0]?.id ??
-    "";
+  const initialModel = models.find((option) => option.id === props.model)?.id ?? models[0]?.id ?? "";
   const stored = props.initialMessages;
   const shownBranch = useMemo(() => storedBranch(stored, props.leafId), [stored, props.leafId]);
   const session = chatSession(chatId, shownBranch, {
@@ -67,8 +64,7 @@ export function useStoredMessages(
     const chat = session.chat;
     if (isNew || chat.status !== "ready") return;
     const ids = new Set(stored.map((message) => message.id));
-    if (chat.messages.every((message) => ids.has(message.id)))
-      setMessages(shownBranch);
+    if (chat.messages.every((message) => ids.has(message.id))) setMessages(shownBranch);
   }, [session, isNew, stored, shownBranch, setMessages]);
 }
 

@@ -39,10 +39,7 @@ export function useMessageActions(options: Options): (message: ChatMessage, inde
     const leaf = latestLeaf(tree.nodes, id);
     setMessages(branchPath(tree.nodes, leaf).map((node) => tree.byId.get(node.id)!));
     if (!isNew)
-      branchFetcher.submit(
-        { intent: "branch", message: id },
-        { method: "post", action: `/nuvara/${chatId}` }
-      );
+      branchFetcher.submit({ intent: "branch", message: id }, { method: "post", action: `/nuvara/${chatId}` });
     // The message re-renders as another one: the cursor stays on the version buttons.
     requestAnimationFrame(() => focusVersionButton(index, label));
   }
@@ -68,14 +65,8 @@ function versionsFor(
     ? {
         index: at + 1,
         count: ids.length,
-        onPrevious:
-          at > 0
-            ? () => showVersion(index, ids[at - 1], PREVIOUS_VERSION)
-            : undefined,
-        onNext:
-          at < ids.length - 1
-            ? () => showVersion(index, ids[at + 1], NEXT_VERSION)
-            : undefined,
+        onPrevious: at > 0 ? () => showVersion(index, ids[at - 1], PREVIOUS_VERSION) : undefined,
+        onNext: at < ids.length - 1 ? () => showVersion(index, ids[at + 1], NEXT_VERSION) : undefined,
       }
     : undefined;
 }
@@ -108,9 +99,7 @@ function replyActions(options: Options, message: ChatMessage, index: number): Me
       message.metadata?.status === "interrupted" && index === lastIndex && !blockedReason
         ? () => send(CONTINUE_PROMPT)
         : undefined,
-    onReport: message.metadata?.status
-      ? () => onReport(message.id)
-      : undefined,
+    onReport: message.metadata?.status ? () => onReport(message.id) : undefined,
     feedback: message.metadata?.status
       ? {
           conversationId: chatId,

@@ -9,22 +9,12 @@ export function useModelChoice(session: ChatSession, chatId: string, isNew: bool
   const modelFetcher = useFetcher();
   const [model, setModel] = useState(session.settings.model);
   const chosenModel = models.find((option) => option.id === model);
-  const demoIds = useMemo(
-    () =>
-      new Set(
-        models.filter((option) => option.demo).map((option) => option.id)
-      ),
-    [models]
-  );
+  const demoIds = useMemo(() => new Set(models.filter((option) => option.demo).map((option) => option.id)), [models]);
 
   function chooseModel(id: string) {
     setModel(id);
     session.settings.model = id;
-    if (!isNew)
-      modelFetcher.submit(
-        { intent: "model", model: id },
-        { method: "post", action: `/nuvara/${chatId}` }
-      );
+    if (!isNew) modelFetcher.submit({ intent: "model", model: id }, { method: "post", action: `/nuvara/${chatId}` });
   }
 
   return { model, chosenModel, demoIds, chooseModel };
@@ -36,9 +26,13 @@ export function imageProblem(
   models: ModelChoice[],
   files: readonly PendingFile[],
 ): string | null {
-  return chosenModel && !chosenModel.vision && files.some((file) => file.status !== "failed" && file.stored?.kind === "image")
+  return chosenModel &&
+    !chosenModel.vision &&
+    files.some((file) => file.status !== "failed" && file.stored?.kind === "image")
     ? `${chosenModel.label} can't see images. ${
-        models.some((option) => option.vision) ? "Choose a model that can, or remove the image." : "Remove the image to send your message."
+        models.some((option) => option.vision)
+          ? "Choose a model that can, or remove the image."
+          : "Remove the image to send your message."
       }`
     : null;
 }

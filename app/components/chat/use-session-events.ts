@@ -66,15 +66,12 @@ function withSavedReply(current: ChatMessage[], saved: SavedExchange): ChatMessa
             createdAt: new Date().toISOString(),
           },
         }
-      : message
+      : message,
   );
 }
 
 function withLastReplyStopped(current: ChatMessage[]): ChatMessage[] {
   const last = current[current.length - 1];
   if (last?.role !== "assistant") return current;
-  return [
-    ...current.slice(0, -1),
-    { ...last, metadata: { ...last.metadata, status: "stopped" } },
-  ];
+  return [...current.slice(0, -1), { ...last, metadata: { ...last.metadata, status: "stopped" } }];
 }

@@ -18,9 +18,7 @@ export function useUnsentRestore(
     const text = unsent.read(unsentKey);
     if (!text) return;
     const chat = session.chat;
-    const shown = chat.messages.some(
-      (message) => message.role === "user" && messageText(message) === text
-    );
+    const shown = chat.messages.some((message) => message.role === "user" && messageText(message) === text);
     if (shown) {
       // Loaded from the server: it was saved. Otherwise this tab still holds it (in flight, or with Retry).
       if (chat.status === "ready") unsent.clear(unsentKey);

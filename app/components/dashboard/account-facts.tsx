@@ -33,7 +33,9 @@ export function AccountFacts({
           ) : (
             <>
               <span className="unverified">Not verified</span>
-              {account.email ? <VerifyEmail account={account} email={account.email} firebase={firebase} localMode={localMode} /> : null}
+              {account.email ? (
+                <VerifyEmail account={account} email={account.email} firebase={firebase} localMode={localMode} />
+              ) : null}
             </>
           )}
         </dd>

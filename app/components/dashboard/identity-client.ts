@@ -63,7 +63,12 @@ export function sendVerification(user: User) {
  * made from a sign-in with the new password: this browser stays signed in,
  * every other device is signed out.
  */
-export async function changePassword(config: PublicFirebaseConfig, email: string, current: string, next: string): Promise<void> {
+export async function changePassword(
+  config: PublicFirebaseConfig,
+  email: string,
+  current: string,
+  next: string,
+): Promise<void> {
   const auth = await clientAuth(config);
   try {
     await signInForIdToken(auth, { kind: "password", email, password: current });

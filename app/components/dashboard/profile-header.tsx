@@ -41,8 +41,15 @@ export function ProfileHeader({
         <p className="profile-name">{displayName || email}</p>
         {displayName && email ? <p className="profile-email">{email}</p> : null}
         <p>
-          Plan: {plan ? <strong className="plan-badge">{plan}</strong> : <span className="fine-print">cannot be shown right now</span>}
-          {adminPending ? <span className="fine-print"> (verify your email address for admin rights to apply)</span> : null}
+          Plan:{" "}
+          {plan ? (
+            <strong className="plan-badge">{plan}</strong>
+          ) : (
+            <span className="fine-print">cannot be shown right now</span>
+          )}
+          {adminPending ? (
+            <span className="fine-print"> (verify your email address for admin rights to apply)</span>
+          ) : null}
         </p>
       </div>
     </section>

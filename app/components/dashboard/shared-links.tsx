@@ -11,7 +11,8 @@ export interface SharedLink {
 
 /** The user's open share links, each with Revoke (the link stops working at once). */
 export function SharedLinks({ links }: { links: SharedLink[] | null }) {
-  if (links === null) return <p className="form-error">Your shared links cannot be loaded right now. Please try again shortly.</p>;
+  if (links === null)
+    return <p className="form-error">Your shared links cannot be loaded right now. Please try again shortly.</p>;
   if (links.length === 0) return <p className="empty">No shared links. Use Share in a conversation to make one.</p>;
   return (
     <ul className="shared-links">
@@ -35,7 +36,12 @@ function SharedLinkRow({ link }: { link: SharedLink }) {
       </span>{" "}
       <fetcher.Form method="post" action={`/api/shares/${link.id}`} className="shared-link-revoke">
         <input type="hidden" name="intent" value="revoke" />
-        <button type="submit" className="button" disabled={fetcher.state !== "idle"} aria-label={`Revoke the link to ${link.title}`}>
+        <button
+          type="submit"
+          className="button"
+          disabled={fetcher.state !== "idle"}
+          aria-label={`Revoke the link to ${link.title}`}
+        >
           Revoke
         </button>
       </fetcher.Form>

@@ -19,7 +19,10 @@ interface Measure {
 }
 
 const count = (unit: string): Measure => ({ say: (value) => plural(value, unit), tick: compact });
-const MONEY: Measure = { say: (micro) => formatMicroUsd(micro), tick: (micro) => formatMicroUsd(micro).replace(/\.00$/, "") };
+const MONEY: Measure = {
+  say: (micro) => formatMicroUsd(micro),
+  tick: (micro) => formatMicroUsd(micro).replace(/\.00$/, ""),
+};
 
 // The plot's own coordinates; it stretches to the figure's width. Its labels
 // are HTML beside it, so they keep their size on a phone (an SVG's text
@@ -92,10 +95,23 @@ function BarChart({
             </span>
           ))}
         </div>
-        <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+        <svg
+          viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+          preserveAspectRatio="none"
+          role="img"
+          aria-labelledby={`${id}-title ${id}-desc`}
+        >
           <desc id={`${id}-desc`}>{description}</desc>
           {[0, top / 2, top].map((tick) => (
-            <line key={tick} className="chart-grid" x1={0} x2={WIDTH} y1={y(tick)} y2={y(tick)} vectorEffect="non-scaling-stroke" />
+            <line
+              key={tick}
+              className="chart-grid"
+              x1={0}
+              x2={WIDTH}
+              y1={y(tick)}
+              y2={y(tick)}
+              vectorEffect="non-scaling-stroke"
+            />
           ))}
           {days.map((day, index) =>
             values[index] > 0 ? (
@@ -112,7 +128,14 @@ function BarChart({
             ) : null,
           )}
           {limit ? (
-            <line className="chart-limit" x1={0} x2={WIDTH} y1={y(limit.value)} y2={y(limit.value)} vectorEffect="non-scaling-stroke" />
+            <line
+              className="chart-limit"
+              x1={0}
+              x2={WIDTH}
+              y1={y(limit.value)}
+              y2={y(limit.value)}
+              vectorEffect="non-scaling-stroke"
+            />
           ) : null}
         </svg>
         <div className="chart-days" aria-hidden="true">
@@ -120,7 +143,11 @@ function BarChart({
             // The first and last labels align with the plot's edges, so they are never cut off.
             const edge = position === 0 ? "start" : position === labelled.length - 1 ? "end" : "middle";
             return (
-              <span key={index} className={`chart-day ${edge}`} style={edge === "middle" ? { left: percent(index * slot + slot / 2, WIDTH) } : undefined}>
+              <span
+                key={index}
+                className={`chart-day ${edge}`}
+                style={edge === "middle" ? { left: percent(index * slot + slot / 2, WIDTH) } : undefined}
+              >
                 {formatDay(days[index].day)}
               </span>
             );
@@ -143,7 +170,12 @@ export function UsageChart({
   const spend = budgets.spend === true || days.some((day) => day.costMicroUsd > 0);
   return (
     <div className="usage-charts">
-      <BarChart days={days} values={days.map((day) => day.messages)} title="Messages per day, last 30 days" measure={count("message")} />
+      <BarChart
+        days={days}
+        values={days.map((day) => day.messages)}
+        title="Messages per day, last 30 days"
+        measure={count("message")}
+      />
       <BarChart
         days={days}
         values={days.map((day) => day.inputTokens + day.outputTokens)}

@@ -101,14 +101,32 @@ export function UsageTotals({ days }: { days: DayUsage[] }) {
 }
 
 /** Files attached to messages: storage used against the plan's, and the plan's other file limits. */
-export function FileStorage({ usedBytes, storageBytes, maxFileBytes, perMessage }: { usedBytes: number; storageBytes: number; maxFileBytes: number; perMessage: number }) {
+export function FileStorage({
+  usedBytes,
+  storageBytes,
+  maxFileBytes,
+  perMessage,
+}: {
+  usedBytes: number;
+  storageBytes: number;
+  maxFileBytes: number;
+  perMessage: number;
+}) {
   return (
     <div className="quota file-storage">
       <p className="quota-figure">
         <strong>{formatBytes(usedBytes)}</strong> of {formatBytes(storageBytes)} of file storage used
       </p>
       {storageBytes > 0 ? (
-        <meter min={0} max={storageBytes} low={storageBytes * 0.75} high={storageBytes * 0.9} optimum={0} value={Math.min(usedBytes, storageBytes)} aria-label="File storage used">
+        <meter
+          min={0}
+          max={storageBytes}
+          low={storageBytes * 0.75}
+          high={storageBytes * 0.9}
+          optimum={0}
+          value={Math.min(usedBytes, storageBytes)}
+          aria-label="File storage used"
+        >
           {formatBytes(usedBytes)} of {formatBytes(storageBytes)}
         </meter>
       ) : null}
@@ -154,8 +172,8 @@ export function BudgetSummary({
         {lines.map((line) => (
           <li key={line.kind}>
             <p>
-              <strong>{BUDGET_NAMES[line.kind]}:</strong> {formatAmount(line.kind, line.spent)} of {formatAmount(line.kind, line.limit)}{" "}
-              · resets <LocalTime value={line.resetsAt} />
+              <strong>{BUDGET_NAMES[line.kind]}:</strong> {formatAmount(line.kind, line.spent)} of{" "}
+              {formatAmount(line.kind, line.limit)} · resets <LocalTime value={line.resetsAt} />
             </p>
             <meter
               min={0}

@@ -12,7 +12,15 @@ function resetNotice(email: string, localMode: boolean): string {
 }
 
 /** A password reset link, sent to the email typed. */
-export function ResetForm({ signIn, credentials, localMode }: { signIn: SignIn; credentials: Credentials; localMode: boolean }) {
+export function ResetForm({
+  signIn,
+  credentials,
+  localMode,
+}: {
+  signIn: SignIn;
+  credentials: Credentials;
+  localMode: boolean;
+}) {
   async function onSubmit(typed: Typed) {
     signIn.start();
     try {

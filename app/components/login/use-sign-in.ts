@@ -1,6 +1,12 @@
 import { useEffect, useState } from "react";
 import { authErrorMessage, signsUserOut } from "~/auth/auth-errors";
-import { clientAuth, clientSignOut, signInForIdToken, type PublicFirebaseConfig, type SignInMethod } from "~/auth/firebase-client";
+import {
+  clientAuth,
+  clientSignOut,
+  signInForIdToken,
+  type PublicFirebaseConfig,
+  type SignInMethod,
+} from "~/auth/firebase-client";
 import { afterSignUp } from "~/auth/login-reason";
 import { useSetAuthPending } from "~/components/auth-pending";
 

@@ -37,13 +37,7 @@ const post = (url: string, fields: Record<string, string>) =>
   });
 
 /** Loaded on first use of "Share" (share-button.tsx), so the assistant page does not carry it. */
-export function ShareDialog({
-  conversationId,
-  onClose,
-}: {
-  conversationId: string;
-  onClose: () => void;
-}) {
+export function ShareDialog({ conversationId, onClose }: { conversationId: string; onClose: () => void }) {
   const [state, setState] = useState<State>({ kind: "loading" });
   const [displayName, setDisplayName] = useState("");
   const [includeFiles, setIncludeFiles] = useState(false);
@@ -53,10 +47,7 @@ export function ShareDialog({
     let live = true;
     fetch(endpoint, { headers: { Accept: "application/json" } })
       .then(async (response) => {
-        if (!response.ok)
-          throw new Error(
-            await errorOf(response, "The link couldn't be loaded.")
-          );
+        if (!response.ok) throw new Error(await errorOf(response, "The link couldn't be loaded."));
         const { shares } = (await response.json()) as { shares: Link[] };
         if (live) setState({ kind: "ready", link: shares[0] ?? null });
       })
@@ -65,10 +56,7 @@ export function ShareDialog({
           setState({
             kind: "failed",
             link: null,
-            message:
-              error instanceof Error
-                ? error.message
-                : "The link couldn't be loaded.",
+            message: error instanceof Error ? error.message : "The link couldn't be loaded.",
           });
       });
     return () => {
@@ -82,16 +70,17 @@ export function ShareDialog({
     event.preventDefault();
     setState({ kind: "busy", link: null });
     try {
-      const response = await post(endpoint, { intent: "create", displayName, ...(includeFiles ? { includeFiles: "on" } : {}) });
+      const response = await post(endpoint, {
+        intent: "create",
+        displayName,
+        ...(includeFiles ? { includeFiles: "on" } : {}),
+      });
       if (response.status !== 201) {
         // The name stays in the field: only the message is new.
         setState({
           kind: "failed",
           link: null,
-          message: await errorOf(
-            response,
-            "The link couldn't be created. Please try again."
-          ),
+          message: await errorOf(response, "The link couldn't be created. Please try again."),
         });
         return;
       }
@@ -116,10 +105,7 @@ export function ShareDialog({
         setState({
           kind: "failed",
           link: current,
-          message: await errorOf(
-            response,
-            "The link couldn't be revoked. Please try again."
-          ),
+          message: await errorOf(response, "The link couldn't be revoked. Please try again."),
         });
         return;
       }
@@ -134,9 +120,7 @@ export function ShareDialog({
   }
 
   const url =
-    link && typeof window !== "undefined"
-      ? new URL(link.path, window.location.origin).href
-      : link?.path ?? "";
+    link && typeof window !== "undefined" ? new URL(link.path, window.location.origin).href : (link?.path ?? "");
 
   return (
     <Dialog open onClose={onClose} title="Share this conversation">
@@ -145,31 +129,17 @@ export function ShareDialog({
       ) : link ? (
         <div className="dialog-form">
           <p className="fine-print">
-            Anyone with this link can read the conversation as it was when you
-            shared it
-            {link.displayName ? (
-              <>, shown as shared by {link.displayName}</>
-            ) : null}
-            {link.includeFiles ? ", with the files attached in it" : ""}
-            . Revoke it to stop that at once.
+            Anyone with this link can read the conversation as it was when you shared it
+            {link.displayName ? <>, shown as shared by {link.displayName}</> : null}
+            {link.includeFiles ? ", with the files attached in it" : ""}. Revoke it to stop that at once.
           </p>
           <label>
             Link
-            <input
-              className="share-link"
-              readOnly
-              value={url}
-              onFocus={(event) => event.currentTarget.select()}
-            />
+            <input className="share-link" readOnly value={url} onFocus={(event) => event.currentTarget.select()} />
           </label>
           <label className="share-files">
-            <input
-              type="checkbox"
-              checked={includeFiles}
-              onChange={(event) => setIncludeFiles(event.target.checked)}
-            />
-            Include attached files (anyone with the link can open them, and
-            the passages replies quoted from them)
+            <input type="checkbox" checked={includeFiles} onChange={(event) => setIncludeFiles(event.target.checked)} />
+            Include attached files (anyone with the link can open them, and the passages replies quoted from them)
           </label>
           {state.kind === "failed" ? (
             <p className="form-error" role="alert">
@@ -178,12 +148,7 @@ export function ShareDialog({
           ) : null}
           <div className="dialog-actions">
             <CopyButton text={url} label="Copy link" />
-            <button
-              type="button"
-              className="button"
-              disabled={state.kind === "busy"}
-              onClick={() => void revoke(link)}
-            >
+            <button type="button" className="button" disabled={state.kind === "busy"} onClick={() => void revoke(link)}>
               Revoke
             </button>
             <button type="button" className="button primary" onClick={onClose}>
@@ -194,8 +159,8 @@ export function ShareDialog({
       ) : (
         <form className="dialog-form" onSubmit={create}>
           <p className="fine-print">
-            Makes a read-only copy of the messages so far that anyone with the
-            link can open, without signing in. Nothing else of yours is shown.
+            Makes a read-only copy of the messages so far that anyone with the link can open, without signing in.
+            Nothing else of yours is shown.
           </p>
           <label>
             Show my name as (optional)
@@ -216,11 +181,7 @@ export function ShareDialog({
             <button type="button" className="button" onClick={onClose}>
               Cancel
             </button>
-            <button
-              type="submit"
-              className="button primary"
-              disabled={state.kind === "busy"}
-            >
+            <button type="submit" className="button primary" disabled={state.kind === "busy"}>
               {state.kind === "busy" ? "Creating…" : "Create link"}
             </button>
           </div>

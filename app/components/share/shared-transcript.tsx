@@ -24,14 +24,20 @@ export function SharedTranscript({ messages, shareId }: { messages: SharedMessag
   const files = (message: SharedMessage) => {
     const attached = partsOf<AttachmentRef>(message, "data-attachment");
     if (shareId) return <MessageAttachments files={attached} urlOf={fileUrl} />;
-    return attached.length > 0 ? <p className="reported-files">Files sent with it: {attached.map((file) => file.name).join(", ")}</p> : null;
+    return attached.length > 0 ? (
+      <p className="reported-files">Files sent with it: {attached.map((file) => file.name).join(", ")}</p>
+    ) : null;
   };
   return (
     <div className="shared-transcript" role="log" aria-label="Shared conversation">
       {messages.map((message, index) => {
         const isUser = message.role === "user";
         return (
-          <article key={index} className={`message ${isUser ? "from-user" : "from-assistant"}`} aria-label={isUser ? "User" : "Assistant"}>
+          <article
+            key={index}
+            className={`message ${isUser ? "from-user" : "from-assistant"}`}
+            aria-label={isUser ? "User" : "Assistant"}
+          >
             <header className="message-header">
               <span className="message-author">{isUser ? "User" : "Assistant"}</span>
             </header>
@@ -44,11 +50,16 @@ export function SharedTranscript({ messages, shareId }: { messages: SharedMessag
               ) : (
                 (message.parts as ChatMessage["parts"]).map((part, partIndex) => {
                   if (part?.type === "text") return <Markdown key={partIndex}>{part.text}</Markdown>;
-                  if (part && isToolPart(part)) return <ToolStep key={partIndex} part={part} toolNames={NO_TOOL_NAMES} />;
+                  if (part && isToolPart(part))
+                    return <ToolStep key={partIndex} part={part} toolNames={NO_TOOL_NAMES} />;
                   return null;
                 })
               )}
-              {!isUser ? <Sources passages={partsOf<{ passages: SourcePassage[] }>(message, "data-sources")[0]?.passages ?? []} /> : null}
+              {!isUser ? (
+                <Sources
+                  passages={partsOf<{ passages: SourcePassage[] }>(message, "data-sources")[0]?.passages ?? []}
+                />
+              ) : null}
             </div>
           </article>
         );

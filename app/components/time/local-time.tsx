@@ -18,7 +18,11 @@ function parse(value: string | Date | null | undefined): Date | null {
 }
 
 /** `timeZone` undefined: the browser's (or machine's) own zone. */
-export function formatInZone(value: string | Date | null | undefined, timeZone: string | undefined, style: TimeStyle = "date-time"): string {
+export function formatInZone(
+  value: string | Date | null | undefined,
+  timeZone: string | undefined,
+  style: TimeStyle = "date-time",
+): string {
   const date = parse(value);
   if (!date) return "—";
   const parts = Object.fromEntries(

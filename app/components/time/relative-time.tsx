@@ -24,17 +24,34 @@ export function relativeTime(at: number, now: number): string {
   if (ago < 7 * DAY) return `${Math.floor(ago / DAY)} days ago`;
   const date = new Date(at);
   const sameYear = date.getUTCFullYear() === new Date(now).getUTCFullYear();
-  return date.toLocaleDateString("en", { day: "numeric", month: "short", year: sameYear ? undefined : "numeric", timeZone: "UTC" });
+  return date.toLocaleDateString("en", {
+    day: "numeric",
+    month: "short",
+    year: sameYear ? undefined : "numeric",
+    timeZone: "UTC",
+  });
 }
 
 export function exactTime(at: number, timeZone?: string): string {
   // dateStyle/timeStyle cannot be combined with timeZoneName: the fields one by one.
-  return new Date(at).toLocaleString("en", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone, timeZoneName: "short" });
+  return new Date(at).toLocaleString("en", {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    timeZone,
+    timeZoneName: "short",
+  });
 }
 
 export function RelativeTime({ value, now }: { value: string; now: string | number }) {
   const at = Date.parse(value);
-  const [clock, setClock] = useState<{ now: number; zone?: string }>({ now: typeof now === "number" ? now : Date.parse(now), zone: "UTC" });
+  const [clock, setClock] = useState<{ now: number; zone?: string }>({
+    now: typeof now === "number" ? now : Date.parse(now),
+    zone: "UTC",
+  });
   useEffect(() => {
     const tick = () => setClock({ now: Date.now(), zone: undefined });
     tick();

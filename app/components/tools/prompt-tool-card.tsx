@@ -46,7 +46,8 @@ function AdminControls({ tool, confirmDelete }: { tool: PromptToolSummary; confi
   const busy = fetcher.state !== "idle";
   // Cancel hides the question it answered; a later Delete asks again.
   const [dismissed, setDismissed] = useState<unknown>(null);
-  const asked = fetcher.data?.confirmDelete === tool.id ? dismissed !== fetcher.data : Boolean(confirmDelete) && dismissed === null;
+  const asked =
+    fetcher.data?.confirmDelete === tool.id ? dismissed !== fetcher.data : Boolean(confirmDelete) && dismissed === null;
   const confirming = asked && fetcher.formData?.get("confirm") !== "yes";
   const name = <span className="visually-hidden"> {tool.name}</span>;
   // A built-in tool is reset to its default (only once edited), never deleted.
@@ -71,13 +72,25 @@ function AdminControls({ tool, confirmDelete }: { tool: PromptToolSummary; confi
       </Link>
       <fetcher.Form method="post" action="/tools">
         <input type="hidden" name="id" value={tool.id} />
-        <button type="submit" name="intent" value={tool.enabled ? "disable" : "enable"} className="button small" disabled={busy}>
+        <button
+          type="submit"
+          name="intent"
+          value={tool.enabled ? "disable" : "enable"}
+          className="button small"
+          disabled={busy}
+        >
           {tool.enabled ? "Disable" : "Enable"}
           {name}
         </button>
       </fetcher.Form>
       {!canRemove ? null : confirming ? (
-        <fetcher.Form method="post" action="/tools" className="confirm-panel" role="group" aria-label={`${removal.label} ${tool.name}?`}>
+        <fetcher.Form
+          method="post"
+          action="/tools"
+          className="confirm-panel"
+          role="group"
+          aria-label={`${removal.label} ${tool.name}?`}
+        >
           <p>{removal.question}</p>
           <input type="hidden" name="id" value={tool.id} />
           <input type="hidden" name="confirm" value="yes" />

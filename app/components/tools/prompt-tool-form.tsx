@@ -1,5 +1,9 @@
 import { Form, Link, useNavigation } from "@remix-run/react";
-import { PROMPT_TOOL_LIMITS, promptFieldName as fieldName, type PromptToolFormValues } from "~/data/prompt-tools/form-fields";
+import {
+  PROMPT_TOOL_LIMITS,
+  promptFieldName as fieldName,
+  type PromptToolFormValues,
+} from "~/data/prompt-tools/form-fields";
 
 export const EMPTY_PROMPT_TOOL: PromptToolFormValues = {
   name: "",
@@ -26,8 +30,12 @@ export function PromptToolForm({
 }) {
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
-  const rows = Array.from({ length: PROMPT_TOOL_LIMITS.fields }, (_, index) => values.fields[index] ?? { label: "", kind: "text", required: false });
-  const described = (name: string, extra?: string) => [errors[name] ? `${name}-error` : null, extra].filter(Boolean).join(" ") || undefined;
+  const rows = Array.from(
+    { length: PROMPT_TOOL_LIMITS.fields },
+    (_, index) => values.fields[index] ?? { label: "", kind: "text", required: false },
+  );
+  const described = (name: string, extra?: string) =>
+    [errors[name] ? `${name}-error` : null, extra].filter(Boolean).join(" ") || undefined;
   const error = (name: string) =>
     errors[name] ? (
       <p id={`${name}-error`} className="form-error">
@@ -102,8 +110,8 @@ export function PromptToolForm({
         aria-describedby={described("systemPrompt", "systemPrompt-hint")}
       />
       <p id="systemPrompt-hint" className="fine-print">
-        The conversation's system prompt, at most {PROMPT_TOOL_LIMITS.systemPrompt.toLocaleString("en")} characters. Users
-        can read it on the tool's page.
+        The conversation's system prompt, at most {PROMPT_TOOL_LIMITS.systemPrompt.toLocaleString("en")} characters.
+        Users can read it on the tool's page.
       </p>
       {error("systemPrompt")}
 
@@ -129,13 +137,19 @@ export function PromptToolForm({
                 aria-describedby={described(label)}
               />
               <label htmlFor={kind}>Input {index + 1} kind</label>
-              <select id={kind} name={kind} defaultValue={row.kind} aria-invalid={errors[kind] ? true : undefined} aria-describedby={described(kind)}>
+              <select
+                id={kind}
+                name={kind}
+                defaultValue={row.kind}
+                aria-invalid={errors[kind] ? true : undefined}
+                aria-describedby={described(kind)}
+              >
                 <option value="text">Several lines</option>
                 <option value="line">One line</option>
               </select>
               <label className="checkbox">
-                <input type="checkbox" name={fieldName(index, "Required")} defaultChecked={row.required} /> Input {index + 1}{" "}
-                required
+                <input type="checkbox" name={fieldName(index, "Required")} defaultChecked={row.required} /> Input{" "}
+                {index + 1} required
               </label>
               {error(label)}
               {error(kind)}

@@ -28,7 +28,14 @@ export function ToolFilters({ filters, categories }: { filters: CatalogueFilters
     >
       <label>
         Search tools
-        <input ref={search} type="search" name="q" defaultValue={filters.q} maxLength={SEARCH_MAX_LENGTH} placeholder="e.g. email, code, units" />
+        <input
+          ref={search}
+          type="search"
+          name="q"
+          defaultValue={filters.q}
+          maxLength={SEARCH_MAX_LENGTH}
+          placeholder="e.g. email, code, units"
+        />
       </label>
       <label>
         Category

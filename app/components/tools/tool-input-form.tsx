@@ -51,7 +51,8 @@ export function ToolInputForm({
       {fields.map((field, index) => {
         const name = toolInputName(index);
         const error = sentEmpty(index) && filled[name] ? undefined : errors[name];
-        const described = [field.hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ") || undefined;
+        const described =
+          [field.hint ? `${name}-hint` : null, error ? `${name}-error` : null].filter(Boolean).join(" ") || undefined;
         const common = {
           id: name,
           name,

@@ -39,7 +39,12 @@ export const BUILT_IN_PROMPT_TOOLS: readonly PromptTool[] = [
       "If the user asks for a length or a focus, follow it.",
     inputFields: [
       { label: "Text to summarize", kind: "text", required: true },
-      { label: "Length or focus", kind: "line", required: false, hint: "For example: three bullets, or only the costs" },
+      {
+        label: "Length or focus",
+        kind: "line",
+        required: false,
+        hint: "For example: three bullets, or only the costs",
+      },
     ],
   }),
   builtIn({

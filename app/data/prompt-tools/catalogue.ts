@@ -39,7 +39,10 @@ export function matchesSearch(tool: { name: string; description: string; categor
     .toLowerCase()
     .split(/\s+/)
     .filter(Boolean)
-    .every((word) => haystack.includes(word) || (word.length > 3 && word.endsWith("s") && haystack.includes(word.slice(0, -1))));
+    .every(
+      (word) =>
+        haystack.includes(word) || (word.length > 3 && word.endsWith("s") && haystack.includes(word.slice(0, -1))),
+    );
 }
 
 export function filterCatalogue(
@@ -59,6 +62,7 @@ export function filterCatalogue(
 /** Categories in the order people meet them: the prompt tools' (A–Z), then the functions. */
 export function categoriesOf(prompts: PromptToolSummary[]): string[] {
   const seen = new Map<string, string>();
-  for (const tool of prompts) if (!seen.has(tool.category.toLowerCase())) seen.set(tool.category.toLowerCase(), tool.category);
+  for (const tool of prompts)
+    if (!seen.has(tool.category.toLowerCase())) seen.set(tool.category.toLowerCase(), tool.category);
   return [...[...seen.values()].sort((a, b) => a.localeCompare(b)), FUNCTIONS_CATEGORY];
 }

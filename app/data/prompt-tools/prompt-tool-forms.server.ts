@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { PROMPT_TOOL_LIMITS, promptFieldName, TOOL_INPUT_LIMITS, toolInputName, type PromptToolFormValues } from "~/data/prompt-tools/form-fields";
+import {
+  PROMPT_TOOL_LIMITS,
+  promptFieldName,
+  TOOL_INPUT_LIMITS,
+  toolInputName,
+  type PromptToolFormValues,
+} from "~/data/prompt-tools/form-fields";
 import { MAX_MESSAGE_LENGTH } from "~/conversation/chat-request";
 import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/data/prompt-tools/catalogue";
 import { PROMPT_FIELD_KINDS, type PromptToolField } from "~/db/schema";
@@ -47,7 +53,11 @@ const promptToolSchema = z.object({
   name: oneLine("The name", PROMPT_TOOL_LIMITS.name, "Enter a name."),
   description: oneLine("The description", PROMPT_TOOL_LIMITS.description, "Enter a description."),
   category: oneLine("The category", PROMPT_TOOL_LIMITS.category, "Enter a category."),
-  systemPrompt: requiredText("The instructions", PROMPT_TOOL_LIMITS.systemPrompt, "Write the instructions for the assistant."),
+  systemPrompt: requiredText(
+    "The instructions",
+    PROMPT_TOOL_LIMITS.systemPrompt,
+    "Write the instructions for the assistant.",
+  ),
   inputFields: z
     .array(
       z.object({
@@ -127,8 +137,7 @@ export function parsePromptToolForm(fields: Record<string, unknown>, toolId?: st
 // ---- using a tool -------------------------------------------------------------
 
 export type ParsedToolInputs =
-  | { success: true; message: string }
-  | { success: false; fieldErrors: Record<string, string>; values: string[] };
+  { success: true; message: string } | { success: false; fieldErrors: Record<string, string>; values: string[] };
 
 /**
  * Checks what the user typed into a tool's form and composes the first
@@ -152,12 +161,16 @@ export function parseToolInputs(tool: PromptTool, fields: Record<string, unknown
   }
   if (Object.keys(fieldErrors).length > 0) return { success: false, fieldErrors, values };
   const message =
-    tool.inputFields.length === 1 ? answers[0].value : answers.map(({ label, value }) => `${label}:\n${value}`).join("\n\n");
+    tool.inputFields.length === 1
+      ? answers[0].value
+      : answers.map(({ label, value }) => `${label}:\n${value}`).join("\n\n");
   // It is sent as a chat message: the chat endpoint's limit applies.
   if (message.length > MAX_MESSAGE_LENGTH) {
     return {
       success: false,
-      fieldErrors: { form: `Together your answers are too long: at most ${MAX_MESSAGE_LENGTH.toLocaleString("en")} characters.` },
+      fieldErrors: {
+        form: `Together your answers are too long: at most ${MAX_MESSAGE_LENGTH.toLocaleString("en")} characters.`,
+      },
       values,
     };
   }
@@ -172,7 +185,10 @@ export function parseCatalogueFilters(params: URLSearchParams): CatalogueFilters
     .object({
       // Text that cannot be stored matches nothing and would fail the query: no filter (docs/security.md).
       q: storableString().trim().max(SEARCH_MAX_LENGTH).catch(""),
-      category: storableString().trim().max(PROMPT_TOOL_LIMITS.category * 2).catch(""),
+      category: storableString()
+        .trim()
+        .max(PROMPT_TOOL_LIMITS.category * 2)
+        .catch(""),
     })
     .parse({ q: params.get("q") ?? "", category: params.get("category") ?? "" });
 }

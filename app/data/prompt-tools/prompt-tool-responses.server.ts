@@ -31,10 +31,7 @@ export async function toolStore<T>(work: (db: Db) => Promise<T>): Promise<T> {
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export function promptToolNotFound() {
-  return json(
-    { error: "There is no such prompt tool." },
-    { status: 404, headers: NO_STORE },
-  );
+  return json({ error: "There is no such prompt tool." }, { status: 404, headers: NO_STORE });
 }
 
 /**
@@ -51,14 +48,18 @@ export async function savePromptToolForm(
   // Thrown, not returned: the form pages show no action `error`, their error boundary does.
   if ("refusal" in body) throw body.refusal;
   const parsed = parsePromptToolForm(body.fields, toolId);
-  if (!parsed.success) return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
+  if (!parsed.success)
+    return json({ values: parsed.values, fieldErrors: parsed.fieldErrors }, { status: 400, headers: NO_STORE });
   try {
     const tool = await toolStore((db) => save(db, parsed.data));
     if (!tool) throw promptToolNotFound();
     return redirect(`/tools?saved=${tool.id}`, { status: 303, headers: NO_STORE });
   } catch (error) {
     if (error instanceof DuplicateToolNameError) {
-      return json({ values: formValues(body.fields), fieldErrors: { name: error.message } }, { status: 409, headers: NO_STORE });
+      return json(
+        { values: formValues(body.fields), fieldErrors: { name: error.message } },
+        { status: 409, headers: NO_STORE },
+      );
     }
     throw error;
   }

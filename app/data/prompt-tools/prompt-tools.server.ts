@@ -31,8 +31,18 @@ function fromRow(row: PromptToolRow): PromptTool {
 function withOverride(tool: PromptTool, row: PromptToolOverrideRow | undefined): PromptTool {
   if (!row) return tool;
   const content =
-    row.name !== null && row.description !== null && row.category !== null && row.systemPrompt !== null && row.inputFields !== null
-      ? { name: row.name, description: row.description, category: row.category, systemPrompt: row.systemPrompt, inputFields: row.inputFields }
+    row.name !== null &&
+    row.description !== null &&
+    row.category !== null &&
+    row.systemPrompt !== null &&
+    row.inputFields !== null
+      ? {
+          name: row.name,
+          description: row.description,
+          category: row.category,
+          systemPrompt: row.systemPrompt,
+          inputFields: row.inputFields,
+        }
       : null;
   return { ...tool, ...content, enabled: row.enabled, edited: content !== null };
 }
@@ -42,7 +52,6 @@ async function builtInTools(db: Db): Promise<PromptTool[]> {
   const byId = new Map(rows.map((row) => [row.toolId, row]));
   return BUILT_IN_PROMPT_TOOLS.map((tool) => withOverride(tool, byId.get(tool.id)));
 }
-
 
 /** Built-in tools first, then admins' tools by category and name. */
 export async function listPromptTools(db: Db, { includeDisabled = false } = {}): Promise<PromptTool[]> {
@@ -83,7 +92,9 @@ export class DuplicateToolNameError extends Error {
 
 function isUniqueViolation(error: unknown): boolean {
   const cause = error && typeof error === "object" && "cause" in error ? (error as { cause: unknown }).cause : error;
-  return Boolean(cause && typeof cause === "object" && "code" in cause && (cause as { code: unknown }).code === "23505");
+  return Boolean(
+    cause && typeof cause === "object" && "code" in cause && (cause as { code: unknown }).code === "23505",
+  );
 }
 
 /** "writing" joins the existing "Writing" category instead of starting a second one. */
@@ -116,9 +127,14 @@ async function guardUnique<T>(work: Promise<T>): Promise<T> {
 async function refuseTakenName(db: Db, name: string, ownId: string | null): Promise<void> {
   const lower = name.toLowerCase();
   const builtIns = await builtInTools(db);
-  if (builtIns.some((tool) => tool.id !== ownId && tool.name.toLowerCase() === lower)) throw new DuplicateToolNameError();
+  if (builtIns.some((tool) => tool.id !== ownId && tool.name.toLowerCase() === lower))
+    throw new DuplicateToolNameError();
   if (ownId !== null && findBuiltInPromptTool(ownId)) {
-    const [row] = await db.select({ id: promptTools.id }).from(promptTools).where(sql`lower(${promptTools.name}) = ${lower}`).limit(1);
+    const [row] = await db
+      .select({ id: promptTools.id })
+      .from(promptTools)
+      .where(sql`lower(${promptTools.name}) = ${lower}`)
+      .limit(1);
     if (row) throw new DuplicateToolNameError();
   }
 }
@@ -199,7 +215,14 @@ export async function resetPromptTool(db: Db, id: string): Promise<boolean> {
   if (!findBuiltInPromptTool(id)) return false;
   await db
     .update(promptToolOverrides)
-    .set({ name: null, description: null, category: null, systemPrompt: null, inputFields: null, updatedAt: new Date() })
+    .set({
+      name: null,
+      description: null,
+      category: null,
+      systemPrompt: null,
+      inputFields: null,
+      updatedAt: new Date(),
+    })
     .where(eq(promptToolOverrides.toolId, id));
   return true;
 }
@@ -210,4 +233,3 @@ export async function deletePromptTool(db: Db, id: string): Promise<boolean> {
   const rows = await db.delete(promptTools).where(eq(promptTools.id, id)).returning({ id: promptTools.id });
   return rows.length > 0;
 }
-

@@ -129,7 +129,9 @@ export const userPreferences = pgTable("user_preferences", {
   uid: text("uid").primaryKey(),
   customInstructions: text("custom_instructions").notNull().default(""),
   /** The colour theme the user picked: light, dark, or the system's. */
-  theme: text("theme", { enum: ["light", "dark", "system"] }).notNull().default("system"),
+  theme: text("theme", { enum: ["light", "dark", "system"] })
+    .notNull()
+    .default("system"),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
 

@@ -59,7 +59,9 @@ export const inboxMessages = pgTable(
     // The list is read newest first, page by page (keyset on created_at, id).
     index("inbox_messages_created_idx").on(t.createdAt.desc(), t.id.desc()),
     // The nav badge counts new messages on every admin page.
-    index("inbox_messages_new_idx").on(t.createdAt).where(sql`${t.status} = 'new'`),
+    index("inbox_messages_new_idx")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'new'`),
     // Full-text search over the text and the sender (inbox.server.ts uses the same expression).
     index("inbox_messages_search_idx").using(
       "gin",

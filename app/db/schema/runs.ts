@@ -20,7 +20,9 @@ export const replyRuns = pgTable(
     exchange: jsonb("exchange").notNull(),
     model: text("model").notNull(),
     /** running → completed | stopped | failed | interrupted. */
-    status: text("status", { enum: ["running", "completed", "stopped", "failed", "interrupted"] }).notNull().default("running"),
+    status: text("status", { enum: ["running", "completed", "stopped", "failed", "interrupted"] })
+      .notNull()
+      .default("running"),
     /** The instance running it (host:pid:random). */
     instance: text("instance").notNull(),
     /** Renewed while it runs; past it, another instance marks the run interrupted. */
@@ -32,8 +34,12 @@ export const replyRuns = pgTable(
     endedAt: timestamp("ended_at", { withTimezone: true }),
   },
   (t) => [
-    index("reply_runs_running_idx").on(t.uid, t.conversationId).where(sql`${t.status} = 'running'`),
-    index("reply_runs_lease_idx").on(t.leaseUntil).where(sql`${t.status} = 'running'`),
+    index("reply_runs_running_idx")
+      .on(t.uid, t.conversationId)
+      .where(sql`${t.status} = 'running'`),
+    index("reply_runs_lease_idx")
+      .on(t.leaseUntil)
+      .where(sql`${t.status} = 'running'`),
     index("reply_runs_ended_idx").on(t.endedAt),
   ],
 );

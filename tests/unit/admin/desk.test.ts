@@ -29,15 +29,27 @@ describe("relative times (the inbox's 'Received')", () => {
 
 describe("a row's subject line and snippet", () => {
   it("a contact message: its first line, then the rest on one line", () => {
-    expect(summarise({ kind: "contact", body: "  Billing question\nI was charged twice.\n\nThanks", reportReason: null })).toEqual({
+    expect(
+      summarise({ kind: "contact", body: "  Billing question\nI was charged twice.\n\nThanks", reportReason: null }),
+    ).toEqual({
       subject: "Billing question",
       snippet: "I was charged twice. Thanks",
     });
-    expect(summarise({ kind: "contact", body: "One line only", reportReason: null })).toEqual({ subject: "One line only", snippet: "" });
+    expect(summarise({ kind: "contact", body: "One line only", reportReason: null })).toEqual({
+      subject: "One line only",
+      snippet: "",
+    });
   });
 
   it("a report without a comment names the reason and shows the reply", () => {
-    expect(summarise({ kind: "report", body: "", reportReason: "harmful", exchange: { assistantText: "Do this\nthen that" } })).toEqual({
+    expect(
+      summarise({
+        kind: "report",
+        body: "",
+        reportReason: "harmful",
+        exchange: { assistantText: "Do this\nthen that" },
+      }),
+    ).toEqual({
       subject: "Harmful reply reported (no comment)",
       snippet: "Reply: Do this then that",
     });
@@ -51,7 +63,11 @@ describe("a row's subject line and snippet", () => {
 
 describe("SMTP_URL", () => {
   it("smtp:// and smtps:// with credentials and an optional from", () => {
-    expect(parseSmtpUrl("smtp://user:p%40ss@mail.example.com:587")).toEqual({ url: "smtp://user:p%40ss@mail.example.com:587", host: "mail.example.com:587", from: undefined });
+    expect(parseSmtpUrl("smtp://user:p%40ss@mail.example.com:587")).toEqual({
+      url: "smtp://user:p%40ss@mail.example.com:587",
+      host: "mail.example.com:587",
+      from: undefined,
+    });
     expect(parseSmtpUrl("smtps://mail.example.com?from=Support%20%3Csupport%40example.com%3E")).toMatchObject({
       url: "smtps://mail.example.com",
       from: "Support <support@example.com>",
@@ -98,6 +114,17 @@ describe("the branch of a reported conversation an admin reads", () => {
   });
   it("a reply no longer there: the open branch; no tree recorded: everything in order", () => {
     expect(ids(branchThrough(rows, "gone", "a2"))).toEqual(["u1", "a1", "u2", "a2"]);
-    expect(ids(branchThrough([{ id: "x", parentId: null }, { id: "y", parentId: null }], "gone", null))).toEqual(["x", "y"]);
+    expect(
+      ids(
+        branchThrough(
+          [
+            { id: "x", parentId: null },
+            { id: "y", parentId: null },
+          ],
+          "gone",
+          null,
+        ),
+      ),
+    ).toEqual(["x", "y"]);
   });
 });

@@ -15,17 +15,25 @@ const eslint = new ESLint({ cwd: process.cwd() });
 
 async function layerErrors(probePath: string, source: string) {
   const [result] = await eslint.lintText(source, { filePath: path.resolve(probePath) });
-  return result.messages.filter((message) => message.ruleId?.startsWith("boundaries/")).map((message) => message.message);
+  return result.messages
+    .filter((message) => message.ruleId?.startsWith("boundaries/"))
+    .map((message) => message.message);
 }
 
 describe("the layer rule", () => {
   it("refuses an import from a higher layer", async () => {
-    const errors = await layerErrors("app/data/layer-probe.server.ts", 'import { loader } from "~/routes/nuvara";\nexport const probe = loader;\n');
+    const errors = await layerErrors(
+      "app/data/layer-probe.server.ts",
+      'import { loader } from "~/routes/nuvara";\nexport const probe = loader;\n',
+    );
     expect(errors).toEqual([expect.stringMatching(/category "data".*category "routes"/)]);
   });
 
   it("refuses the database layer reaching up into auth", async () => {
-    const errors = await layerErrors("app/db/layer-probe.server.ts", 'import { requireUser } from "~/auth/session.server";\nexport const probe = requireUser;\n');
+    const errors = await layerErrors(
+      "app/db/layer-probe.server.ts",
+      'import { requireUser } from "~/auth/session.server";\nexport const probe = requireUser;\n',
+    );
     expect(errors).toEqual([expect.stringMatching(/category "foundation".*category "auth"/)]);
   });
 
@@ -49,12 +57,21 @@ describe("the layer rule", () => {
 /** Every app module and the app modules it imports (type-only imports included: they are part of the design). */
 function importGraph(): Map<string, string[]> {
   const files = fs.globSync("app/**/*.{ts,tsx}");
-  const options: ts.CompilerOptions = { baseUrl: ".", paths: { "~/*": ["./app/*"] }, moduleResolution: ts.ModuleResolutionKind.Bundler, allowJs: true, jsx: ts.JsxEmit.ReactJSX };
+  const options: ts.CompilerOptions = {
+    baseUrl: ".",
+    paths: { "~/*": ["./app/*"] },
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    allowJs: true,
+    jsx: ts.JsxEmit.ReactJSX,
+  };
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, "utf8"), true, true);
     const targets = importedFiles
-      .map(({ fileName }) => ts.resolveModuleName(fileName, path.resolve(file), options, ts.sys).resolvedModule?.resolvedFileName)
+      .map(
+        ({ fileName }) =>
+          ts.resolveModuleName(fileName, path.resolve(file), options, ts.sys).resolvedModule?.resolvedFileName,
+      )
       .filter((target): target is string => Boolean(target) && !target!.includes("node_modules"))
       .map((target) => path.relative(process.cwd(), target));
     graph.set(file, targets);

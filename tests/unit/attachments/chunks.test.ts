@@ -22,7 +22,9 @@ const sentence = (n: number) => `Sentence ${n} says something about the subject 
 /** Paragraphs of `lines` lines each, separated by a blank line. */
 function paragraphs(count: number, lines: number): string {
   let n = 0;
-  return Array.from({ length: count }, () => Array.from({ length: lines }, () => sentence(++n)).join("\n")).join("\n\n");
+  return Array.from({ length: count }, () => Array.from({ length: lines }, () => sentence(++n)).join("\n")).join(
+    "\n\n",
+  );
 }
 
 /** Each passage is exactly its lines of the text, and together they hold every line that isn't blank. */
@@ -42,7 +44,9 @@ function expectLinesKept(text: string, chunks: Chunk[]) {
 
 describe("chunkDocument: text and Word files, by lines", () => {
   it("keeps a short document whole", () => {
-    expect(chunkDocument(textDocument("one\ntwo\n\nthree\n"))).toEqual([{ ordinal: 0, text: "one\ntwo\n\nthree", lineFrom: 1, lineTo: 4 }]);
+    expect(chunkDocument(textDocument("one\ntwo\n\nthree\n"))).toEqual([
+      { ordinal: 0, text: "one\ntwo\n\nthree", lineFrom: 1, lineTo: 4 },
+    ]);
   });
 
   it("gives nothing for a document of blank lines", () => {
@@ -86,12 +90,14 @@ describe("chunkDocument: text and Word files, by lines", () => {
     const text = Array.from({ length: 60 }, (_, index) => sentence(index + 1)).join("\n");
     const noOverlap = chunkDocument(textDocument(text), { targetChars: 400, overlapChars: 0 });
     for (const chunk of noOverlap) expect(chunk.text.length).toBeLessThanOrEqual(400);
-    for (let index = 1; index < noOverlap.length; index++) expect(noOverlap[index].lineFrom).toBe(noOverlap[index - 1].lineTo! + 1);
+    for (let index = 1; index < noOverlap.length; index++)
+      expect(noOverlap[index].lineFrom).toBe(noOverlap[index - 1].lineTo! + 1);
     expectLinesKept(text, noOverlap);
 
     // An overlap as large as the target is cut to half a passage, so every passage still brings new lines.
     const bigOverlap = chunkDocument(textDocument(text), { targetChars: 400, overlapChars: 5000 });
-    for (let index = 1; index < bigOverlap.length; index++) expect(bigOverlap[index].lineTo!).toBeGreaterThan(bigOverlap[index - 1].lineTo!);
+    for (let index = 1; index < bigOverlap.length; index++)
+      expect(bigOverlap[index].lineTo!).toBeGreaterThan(bigOverlap[index - 1].lineTo!);
     expectLinesKept(text, bigOverlap);
   });
 
@@ -126,7 +132,9 @@ describe("chunkDocument: text and Word files, by lines", () => {
 
 describe("chunkDocument: PDFs, by pages", () => {
   it("says which pages a passage spans", () => {
-    const pages = Array.from({ length: 10 }, (_, page) => Array.from({ length: 6 }, (_, line) => sentence(page * 10 + line)).join("\n"));
+    const pages = Array.from({ length: 10 }, (_, page) =>
+      Array.from({ length: 6 }, (_, line) => sentence(page * 10 + line)).join("\n"),
+    );
     const chunks = chunkDocument(pdfDocument(pages));
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks[0].pageFrom).toBe(1);
@@ -140,12 +148,16 @@ describe("chunkDocument: PDFs, by pages", () => {
     expect(chunks[0]).toMatchObject({ pageFrom: 1, pageTo: 3 });
     // Every page's text is in a passage that names it.
     pages.forEach((text, index) => {
-      expect(chunks.some((chunk) => chunk.pageFrom! <= index + 1 && index + 1 <= chunk.pageTo! && chunk.text.includes(text))).toBe(true);
+      expect(
+        chunks.some((chunk) => chunk.pageFrom! <= index + 1 && index + 1 <= chunk.pageTo! && chunk.text.includes(text)),
+      ).toBe(true);
     });
   });
 
   it("gives a single page one location", () => {
-    expect(chunkDocument(pdfDocument(["", "only text", ""]))).toEqual([{ ordinal: 0, text: "only text", pageFrom: 2, pageTo: 2 }]);
+    expect(chunkDocument(pdfDocument(["", "only text", ""]))).toEqual([
+      { ordinal: 0, text: "only text", pageFrom: 2, pageTo: 2 },
+    ]);
   });
 
   it("cuts a long page into passages that all name it", () => {

@@ -1,6 +1,14 @@
 import zlib from "node:zlib";
 import { strToU8, zipSync } from "fflate";
-import { CONTENT_TYPES, docx, documentXml, docxSizeLieBomb, pdfStreamBomb, RELS, zipOf } from "../../support/document-fixtures";
+import {
+  CONTENT_TYPES,
+  docx,
+  documentXml,
+  docxSizeLieBomb,
+  pdfStreamBomb,
+  RELS,
+  zipOf,
+} from "../../support/document-fixtures";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chunkDocument, describeLocation } from "~/attachments/chunks";
@@ -23,7 +31,10 @@ async function pdfWithPages(pages: string[][]): Promise<Uint8Array> {
 
 /** A lot of words: five lines of about 80 characters on each page, naming the page. */
 function pageLines(page: number): string[] {
-  return Array.from({ length: 5 }, (_, line) => `Page ${page} line ${line + 1}: the quick brown fox jumps over the lazy dog again and again.`);
+  return Array.from(
+    { length: 5 },
+    (_, line) => `Page ${page} line ${line + 1}: the quick brown fox jumps over the lazy dog again and again.`,
+  );
 }
 
 /**
@@ -130,7 +141,9 @@ describe("extractText: PDF", () => {
     // Every line of every page is in a passage that names its page.
     for (let page = 1; page <= 200; page++) {
       for (const line of pageLines(page)) {
-        expect(chunks.some((chunk) => chunk.pageFrom! <= page && page <= chunk.pageTo! && chunk.text.includes(line))).toBe(true);
+        expect(
+          chunks.some((chunk) => chunk.pageFrom! <= page && page <= chunk.pageTo! && chunk.text.includes(line)),
+        ).toBe(true);
       }
     }
   });
@@ -140,7 +153,11 @@ describe("extractText: PDF", () => {
   });
 
   it("refuses more text than maxChars", async () => {
-    await expectRefused(extractText(longPdf, "pdf", { maxChars: 10_000 }), "too-much-text", /more text than the assistant can read \(over 10,000 characters\)/);
+    await expectRefused(
+      extractText(longPdf, "pdf", { maxChars: 10_000 }),
+      "too-much-text",
+      /more text than the assistant can read \(over 10,000 characters\)/,
+    );
   });
 
   it("keeps pdf.js in its reader process: the server's globals are untouched", async () => {
@@ -156,7 +173,9 @@ describe("extractText: PDF", () => {
       { text: "Third page", page: 3 },
     ]);
     expect(extracted.text).toBe("First page\n\nThird page");
-    expect(chunkDocument(extracted)).toEqual([{ ordinal: 0, text: "First page\n\nThird page", pageFrom: 1, pageTo: 3 }]);
+    expect(chunkDocument(extracted)).toEqual([
+      { ordinal: 0, text: "First page\n\nThird page", pageFrom: 1, pageTo: 3 },
+    ]);
   });
 
   it("refuses a PDF with no text (a scan)", async () => {
@@ -170,7 +189,11 @@ describe("extractText: PDF", () => {
   it("refuses a truncated PDF as damaged", async () => {
     const bytes = await pdfWithPages([pageLines(1), pageLines(2), pageLines(3)]);
     expect(sniffFile(bytes.subarray(0, bytes.length / 2), "cut.pdf")).toMatchObject({ ok: true, kind: "pdf" });
-    await expectRefused(extractText(bytes.subarray(0, bytes.length / 2), "pdf"), "damaged", "This PDF can't be read: the file looks damaged.");
+    await expectRefused(
+      extractText(bytes.subarray(0, bytes.length / 2), "pdf"),
+      "damaged",
+      "This PDF can't be read: the file looks damaged.",
+    );
   });
 
   it("refuses a file that only starts like a PDF as damaged", async () => {
@@ -189,7 +212,11 @@ describe("extractText: PDF", () => {
   });
 
   it("refuses a PDF that needs a password, as the parser finds it encrypted", async () => {
-    await expectRefused(extractText(encryptedPdf(), "pdf"), "encrypted", "This PDF is protected with a password. Remove the password, then attach it again.");
+    await expectRefused(
+      extractText(encryptedPdf(), "pdf"),
+      "encrypted",
+      "This PDF is protected with a password. Remove the password, then attach it again.",
+    );
   });
 });
 
@@ -200,12 +227,18 @@ describe("extractText: DOCX", () => {
       text: "First paragraph.\n\nSecond & last — café.",
       segments: [{ text: "First paragraph.\n\nSecond & last — café." }],
     });
-    expect(chunkDocument(extracted)).toEqual([{ ordinal: 0, text: "First paragraph.\n\nSecond & last — café.", lineFrom: 1, lineTo: 3 }]);
+    expect(chunkDocument(extracted)).toEqual([
+      { ordinal: 0, text: "First paragraph.\n\nSecond & last — café.", lineFrom: 1, lineTo: 3 },
+    ]);
   });
 
   it("refuses a truncated Word document as damaged", async () => {
     const bytes = docx(["Hello"]);
-    await expectRefused(extractText(bytes.subarray(0, bytes.length - 40), "docx"), "damaged", "This Word document can't be read: the file looks damaged.");
+    await expectRefused(
+      extractText(bytes.subarray(0, bytes.length - 40), "docx"),
+      "damaged",
+      "This Word document can't be read: the file looks damaged.",
+    );
   });
 
   it("refuses a ZIP without word/document.xml as damaged", async () => {
@@ -213,17 +246,33 @@ describe("extractText: DOCX", () => {
   });
 
   it("refuses a Word document whose XML is broken as damaged", async () => {
-    const bytes = zipSync({ "[Content_Types].xml": strToU8(CONTENT_TYPES), "_rels/.rels": strToU8(RELS), "word/document.xml": strToU8("<w:document><w:body>") });
+    const bytes = zipSync({
+      "[Content_Types].xml": strToU8(CONTENT_TYPES),
+      "_rels/.rels": strToU8(RELS),
+      "word/document.xml": strToU8("<w:document><w:body>"),
+    });
     await expectRefused(extractText(bytes, "docx"), "damaged");
   });
 
   it("refuses a Word document with no text", async () => {
-    await expectRefused(extractText(docx([]), "docx"), "no-text", "This Word document has no text the assistant can read.");
+    await expectRefused(
+      extractText(docx([]), "docx"),
+      "no-text",
+      "This Word document has no text the assistant can read.",
+    );
   });
 
   it("refuses a password-protected Word document (an OLE file with an EncryptedPackage)", async () => {
-    const ole = Buffer.concat([Buffer.from("d0cf11e0a1b11ae1", "hex"), Buffer.alloc(64), Buffer.from("EncryptedPackage", "utf16le")]);
-    await expectRefused(extractText(new Uint8Array(ole), "docx"), "encrypted", /^This Word document is protected with a password/);
+    const ole = Buffer.concat([
+      Buffer.from("d0cf11e0a1b11ae1", "hex"),
+      Buffer.alloc(64),
+      Buffer.from("EncryptedPackage", "utf16le"),
+    ]);
+    await expectRefused(
+      extractText(new Uint8Array(ole), "docx"),
+      "encrypted",
+      /^This Word document is protected with a password/,
+    );
   });
 
   it("refuses a zip bomb (200 MB of zeros in ~200 KB) from its directory, before inflating it", async () => {
@@ -233,7 +282,11 @@ describe("extractText: DOCX", () => {
     ]);
     expect(bomb.length).toBeLessThan(300 * 1024);
     expect(sniffFile(bomb, "bomb.docx")).toMatchObject({ ok: true, kind: "docx" });
-    await expectRefused(extractText(bomb, "docx"), "too-large", "This Word document is too large to read once unpacked.");
+    await expectRefused(
+      extractText(bomb, "docx"),
+      "too-large",
+      "This Word document is too large to read once unpacked.",
+    );
   });
 
   it("refuses an entry packed over 100:1 even when the total is small (20 MB of zeros)", async () => {
@@ -248,7 +301,11 @@ describe("extractText: DOCX", () => {
   it("counts what an entry really inflates to: 8 MiB behind a declared 1,000 bytes (local header and directory agree) is too large", async () => {
     const bomb = docxSizeLieBomb(8);
     expect(sniffFile(bomb, "bomb.docx")).toMatchObject({ ok: true, kind: "docx" });
-    await expectRefused(extractText(bomb, "docx"), "too-large", "This Word document is too large to read once unpacked.");
+    await expectRefused(
+      extractText(bomb, "docx"),
+      "too-large",
+      "This Word document is too large to read once unpacked.",
+    );
   });
 
   it("refuses a ZIP whose local header and central directory disagree on a size, a name or the method", async () => {
@@ -291,7 +348,10 @@ describe("extractText: DOCX", () => {
 describe("extractText: text", () => {
   it("drops a BOM and makes every line end LF", async () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8("one\r\ntwo\rthree\n")]);
-    expect(await extractText(bytes, "text")).toEqual({ text: "one\ntwo\nthree\n", segments: [{ text: "one\ntwo\nthree\n" }] });
+    expect(await extractText(bytes, "text")).toEqual({
+      text: "one\ntwo\nthree\n",
+      segments: [{ text: "one\ntwo\nthree\n" }],
+    });
   });
 
   it("keeps leading blank lines, so line numbers match the file", async () => {
@@ -309,7 +369,11 @@ describe("extractText: text", () => {
   });
 
   it("refuses a file of nothing but blank lines", async () => {
-    await expectRefused(extractText(utf8(" \n\t\n"), "text"), "no-text", "This file has no text the assistant can read.");
+    await expectRefused(
+      extractText(utf8(" \n\t\n"), "text"),
+      "no-text",
+      "This file has no text the assistant can read.",
+    );
   });
 
   it("refuses more text than maxChars", async () => {

@@ -117,7 +117,10 @@ describe("echo of user messages with attachments", () => {
     const pdf = Buffer.from("%PDF-1.4 tiny");
     const text = await streamedReply([
       { type: "text", text: "Summarise" },
-      { type: "file", file: { filename: "notes.pdf", file_data: `data:application/pdf;base64,${pdf.toString("base64")}` } },
+      {
+        type: "file",
+        file: { filename: "notes.pdf", file_data: `data:application/pdf;base64,${pdf.toString("base64")}` },
+      },
     ]);
     expect(text).toBe(`You said: Summarise [file application/pdf, ${pdf.length} bytes]`);
     expect(server.receivedAttachments).toEqual([
@@ -128,9 +131,12 @@ describe("echo of user messages with attachments", () => {
 
   it("keeps the echo of plain and text-only messages unchanged", async () => {
     expect(await streamedReply("hello there  model")).toBe("You said: hello there  model");
-    expect(await streamedReply([{ type: "text", text: "one" }, { type: "text", text: "two three" }])).toBe(
-      "You said: one two three",
-    );
+    expect(
+      await streamedReply([
+        { type: "text", text: "one" },
+        { type: "text", text: "two three" },
+      ]),
+    ).toBe("You said: one two three");
     expect(await streamedReply("   ")).toBe("You said: (nothing)");
     expect(server.receivedAttachments).toEqual([]);
   });
@@ -191,7 +197,8 @@ describe("POST /v1/embeddings", () => {
     // Same input, same vector: across requests, as a single string, and as embedText computes it.
     const again = (await postEmbeddings({ model: "embed-model", input: inputs })).body as unknown as EmbeddingsAnswer;
     expect(again.data).toEqual(answer.data);
-    const single = (await postEmbeddings({ model: "embed-model", input: "the cat sat" })).body as unknown as EmbeddingsAnswer;
+    const single = (await postEmbeddings({ model: "embed-model", input: "the cat sat" }))
+      .body as unknown as EmbeddingsAnswer;
     expect(single.data).toEqual([{ object: "embedding", index: 0, embedding: cat }]);
     expect(embedText("The CAT, sat!")).toEqual(cat);
 
@@ -244,7 +251,10 @@ describe("POST /v1/embeddings", () => {
     expect(server.queuedEmbeddingsReplies).toBe(1);
 
     const failed = await postEmbeddings({ input: "hello" });
-    expect(failed).toEqual({ status: 503, body: { error: { message: "embedder down", type: "scripted_error", code: 503 } } });
+    expect(failed).toEqual({
+      status: 503,
+      body: { error: { message: "embedder down", type: "scripted_error", code: 503 } },
+    });
     expect((await postEmbeddings({ input: "hello" })).status).toBe(200);
     expect(server.queuedReplies).toBe(1);
     expect(server.embeddingsRequests).toHaveLength(2);

@@ -19,8 +19,12 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 
 function docx(): Uint8Array {
   return zipSync({
-    "[Content_Types].xml": strToU8('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
-    "word/document.xml": strToU8('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>'),
+    "[Content_Types].xml": strToU8(
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    ),
+    "word/document.xml": strToU8(
+      '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>',
+    ),
   });
 }
 
@@ -46,15 +50,26 @@ describe("sniffFile: images by their magic bytes", () => {
 
 describe("sniffFile: PDF", () => {
   it("finds %PDF- at the start", () => {
-    expect(sniffFile(bytesOf("%PDF-1.7\n", padding), "a.bin")).toEqual({ ok: true, kind: "pdf", mediaType: "application/pdf" });
+    expect(sniffFile(bytesOf("%PDF-1.7\n", padding), "a.bin")).toEqual({
+      ok: true,
+      kind: "pdf",
+      mediaType: "application/pdf",
+    });
   });
 
   it("finds %PDF- after junk within the first 1024 bytes", () => {
-    expect(sniffFile(bytesOf("x".repeat(1000), "%PDF-1.4\n", padding), "scan")).toMatchObject({ ok: true, kind: "pdf" });
+    expect(sniffFile(bytesOf("x".repeat(1000), "%PDF-1.4\n", padding), "scan")).toMatchObject({
+      ok: true,
+      kind: "pdf",
+    });
   });
 
   it("does not look past the first 1024 bytes (that text file only mentions a PDF header)", () => {
-    expect(sniffFile(utf8(`${"x".repeat(1100)}%PDF-1.4\n`), "notes.txt")).toEqual({ ok: true, kind: "text", mediaType: "text/plain" });
+    expect(sniffFile(utf8(`${"x".repeat(1100)}%PDF-1.4\n`), "notes.txt")).toEqual({
+      ok: true,
+      kind: "text",
+      mediaType: "text/plain",
+    });
   });
 
   it("is not fooled by a name: a PDF named notes.txt is a PDF", () => {
@@ -77,7 +92,10 @@ describe("sniffFile: Word documents are ZIPs holding word/document.xml", () => {
 
   it("refuses a plain ZIP, even named .docx", () => {
     const zip = zipSync({ "readme.txt": strToU8("hello"), "src/main.c": strToU8("int main(){}") });
-    expect(sniffFile(zip, "letter.docx")).toMatchObject({ ok: false, error: expect.stringContaining("isn't a kind of file") });
+    expect(sniffFile(zip, "letter.docx")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("isn't a kind of file"),
+    });
   });
 
   it("says a truncated ZIP looks damaged", () => {
@@ -89,13 +107,24 @@ describe("sniffFile: Word documents are ZIPs holding word/document.xml", () => {
   });
 
   it("says a password-protected Word document (an OLE file with an EncryptedPackage) is protected", () => {
-    const ole = bytesOf([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], padding, Array.from(Buffer.from("EncryptedPackage", "utf16le")), padding);
-    expect(sniffFile(ole, "secret.docx")).toMatchObject({ ok: false, error: expect.stringContaining("protected with a password") });
+    const ole = bytesOf(
+      [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1],
+      padding,
+      Array.from(Buffer.from("EncryptedPackage", "utf16le")),
+      padding,
+    );
+    expect(sniffFile(ole, "secret.docx")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("protected with a password"),
+    });
   });
 
   it("refuses a legacy .doc (an OLE file without encryption)", () => {
     const doc = bytesOf([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], padding);
-    expect(sniffFile(doc, "old.doc")).toMatchObject({ ok: false, error: expect.stringContaining("isn't a kind of file") });
+    expect(sniffFile(doc, "old.doc")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("isn't a kind of file"),
+    });
   });
 });
 
@@ -114,11 +143,17 @@ describe("sniffFile: text", () => {
   });
 
   it("stores HTML as text/plain, never as a page", () => {
-    expect(sniffFile(utf8("<!doctype html><script>alert(1)</script>"), "page.html")).toEqual({ ok: true, kind: "text", mediaType: "text/plain" });
+    expect(sniffFile(utf8("<!doctype html><script>alert(1)</script>"), "page.html")).toEqual({
+      ok: true,
+      kind: "text",
+      mediaType: "text/plain",
+    });
   });
 
   it("stores SVG as text/plain", () => {
-    expect(sniffFile(utf8('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), "logo.svg")).toEqual({
+    expect(
+      sniffFile(utf8('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), "logo.svg"),
+    ).toEqual({
       ok: true,
       kind: "text",
       mediaType: "text/plain",
@@ -127,16 +162,24 @@ describe("sniffFile: text", () => {
 
   it("labels JSON application/json only if it parses", () => {
     expect(sniffFile(utf8('{"a": [1, 2]}'), "data.json")).toMatchObject({ mediaType: "application/json" });
-    expect(sniffFile(bytesOf([0xef, 0xbb, 0xbf], '{"a": 1}'), "bom.json")).toMatchObject({ mediaType: "application/json" });
+    expect(sniffFile(bytesOf([0xef, 0xbb, 0xbf], '{"a": 1}'), "bom.json")).toMatchObject({
+      mediaType: "application/json",
+    });
     expect(sniffFile(utf8("{not json"), "broken.json")).toMatchObject({ kind: "text", mediaType: "text/plain" });
   });
 
   it("accepts a UTF-8 BOM and non-ASCII text", () => {
-    expect(sniffFile(bytesOf([0xef, 0xbb, 0xbf], Array.from(utf8("café 日本語 👍\r\n"))), "u.txt")).toMatchObject({ ok: true, kind: "text" });
+    expect(sniffFile(bytesOf([0xef, 0xbb, 0xbf], Array.from(utf8("café 日本語 👍\r\n"))), "u.txt")).toMatchObject({
+      ok: true,
+      kind: "text",
+    });
   });
 
   it("refuses bytes that are not UTF-8", () => {
-    expect(sniffFile(bytesOf("caf", [0xe9], " au lait"), "latin1.txt")).toMatchObject({ ok: false, error: expect.stringContaining('"latin1.txt"') });
+    expect(sniffFile(bytesOf("caf", [0xe9], " au lait"), "latin1.txt")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('"latin1.txt"'),
+    });
   });
 
   it("refuses text holding a NUL byte (UTF-16 among others)", () => {
@@ -152,7 +195,10 @@ describe("sniffFile: everything else", () => {
 
   it("refuses an executable", () => {
     const elf = bytesOf([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0], padding);
-    expect(sniffFile(elf, "tool")).toMatchObject({ ok: false, error: expect.stringContaining('"tool" isn\'t a kind of file') });
+    expect(sniffFile(elf, "tool")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('"tool" isn\'t a kind of file'),
+    });
   });
 
   it("refuses an image format it does not take (BMP)", () => {

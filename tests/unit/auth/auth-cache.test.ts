@@ -2,7 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { authCache } from "~/auth/auth-cache.server";
 import { resetConfig } from "~/config.server";
 
-const identity = (uid: string) => ({ uid, email: `${uid}@example.com`, emailVerified: true, disabled: false, validSinceMs: 0 });
+const identity = (uid: string) => ({
+  uid,
+  email: `${uid}@example.com`,
+  emailVerified: true,
+  disabled: false,
+  validSinceMs: 0,
+});
 
 describe("auth caches (TTL ≤ 30 s, evicted on logout and role change)", () => {
   beforeEach(() => {

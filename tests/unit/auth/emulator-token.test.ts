@@ -18,7 +18,10 @@ const valid = () => ({
 
 describe("emulator session cookies are checked locally", () => {
   it("accepts a well-formed, unexpired cookie for this project", () => {
-    expect(verifyEmulatorSessionCookie(cookie(valid()), "demo-p")).toMatchObject({ uid: "uid-1", email: "a@example.com" });
+    expect(verifyEmulatorSessionCookie(cookie(valid()), "demo-p")).toMatchObject({
+      uid: "uid-1",
+      email: "a@example.com",
+    });
   });
 
   it.each([

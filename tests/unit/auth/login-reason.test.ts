@@ -21,7 +21,12 @@ describe("why a visitor is on /login (a fixed list, read from the safe redirectT
   });
 
   it("never shows text from the URL: an off-site redirectTo is the home page, so no reason", () => {
-    for (const hostile of ["https://evil.test/nuvara", "//evil.test/dashboard", "/\\evil.test", "javascript:alert(1)"]) {
+    for (const hostile of [
+      "https://evil.test/nuvara",
+      "//evil.test/dashboard",
+      "/\\evil.test",
+      "javascript:alert(1)",
+    ]) {
       expect(loginReason(safeRedirect(hostile))).toBeNull();
     }
     expect(loginReason(safeRedirect("/<script>alert(1)</script>"))).toBe("Sign in to continue to the page you opened.");
@@ -37,7 +42,12 @@ describe("where a new account goes", () => {
 
 describe("sign-in errors do not tell whether an account exists", () => {
   it("gives one message for an unknown email, a wrong password and invalid credentials", () => {
-    for (const code of ["auth/user-not-found", "auth/wrong-password", "auth/invalid-credential", "auth/invalid-login-credentials"]) {
+    for (const code of [
+      "auth/user-not-found",
+      "auth/wrong-password",
+      "auth/invalid-credential",
+      "auth/invalid-login-credentials",
+    ]) {
       expect(authErrorMessage({ code })).toBe(WRONG_CREDENTIALS);
     }
     expect(WRONG_CREDENTIALS).not.toMatch(/no account/i);

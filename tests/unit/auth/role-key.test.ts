@@ -4,7 +4,13 @@ import { canHoldRole, roleKeyProblem } from "~/auth/role-key";
 /** Firestore's document-id rules, as users/{email} needs them (docs/decisions/075). */
 describe("which addresses can key users/{email}", () => {
   it("takes ordinary addresses, Unicode ones and ones up to 1,500 bytes", () => {
-    for (const email of ["user@example.com", "o'brien+tag@example.co.uk", "ünïcödé@example.com", "__x@example.com", `${"a".repeat(1_488)}@example.com`]) {
+    for (const email of [
+      "user@example.com",
+      "o'brien+tag@example.co.uk",
+      "ünïcödé@example.com",
+      "__x@example.com",
+      `${"a".repeat(1_488)}@example.com`,
+    ]) {
       expect(roleKeyProblem(email)).toBeNull();
     }
   });

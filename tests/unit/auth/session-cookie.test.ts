@@ -9,7 +9,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 let mode: "local" | "real" = "local";
 vi.mock("~/config.server", () => ({ getConfig: () => ({ mode, sessionDays: 5 }) }));
 
-const { clearSessionCookie, readSessionCookie, serializeSessionCookie, sessionCookieName, sessionCookieOf } = await import("~/auth/cookie.server");
+const { clearSessionCookie, readSessionCookie, serializeSessionCookie, sessionCookieName, sessionCookieOf } =
+  await import("~/auth/cookie.server");
 
 const withCookie = (cookie: string) => new Request("http://app.test/", { headers: { Cookie: cookie } });
 
@@ -38,7 +39,10 @@ describe("the cookie's name and attributes per mode", () => {
 
 describe("reading the session cookie from a request", () => {
   it("one cookie of this mode's name → its value, among other cookies", () => {
-    expect(sessionCookieOf(withCookie("theme=dark; __session=abc.def.ghi; x=1"))).toEqual({ status: "one", value: "abc.def.ghi" });
+    expect(sessionCookieOf(withCookie("theme=dark; __session=abc.def.ghi; x=1"))).toEqual({
+      status: "one",
+      value: "abc.def.ghi",
+    });
     mode = "real";
     expect(readSessionCookie(withCookie("theme=dark; __Host-session=abc.def.ghi"))).toBe("abc.def.ghi");
   });
@@ -50,7 +54,11 @@ describe("reading the session cookie from a request", () => {
   });
 
   it("two of one name, in either order, valid or not → refused (the first no longer wins)", () => {
-    for (const header of ["__session=victim; __session=attacker", "__session=garbage; __session=valid", "__session=a;__session=a"]) {
+    for (const header of [
+      "__session=victim; __session=attacker",
+      "__session=garbage; __session=valid",
+      "__session=a;__session=a",
+    ]) {
       expect(sessionCookieOf(withCookie(header)), header).toEqual({ status: "refused" });
       expect(readSessionCookie(withCookie(header)), header).toBeUndefined();
     }

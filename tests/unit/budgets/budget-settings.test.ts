@@ -1,7 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { costMicroUsd, dollarsToMicro, parseFallbackModels, parseModelPrices, parseMoneyBudgets, parseTokenBudgets } from "~/settings/budget-settings";
+import {
+  costMicroUsd,
+  dollarsToMicro,
+  parseFallbackModels,
+  parseModelPrices,
+  parseMoneyBudgets,
+  parseTokenBudgets,
+} from "~/settings/budget-settings";
 import { estimatePromptTokens, estimateTextTokens } from "~/budgets/prompt-estimate";
-import { budgetLeftText, budgetSpentMessage, budgetTooSmallMessage, fallbackText, formatMicroUsd, toBudgetView } from "~/budgets/budget-text";
+import {
+  budgetLeftText,
+  budgetSpentMessage,
+  budgetTooSmallMessage,
+  fallbackText,
+  formatMicroUsd,
+  toBudgetView,
+} from "~/budgets/budget-text";
 import { budgetStatus } from "~/data/budgets.server";
 import { parseConfig } from "~/config.server";
 import { NO_BUDGETS } from "~/settings/budget-settings";
@@ -10,12 +24,20 @@ import type { ChatMessage } from "~/conversation/message-types";
 describe("budget settings", () => {
   it("reads token budgets per role, with unlimited and digit separators", () => {
     const budgets = parseTokenBudgets("none=20_000; pro=500000 ;admin=unlimited");
-    expect([...budgets]).toEqual([["none", 20_000], ["pro", 500_000], ["admin", null]]);
+    expect([...budgets]).toEqual([
+      ["none", 20_000],
+      ["pro", 500_000],
+      ["admin", null],
+    ]);
     expect(() => parseTokenBudgets("none=20k")).toThrow(/whole number or "unlimited", not "20k"/);
   });
 
   it("reads money budgets in dollars into exact micro-dollars", () => {
-    expect([...parseMoneyBudgets("none=0.50;pro=$20;team=0.000001")]).toEqual([["none", 500_000], ["pro", 20_000_000], ["team", 1]]);
+    expect([...parseMoneyBudgets("none=0.50;pro=$20;team=0.000001")]).toEqual([
+      ["none", 500_000],
+      ["pro", 20_000_000],
+      ["team", 1],
+    ]);
     expect(dollarsToMicro("0.1")).toBe(100_000);
     expect(() => parseMoneyBudgets("none=-1")).toThrow(/amount in US dollars/);
     expect(() => parseMoneyBudgets("none=1.0000001")).toThrow(/amount in US dollars/);
@@ -31,7 +53,9 @@ describe("budget settings", () => {
   });
 
   it("refuses to start with a bad budget, naming the variable", () => {
-    expect(() => parseConfig({ NODE_ENV: "test", BUDGET_DAILY_USD: "none=lots" })).toThrow(/^BUDGET_DAILY_USD: budget for "none"/);
+    expect(() => parseConfig({ NODE_ENV: "test", BUDGET_DAILY_USD: "none=lots" })).toThrow(
+      /^BUDGET_DAILY_USD: budget for "none"/,
+    );
     expect(() => parseConfig({ NODE_ENV: "test", LLM_MODEL_PRICES: "x" })).toThrow(/^LLM_MODEL_PRICES:/);
     expect(() => parseConfig({ NODE_ENV: "test", PLANS: "[{}]" })).toThrow(/^PLANS: 0\.name/);
   });
@@ -45,13 +69,21 @@ describe("budget settings", () => {
 describe("budget status", () => {
   const now = new Date("2026-11-26T12:00:00Z");
   it("lists the role's budgets, tightest first, and says when one is nearly spent or spent", () => {
-    const status = budgetStatus({ ...NO_BUDGETS, dailyTokens: 5_000, monthlyTokens: 100_000 }, { dailyTokens: 3_000, monthlyTokens: 99_000, dailyMicroUsd: 0, monthlyMicroUsd: 0 }, now);
+    const status = budgetStatus(
+      { ...NO_BUDGETS, dailyTokens: 5_000, monthlyTokens: 100_000 },
+      { dailyTokens: 3_000, monthlyTokens: 99_000, dailyMicroUsd: 0, monthlyMicroUsd: 0 },
+      now,
+    );
     expect(status.lines.map((line) => [line.kind, line.left, line.resetsAt])).toEqual([
       ["monthlyTokens", 1_000, "2026-12-01T00:00:00.000Z"],
       ["dailyTokens", 2_000, "2026-11-27T00:00:00.000Z"],
     ]);
     expect(status).toMatchObject({ nearlySpent: true, spent: false });
-    const spent = budgetStatus({ ...NO_BUDGETS, dailyMicroUsd: 10_000 }, { dailyTokens: 0, monthlyTokens: 0, dailyMicroUsd: 10_000, monthlyMicroUsd: 10_000 }, now);
+    const spent = budgetStatus(
+      { ...NO_BUDGETS, dailyMicroUsd: 10_000 },
+      { dailyTokens: 0, monthlyTokens: 0, dailyMicroUsd: 10_000, monthlyMicroUsd: 10_000 },
+      now,
+    );
     expect(spent.spent).toBe(true);
   });
 });
@@ -61,7 +93,14 @@ describe("prompt estimates", () => {
     expect(estimateTextTokens("abcdefgh")).toBe(2);
     expect(estimateTextTokens("日本語")).toBe(3);
     const history: ChatMessage[] = [
-      { id: "1", role: "user", parts: [{ type: "text", text: "a".repeat(400) }, { type: "data-attachment", data: { id: "f", name: "a.png", kind: "image", mediaType: "image/png", size: 1 } }] },
+      {
+        id: "1",
+        role: "user",
+        parts: [
+          { type: "text", text: "a".repeat(400) },
+          { type: "data-attachment", data: { id: "f", name: "a.png", kind: "image", mediaType: "image/png", size: 1 } },
+        ],
+      },
     ];
     expect(estimatePromptTokens("", history, { vision: false })).toBe(4 + 4 + 100);
     expect(estimatePromptTokens("", history, { vision: true })).toBe(4 + 4 + 100 + 1_600);
@@ -74,12 +113,16 @@ describe("what a budget says", () => {
     expect(budgetLeftText(line)).toBe("1,234 tokens left today");
     expect(budgetLeftText({ ...line, kind: "monthlyMicroUsd", left: 420_000 })).toBe("$0.42 left this month");
     expect(formatMicroUsd(3_100)).toBe("$0.0031");
-    expect(budgetSpentMessage({ ...line, left: 0 })).toBe("You've used today's budget of 20,000 tokens. It resets at 00:00 UTC.");
-    expect(budgetSpentMessage({ ...line, kind: "monthlyMicroUsd", limit: 5_000_000, resetsAt: "2026-12-01T00:00:00.000Z" })).toBe(
-      "You've used this month's budget of $5.00. It resets on 1 Dec.",
+    expect(budgetSpentMessage({ ...line, left: 0 })).toBe(
+      "You've used today's budget of 20,000 tokens. It resets at 00:00 UTC.",
     );
+    expect(
+      budgetSpentMessage({ ...line, kind: "monthlyMicroUsd", limit: 5_000_000, resetsAt: "2026-12-01T00:00:00.000Z" }),
+    ).toBe("You've used this month's budget of $5.00. It resets on 1 Dec.");
     expect(budgetTooSmallMessage(line)).toMatch(/^What's left of today's budget \(1,234 tokens\) isn't enough/);
     const view = toBudgetView({ lines: [{ ...line, left: 0 }], spent: true, nearlySpent: true }, "Llama 3.2")!;
-    expect(fallbackText(view)).toBe("Today's budget is spent: replies come from Llama 3.2 until it resets at 00:00 UTC.");
+    expect(fallbackText(view)).toBe(
+      "Today's budget is spent: replies come from Llama 3.2 until it resets at 00:00 UTC.",
+    );
   });
 });

@@ -4,13 +4,24 @@ import type { ChatMessage } from "~/conversation/message-types";
 import { chatRequestBody } from "~/components/chat/chat-sessions";
 
 const messages: ChatMessage[] = [
-  { id: "u1", role: "user", parts: [{ type: "text", text: "What is 2^10?" }], metadata: { createdAt: "2025-03-15T10:00:00.000Z" } },
+  {
+    id: "u1",
+    role: "user",
+    parts: [{ type: "text", text: "What is 2^10?" }],
+    metadata: { createdAt: "2025-03-15T10:00:00.000Z" },
+  },
   {
     id: "a1",
     role: "assistant",
     parts: [
       { type: "step-start" },
-      { type: "tool-calculator", toolCallId: "c1", state: "output-available", input: { expression: "2^10" }, output: { result: "1024" } },
+      {
+        type: "tool-calculator",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { expression: "2^10" },
+        output: { result: "1024" },
+      },
       { type: "text", text: "It is **1024**." },
     ],
     metadata: { model: "llama3.2", status: "stopped", createdAt: "2025-03-15T10:00:02.000Z" },
@@ -54,7 +65,9 @@ describe("export as Markdown", () => {
     expect(exportFileName("../../etc/passwd")).toBe("etcpasswd.md");
     expect(exportFileName(null)).toBe("conversation.md");
     expect(exportFileName("日本")).toBe("日本.md");
-    expect(attachmentHeader("日本.md")).toBe(`attachment; filename="conversation.md"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.md`);
+    expect(attachmentHeader("日本.md")).toBe(
+      `attachment; filename="conversation.md"; filename*=UTF-8''%E6%97%A5%E6%9C%AC.md`,
+    );
     expect(attachmentHeader("plans.md")).toBe(`attachment; filename="plans.md"; filename*=UTF-8''plans.md`);
   });
 });
@@ -77,6 +90,8 @@ describe("chatRequestBody: what the browser sends", () => {
     const next: ChatMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "And 2^11?" }] };
     expect(chatRequestBody("c-1", [...messages, next], { model: "m", create: false }, undefined).parentId).toBe("a1");
     const unconfirmed: ChatMessage = { ...messages[1], id: "a-local", metadata: { status: "stopped" } };
-    expect(chatRequestBody("c-1", [messages[0], unconfirmed, next], { model: "m", create: false }, undefined).parentId).toBeUndefined();
+    expect(
+      chatRequestBody("c-1", [messages[0], unconfirmed, next], { model: "m", create: false }, undefined).parentId,
+    ).toBeUndefined();
   });
 });

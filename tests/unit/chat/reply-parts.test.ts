@@ -6,7 +6,13 @@ describe("settleParts: what a stopped reply stores", () => {
   it("drops tool calls without a result and empty texts, and closes streaming texts", () => {
     const parts = [
       { type: "step-start" },
-      { type: "tool-calculator", toolCallId: "c1", state: "output-available", input: { expression: "1+1" }, output: { result: "2" } },
+      {
+        type: "tool-calculator",
+        toolCallId: "c1",
+        state: "output-available",
+        input: { expression: "1+1" },
+        output: { result: "2" },
+      },
       { type: "tool-convert_units", toolCallId: "c2", state: "input-available", input: { value: 1 } },
       { type: "tool-current_datetime", toolCallId: "c3", state: "input-streaming", input: undefined },
       { type: "text", text: "", state: "streaming" },
@@ -20,7 +26,13 @@ describe("settleParts: what a stopped reply stores", () => {
   });
 
   it("keeps failed tool calls (they have a result: the error)", () => {
-    const failed = { type: "tool-calculator", toolCallId: "c1", state: "output-error", input: {}, errorText: "bad input" } as ChatMessage["parts"][number];
+    const failed = {
+      type: "tool-calculator",
+      toolCallId: "c1",
+      state: "output-error",
+      input: {},
+      errorText: "bad input",
+    } as ChatMessage["parts"][number];
     expect(settleParts([failed])).toEqual([failed]);
   });
 });

@@ -7,8 +7,14 @@ describe("believableUsage", () => {
 
   it("takes whole, non-negative counts up to ten times the prompt's estimate and the longest reply", () => {
     expect(ceiling).toBe(50_960);
-    expect(believableUsage({ inputTokens: 812, outputTokens: 97 }, ceiling)).toEqual({ inputTokens: 812, outputTokens: 97 });
-    expect(believableUsage({ inputTokens: ceiling, outputTokens: 0 }, ceiling)).toEqual({ inputTokens: ceiling, outputTokens: 0 });
+    expect(believableUsage({ inputTokens: 812, outputTokens: 97 }, ceiling)).toEqual({
+      inputTokens: 812,
+      outputTokens: 97,
+    });
+    expect(believableUsage({ inputTokens: ceiling, outputTokens: 0 }, ceiling)).toEqual({
+      inputTokens: ceiling,
+      outputTokens: 0,
+    });
     // A provider that reports nothing: nothing to charge from it (the estimate is used instead).
     expect(believableUsage({}, ceiling)).toEqual({ inputTokens: 0, outputTokens: 0 });
   });

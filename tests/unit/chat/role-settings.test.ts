@@ -23,7 +23,9 @@ describe("per-role settings", () => {
 
   it("refuses malformed settings with a message naming the problem", () => {
     expect(() => parseDailyLimits("premium")).toThrow('"premium" is not role=value');
-    expect(() => parseDailyLimits("premium=lots")).toThrow('quota for "premium" must be a whole number or "unlimited", not "lots"');
+    expect(() => parseDailyLimits("premium=lots")).toThrow(
+      'quota for "premium" must be a whole number or "unlimited", not "lots"',
+    );
     expect(() => parseDailyLimits("=5")).toThrow('write "none" for users without one');
     expect(() => parseDailyLimits("a=1;a=2")).toThrow('role "a" is listed twice');
     expect(() => parseRoleModels("none=")).toThrow('no models listed for "none"');
@@ -41,7 +43,9 @@ describe("per-role settings", () => {
     const caps = parseMessageMaxChars("*=100000;none=20000");
     expect(lookupRole(caps, roleKey({ role: "", isAdmin: false }))).toBe(20_000);
     expect(lookupRole(caps, roleKey({ role: "premium", isAdmin: false }))).toBe(100_000);
-    expect(() => parseMessageMaxChars("none=lots")).toThrow('message length for "none" must be a whole number from 1 to 1000000, not "lots"');
+    expect(() => parseMessageMaxChars("none=lots")).toThrow(
+      'message length for "none" must be a whole number from 1 to 1000000, not "lots"',
+    );
     expect(() => parseMessageMaxChars("none=0")).toThrow(/from 1 to 1000000/);
     expect(() => parseMessageMaxChars("none=2000000")).toThrow(/from 1 to 1000000/);
   });

@@ -16,7 +16,9 @@ describe("titleFromExchange", () => {
   });
 
   it("cuts long text at a word near 60 characters", () => {
-    const title = titleFromExchange("Please explain in detail how the quarterly revenue numbers were calculated for the board");
+    const title = titleFromExchange(
+      "Please explain in detail how the quarterly revenue numbers were calculated for the board",
+    );
     expect(title).toBe("Please explain in detail how the quarterly revenue numbers…");
     expect(title.length).toBeLessThanOrEqual(61);
   });
@@ -28,7 +30,10 @@ describe("titleFromExchange", () => {
 });
 
 describe("historyForReply", () => {
-  const child = (message: ChatMessage, parentId: string | null): ChatMessage => ({ ...message, metadata: { parentId } });
+  const child = (message: ChatMessage, parentId: string | null): ChatMessage => ({
+    ...message,
+    metadata: { parentId },
+  });
   // Two branches: u2 was edited into u2b, whose reply was regenerated (a2b, then a2c).
   const stored = [
     child(user("u1", "first"), null),
@@ -46,9 +51,18 @@ describe("historyForReply", () => {
     expect(after).toMatchObject({ kind: "submit", parentId: "a2" });
     expect(ids(after.history)).toEqual(["u1", "a1", "u2", "a2", "u3"]);
     // Without a parent: after the branch shown.
-    expect(ids(historyForReply(stored, { id: "u3", text: "third" }, undefined, "a2c").history)).toEqual(["u1", "a1", "u2b", "a2c", "u3"]);
+    expect(ids(historyForReply(stored, { id: "u3", text: "third" }, undefined, "a2c").history)).toEqual([
+      "u1",
+      "a1",
+      "u2b",
+      "a2c",
+      "u3",
+    ]);
     // An edit of the first message is a new first message.
-    expect(historyForReply(stored, { id: "u0", text: "zeroth" }, null, "a2c")).toMatchObject({ parentId: null, history: [{ id: "u0" }] });
+    expect(historyForReply(stored, { id: "u0", text: "zeroth" }, null, "a2c")).toMatchObject({
+      parentId: null,
+      history: [{ id: "u0" }],
+    });
   });
 
   it("a stored message with its text is answered again on its own branch, whatever is shown", () => {

@@ -45,7 +45,13 @@ const SEQUENCES: Record<string, UIMessageChunk[]> = {
   "tool errors, on the input and on the output": [
     { type: "start", messageId: "reply-3" },
     { type: "start-step" },
-    { type: "tool-input-error", toolCallId: "call-a", toolName: "convert_units", input: { value: "x" }, errorText: "Bad input" },
+    {
+      type: "tool-input-error",
+      toolCallId: "call-a",
+      toolName: "convert_units",
+      input: { value: "x" },
+      errorText: "Bad input",
+    },
     { type: "tool-input-start", toolCallId: "call-b", toolName: "calculator" },
     { type: "tool-input-available", toolCallId: "call-b", toolName: "calculator", input: { expression: "1/0" } },
     { type: "tool-output-error", toolCallId: "call-b", errorText: "Division by zero" },
@@ -107,7 +113,9 @@ describe("the browser's reader of the chat stream", () => {
 
   it("an error chunk throws the endpoint's words", async () => {
     const state = newReply("x");
-    expect(() => applyChunk(state, { type: "error", errorText: "The model is unavailable." })).toThrow("The model is unavailable.");
+    expect(() => applyChunk(state, { type: "error", errorText: "The model is unavailable." })).toThrow(
+      "The model is unavailable.",
+    );
   });
 });
 
@@ -184,7 +192,9 @@ describe("a chat against a real HTTP endpoint", () => {
     expect(statuses.indexOf("submitted")).toBeGreaterThanOrEqual(0);
     expect(statuses.indexOf("streaming")).toBeGreaterThan(statuses.indexOf("submitted"));
     expect(bodies.at(-1)).toEqual({ id: "conv-1", last: "id-1", count: 1 });
-    expect(finished.map(({ isAbort, isError }) => ({ isAbort, isError }))).toEqual([{ isAbort: false, isError: false }]);
+    expect(finished.map(({ isAbort, isError }) => ({ isAbort, isError }))).toEqual([
+      { isAbort: false, isError: false },
+    ]);
   });
 
   it("a long reply arriving word by word is re-rendered at most every 50 ms, and ends complete", async () => {
@@ -207,7 +217,10 @@ describe("a chat against a real HTTP endpoint", () => {
     const { chat, finished } = newChat();
     await chat.sendMessage({ text: "Again" });
     expect(chat.status).toBe("error");
-    expect(chat.getSnapshot().error).toMatchObject({ statusCode: 429, responseBody: JSON.stringify({ error: "Too many messages." }) });
+    expect(chat.getSnapshot().error).toMatchObject({
+      statusCode: 429,
+      responseBody: JSON.stringify({ error: "Too many messages." }),
+    });
     expect(chat.messages.map((m) => m.role)).toEqual(["user"]);
     expect(finished[0]).toMatchObject({ isError: true, isAbort: false });
     chat.clearError();
@@ -215,7 +228,13 @@ describe("a chat against a real HTTP endpoint", () => {
   });
 
   it("an error streamed after some text keeps the text and shows the error", async () => {
-    next = { chunks: [{ type: "start", messageId: "r" }, ...text("t", "Partial"), { type: "error", errorText: "The model stopped answering." }] };
+    next = {
+      chunks: [
+        { type: "start", messageId: "r" },
+        ...text("t", "Partial"),
+        { type: "error", errorText: "The model stopped answering." },
+      ],
+    };
     const { chat } = newChat();
     await chat.sendMessage({ text: "Go" });
     expect(chat.status).toBe("error");
@@ -224,7 +243,10 @@ describe("a chat against a real HTTP endpoint", () => {
   });
 
   it("Stop ends the request, keeps what was shown and reports an abort", async () => {
-    next = { chunks: [{ type: "start", messageId: "slow" }, ...text("t", ...Array.from({ length: 50 }, (_, i) => `w${i} `))], delayMs: 20 };
+    next = {
+      chunks: [{ type: "start", messageId: "slow" }, ...text("t", ...Array.from({ length: 50 }, (_, i) => `w${i} `))],
+      delayMs: 20,
+    };
     const { chat, finished } = newChat();
     const sending = chat.sendMessage({ text: "Long" });
     await expect.poll(() => chat.messages.at(-1)?.parts.length ?? 0).toBeGreaterThan(0);

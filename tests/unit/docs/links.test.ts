@@ -48,7 +48,13 @@ const linkedDocs = relativeLinks(README)
 describe("documentation links", () => {
   it("the README links to the operations, configuration, features, architecture and security documents", () => {
     expect(linkedDocs).toEqual(
-      expect.arrayContaining(["docs/operations.md", "docs/configuration.md", "docs/features.md", "docs/architecture.md", "docs/security.md"]),
+      expect.arrayContaining([
+        "docs/operations.md",
+        "docs/configuration.md",
+        "docs/features.md",
+        "docs/architecture.md",
+        "docs/security.md",
+      ]),
     );
   });
 

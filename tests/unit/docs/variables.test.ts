@@ -15,7 +15,9 @@ describe("every configuration variable is documented", () => {
   const variables = CONFIG_VARIABLES.filter((name) => !NOT_OPERATORS.has(name));
 
   it("reads the variables the app is known to take", () => {
-    expect(variables).toEqual(expect.arrayContaining(["TRUST_PROXY", "METRICS_TOKEN", "AUTH_PROVIDERS", "TOOL_RUN_RATE_LIMIT_PER_MINUTE"]));
+    expect(variables).toEqual(
+      expect.arrayContaining(["TRUST_PROXY", "METRICS_TOKEN", "AUTH_PROVIDERS", "TOOL_RUN_RATE_LIMIT_PER_MINUTE"]),
+    );
   });
 
   it("in docs/configuration.md", () => {

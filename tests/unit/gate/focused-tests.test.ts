@@ -18,13 +18,21 @@ const node = process.execPath;
 const bin = (pkg: string, file: string) => path.resolve("node_modules", pkg, file);
 
 function runIn(args: string[]) {
-  return spawnSync(node, args, { cwd: path.resolve("."), encoding: "utf8", env: { ...process.env, CI: "", FORCE_COLOR: "0" }, timeout: 120_000 });
+  return spawnSync(node, args, {
+    cwd: path.resolve("."),
+    encoding: "utf8",
+    env: { ...process.env, CI: "", FORCE_COLOR: "0" },
+    timeout: 120_000,
+  });
 }
 
 describe("a focused test fails the run", () => {
   it("in vitest", () => {
     const testFile = path.join(scratch, "focused.test.ts");
-    fs.writeFileSync(testFile, `import { it } from "vitest";\nit.only("focused", () => {});\nit("skipped", () => {});\n`);
+    fs.writeFileSync(
+      testFile,
+      `import { it } from "vitest";\nit.only("focused", () => {});\nit("skipped", () => {});\n`,
+    );
     const config = path.join(scratch, "vitest.gate.config.ts");
     fs.writeFileSync(
       config,

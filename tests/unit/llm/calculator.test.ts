@@ -157,7 +157,9 @@ describe("calculator: magnitudes are bounded", () => {
     "1e-1001",
   ])("%s → a clear error saying what is too large or too small", (expression) => {
     const error = errorOf(expression);
-    expect(error).toMatch(/^The number is too (large|close to zero) to compute: the calculator works with numbers from 1e-1000 to 1e1000/);
+    expect(error).toMatch(
+      /^The number is too (large|close to zero) to compute: the calculator works with numbers from 1e-1000 to 1e1000/,
+    );
     expect(error).not.toMatch(/RangeError|Invalid array length|Infinity/);
   });
 

@@ -14,7 +14,13 @@ describe("demo model", () => {
 
   it("says it is not an AI and explains how to connect a real model", () => {
     expect(DEMO_REPLY).toContain("Nuvara² demo model, not an AI");
-    for (const fact of ["LLM_BASE_URL", "LLM_API_KEY", "LLM_MODELS", "http://127.0.0.1:11434/v1", "https://api.openai.com/v1"]) {
+    for (const fact of [
+      "LLM_BASE_URL",
+      "LLM_API_KEY",
+      "LLM_MODELS",
+      "http://127.0.0.1:11434/v1",
+      "https://api.openai.com/v1",
+    ]) {
       expect(DEMO_REPLY).toContain(fact);
     }
     expect(DEMO_REPLY).toMatch(/first one is the default/);
@@ -38,7 +44,11 @@ describe("demo model", () => {
   });
 
   it("ignores the tools it is offered", async () => {
-    const result = streamText({ model: createDemoModel({ wordDelayMs: 0 }), prompt: "Compute 1/3", tools: buildTools() });
+    const result = streamText({
+      model: createDemoModel({ wordDelayMs: 0 }),
+      prompt: "Compute 1/3",
+      tools: buildTools(),
+    });
     expect(await result.text).toBe(DEMO_REPLY);
     expect(await result.toolCalls).toEqual([]);
   });

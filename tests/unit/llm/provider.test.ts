@@ -2,7 +2,15 @@
  * The real HTTP path: streamText → @ai-sdk/openai-compatible → the scripted
  * model server on 127.0.0.1.
  */
-import { APICallError, generateText, isStepCount, streamText, type LanguageModel, type TextStreamPart, type ToolSet } from "ai";
+import {
+  APICallError,
+  generateText,
+  isStepCount,
+  streamText,
+  type LanguageModel,
+  type TextStreamPart,
+  type ToolSet,
+} from "ai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createChatModel, listOllamaModels } from "../../../app/llm/provider.server";
 import { buildTools } from "../../../app/llm/tools.server";
@@ -112,14 +120,21 @@ describe("createChatModel against an OpenAI-compatible server", () => {
     expect(server.queuedReplies).toBe(0);
 
     // The first request offered the tools; the second carried the tool result back.
-    expect(chatBody(0).tools?.map((tool) => tool.function.name)).toEqual(["calculator", "current_datetime", "convert_units"]);
+    expect(chatBody(0).tools?.map((tool) => tool.function.name)).toEqual([
+      "calculator",
+      "current_datetime",
+      "convert_units",
+    ]);
     const toolMessage = chatBody(1).messages?.find((message) => message.role === "tool");
     expect(toolMessage?.tool_call_id).toBe("call_sum");
     expect(JSON.parse(String(toolMessage?.content))).toEqual({ expression: "0.1 + 0.2", result: "0.3" });
   });
 
   it("stops after the tool call when only one step is allowed", async () => {
-    server.enqueue({ type: "tool-calls", calls: [{ name: "convert_units", arguments: { value: 1, from: "mi", to: "km" } }] });
+    server.enqueue({
+      type: "tool-calls",
+      calls: [{ name: "convert_units", arguments: { value: 1, from: "mi", to: "km" } }],
+    });
     const { result } = await consume({ prompt: "1 mile in km?", tools: buildTools(), stopWhen: isStepCount(1) });
     expect(await result.finishReason).toBe("tool-calls");
     expect(await result.toolResults).toMatchObject([{ output: { result: "1.609344" } }]);
@@ -192,7 +207,10 @@ describe("createChatModel against an OpenAI-compatible server", () => {
   it("exposes Retry-After on a 429 it does not retry", async () => {
     server.enqueue({ type: "http-error", status: 429, retryAfterSeconds: 7 });
     const { errors } = await consume({ prompt: "hi" });
-    expect(errors[0]).toMatchObject({ statusCode: 429, responseHeaders: expect.objectContaining({ "retry-after": "7" }) });
+    expect(errors[0]).toMatchObject({
+      statusCode: 429,
+      responseHeaders: expect.objectContaining({ "retry-after": "7" }),
+    });
   });
 
   it("reports an unparseable stream as an error", async () => {

@@ -40,8 +40,14 @@ describe("tool catalogue", () => {
 describe("built-in tools", () => {
   it("calculator answers exactly and reports errors as values", async () => {
     const tools = buildTools({ enabledIds: ["calculator"] });
-    expect(await run(tools, "calculator", { expression: "0.1 + 0.2" })).toEqual({ expression: "0.1 + 0.2", result: "0.3" });
-    expect(await run(tools, "calculator", { expression: "1/0" })).toEqual({ expression: "1/0", error: "Division by zero." });
+    expect(await run(tools, "calculator", { expression: "0.1 + 0.2" })).toEqual({
+      expression: "0.1 + 0.2",
+      result: "0.3",
+    });
+    expect(await run(tools, "calculator", { expression: "1/0" })).toEqual({
+      expression: "1/0",
+      error: "Division by zero.",
+    });
   });
 
   it("current_datetime uses the user's zone and the injected clock", async () => {
@@ -87,7 +93,9 @@ describe("a tool that fails unexpectedly", () => {
       const run = answerOrPlainError("calculator", (input: { expression: string }) => {
         throw new RangeError(`Invalid array length for ${input.expression}`);
       });
-      expect(run({ expression: "secret 42" })).toEqual({ error: "The calculator failed unexpectedly and has no answer for this input." });
+      expect(run({ expression: "secret 42" })).toEqual({
+        error: "The calculator failed unexpectedly and has no answer for this input.",
+      });
       const logged = logs.lines.join("\n");
       expect(logs.entries().map((entry) => entry.level)).toEqual([50]); // one error line
       expect(logged).toContain("RangeError");

@@ -8,9 +8,9 @@ const SHARE_ID = "Zx3_kP9-qL2mN7vB4cR8tW1y";
 describe("redactedTarget", () => {
   it("drops the query string, whatever it holds", () => {
     expect(redactedTarget("/nuvara?q=my-private-search-term")).toBe("/nuvara");
-    expect(redactedTarget("/nuvara/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10?q=x&_data=routes%2Fnuvara.%24conversationId")).toBe(
-      "/nuvara/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10",
-    );
+    expect(
+      redactedTarget("/nuvara/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10?q=x&_data=routes%2Fnuvara.%24conversationId"),
+    ).toBe("/nuvara/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10");
     expect(redactedTarget("/login?redirectTo=%2Fs%2Fabc")).toBe("/login");
     expect(redactedTarget("/?")).toBe("/");
   });
@@ -32,7 +32,9 @@ describe("redactedTarget", () => {
     // Nothing to hide: kept as it was.
     expect(redactedTarget("/s")).toBe("/s");
     expect(redactedTarget("/settings/x")).toBe("/settings/x");
-    expect(redactedTarget("/api/conversations/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10/share")).toBe("/api/conversations/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10/share");
+    expect(redactedTarget("/api/conversations/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10/share")).toBe(
+      "/api/conversations/0b7c3c3e-8f0e-4c8e-9a51-3f1f2f9d7a10/share",
+    );
   });
 });
 
@@ -40,10 +42,16 @@ describe("redactAccessLines", () => {
   it("rewrites morgan's tiny lines only", () => {
     expect(redactAccessLines(`GET /nuvara?q=secret 302 - - 4.512 ms\n`)).toBe("GET /nuvara 302 - - 4.512 ms\n");
     expect(redactAccessLines(`GET /s/${SHARE_ID} 200 5120 - 12.001 ms\n`)).toBe("GET /s/… 200 5120 - 12.001 ms\n");
-    expect(redactAccessLines(`POST /api/shares/${SHARE_ID} 404 71 - 3.2 ms\n`)).toBe("POST /api/shares/… 404 71 - 3.2 ms\n");
+    expect(redactAccessLines(`POST /api/shares/${SHARE_ID} 404 71 - 3.2 ms\n`)).toBe(
+      "POST /api/shares/… 404 71 - 3.2 ms\n",
+    );
     // Anything else written to stdout passes unchanged.
-    expect(redactAccessLines("[remix-serve] http://localhost:3000 (http://10.0.0.2:3000)\n")).toBe("[remix-serve] http://localhost:3000 (http://10.0.0.2:3000)\n");
-    expect(redactAccessLines('{"level":30,"msg":"loader routes/s.$shareId 200"}\n')).toBe('{"level":30,"msg":"loader routes/s.$shareId 200"}\n');
+    expect(redactAccessLines("[remix-serve] http://localhost:3000 (http://10.0.0.2:3000)\n")).toBe(
+      "[remix-serve] http://localhost:3000 (http://10.0.0.2:3000)\n",
+    );
+    expect(redactAccessLines('{"level":30,"msg":"loader routes/s.$shareId 200"}\n')).toBe(
+      '{"level":30,"msg":"loader routes/s.$shareId 200"}\n',
+    );
   });
 });
 

@@ -10,12 +10,20 @@ import { captureLogs } from "../../support/log-capture";
  * newlines that forge log lines.
  */
 
-const FORGED = "hi\u0000\nGET /admin/users 200 - - 3.141 ms\n[admin] role of mallory@example.com changed to admin by admin@example.com\n";
+const FORGED =
+  "hi\u0000\nGET /admin/users 200 - - 3.141 ms\n[admin] role of mallory@example.com changed to admin by admin@example.com\n";
 
 /** A failed INSERT as Drizzle reports it: the query, its parameters in the message, the driver's error as the cause. */
 function failedQuery() {
-  const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: "22021", severity: "ERROR" });
-  return new DrizzleQueryError("insert into messages (id, uid, content) values ($1, $2, $3)", ["m-1", "uid-secret-42", FORGED], cause);
+  const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+    code: "22021",
+    severity: "ERROR",
+  });
+  return new DrizzleQueryError(
+    "insert into messages (id, uid, content) values ($1, $2, $3)",
+    ["m-1", "uid-secret-42", FORGED],
+    cause,
+  );
 }
 
 /** The lines as written to the log (JSON), joined: a line break inside one would show as a second line. */
@@ -44,7 +52,14 @@ describe("logBackendFault", () => {
     expect(line).toContain("saving a reply");
     expect(line).toContain("DrizzleQueryError");
     expect(line).toContain("22021");
-    for (const secret of ["mallory", "GET /admin/users", "uid-secret-42", "insert into", "invalid byte sequence", "hi\u0000"]) {
+    for (const secret of [
+      "mallory",
+      "GET /admin/users",
+      "uid-secret-42",
+      "insert into",
+      "invalid byte sequence",
+      "hi\u0000",
+    ]) {
       expect(line).not.toContain(secret);
     }
   });
@@ -58,7 +73,11 @@ describe("logBackendFault", () => {
   });
 
   it("keeps the app's own timeout message (no user text in it)", () => {
-    logBackendFault("postgres", "counting", new BackendUnavailableError("postgres", "postgres did not answer within 5000 ms"));
+    logBackendFault(
+      "postgres",
+      "counting",
+      new BackendUnavailableError("postgres", "postgres did not answer within 5000 ms"),
+    );
     expect(captured(logs)).toContain("did not answer within 5000 ms");
   });
 });

@@ -14,7 +14,9 @@ describe("metrics and log settings", () => {
     expect(parseConfig(env({ METRICS_TOKEN: "" })).metricsToken).toBeUndefined();
     expect(parseConfig(env({ METRICS_TOKEN: "0123456789abcdef" })).metricsToken).toBe("0123456789abcdef");
     expect(() => parseConfig(env({ METRICS_TOKEN: "short" }))).toThrow(/METRICS_TOKEN: must be at least 16 characters/);
-    expect(() => parseConfig(env({ METRICS_TOKEN: "0123456789 abcdef" }))).toThrow(/METRICS_TOKEN: must not contain spaces/);
+    expect(() => parseConfig(env({ METRICS_TOKEN: "0123456789 abcdef" }))).toThrow(
+      /METRICS_TOKEN: must not contain spaces/,
+    );
   });
 
   it("logs: info by default, pretty in local mode and JSON with a real project, either when asked", () => {

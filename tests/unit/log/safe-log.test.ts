@@ -9,7 +9,9 @@ describe("escapeForLog", () => {
   it("turns every line break and control character into a visible escape", () => {
     const escaped = escapeForLog("a\nb\r\nc\u0000d\u001be\u007ff\u0085g\u2028h\u2029i\tj");
     expect(escaped).toBe("a\\nb\\r\\nc\\u0000d\\u001be\\u007ff\\u0085g\\u2028h\\u2029i\\tj");
-    expect([...escaped].every((char) => char.charCodeAt(0) >= 0x20 && !(char >= "\u007f" && char <= "\u009f"))).toBe(true);
+    expect([...escaped].every((char) => char.charCodeAt(0) >= 0x20 && !(char >= "\u007f" && char <= "\u009f"))).toBe(
+      true,
+    );
   });
 
   it("leaves ordinary text, quotes and non-Latin letters alone", () => {
@@ -25,7 +27,10 @@ describe("describeError", () => {
   });
 
   it("a Firebase-style error → its name and code", () => {
-    const error = Object.assign(new Error("There is no user record for uid-secret"), { name: "FirebaseAuthError", code: "auth/user-not-found" });
+    const error = Object.assign(new Error("There is no user record for uid-secret"), {
+      name: "FirebaseAuthError",
+      code: "auth/user-not-found",
+    });
     expect(describeError(error)).toBe("FirebaseAuthError (code auth/user-not-found)");
   });
 

@@ -32,8 +32,10 @@ describe("listenPlan", () => {
 
 describe("isLoopback and localUrl", () => {
   it("knows loopback addresses", () => {
-    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"]) expect(isLoopback(host), host).toBe(true);
-    for (const host of ["0.0.0.0", "::", "192.0.2.2", "127.example.com", "10.0.0.1"]) expect(isLoopback(host), host).toBe(false);
+    for (const host of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost", "LOCALHOST"])
+      expect(isLoopback(host), host).toBe(true);
+    for (const host of ["0.0.0.0", "::", "192.0.2.2", "127.example.com", "10.0.0.1"])
+      expect(isLoopback(host), host).toBe(false);
   });
 
   it("gives the address to open", () => {
