@@ -9,7 +9,7 @@ import { countRefusal, limitName } from "~/metrics/metrics.server";
  * Rate limits in fixed windows, counted in PostgreSQL (rate_limits) so that
  * every server instance shares the counts. Each hit is one atomic upsert:
  * concurrent hits never lose a count. The windows are of the app's clock
- * (app/time/clock.server.ts), which tests hold still so that a window cannot
+ * (app/time/clock.server.ts, ADR 081), which tests hold still so that a window cannot
  * end in the middle of one; instances whose clocks differ by a moment
  * differ only on which side of a window's edge a hit at that edge falls.
  */
