@@ -281,6 +281,9 @@ test.describe("on a phone", () => {
     await page.goto("/admin/users");
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
+    await expectNoAxeViolations(page, "users page on a phone");
+    // The list shows 100 accounts a page and a long run of the suite makes more: the user is found by search.
+    await page.goto(`/admin/users?q=${encodeURIComponent(user.email)}`);
     const row = page.getByRole("row").filter({ hasText: user.email });
     await row.scrollIntoViewIfNeeded();
     const box = (await row.boundingBox())!;
@@ -288,8 +291,6 @@ test.describe("on a phone", () => {
     expect(box.x + box.width).toBeLessThanOrEqual(390);
     await expect(row.getByText("Premium", { exact: true })).toBeVisible();
     await expect(row).toContainText("0 messages");
-    await expectNoAxeViolations(page, "users page on a phone");
-    await page.goto(`/admin/users?q=${encodeURIComponent(user.email)}`);
     await reviewShots(page, "users-phone");
     const dialog = await openDialog(page, user.email);
     const dialogBox = (await dialog.boundingBox())!;
