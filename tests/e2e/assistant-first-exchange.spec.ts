@@ -4,6 +4,7 @@ import {
   composer,
   conversationList,
   expectConversationUrl,
+  expectRunsEnded,
   replies,
   scriptedModel,
   sendMessage,
@@ -32,14 +33,8 @@ test("a failed first send leaves no empty chat: after a reload the list has no c
   await expect(page.getByRole("alert")).toContainText("had a problem answering");
   await expect(userMessages(page)).toHaveText([/This will fail/]);
   await expect(page).toHaveURL(/\/nuvara$/);
-  // The error reaches the page as the model sends it; the server then settles the quota and ends
-  // the run. Until it has, the new chat is listed as still being written: the reload waits for that.
-  await expect
-    .poll(async () => {
-      const layout = await page.request.get("/nuvara?_data=routes%2Fnuvara");
-      return ((await layout.json()) as { conversations: unknown[] }).conversations.length;
-    })
-    .toBe(0);
+  // The error reaches the page before the server has ended the failed run: the reload waits for that.
+  await expectRunsEnded(page);
 
   await page.reload();
   const list = conversationList(page);

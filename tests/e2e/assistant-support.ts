@@ -64,6 +64,21 @@ export function conversationList(page: Page) {
   return page.getByRole("navigation", { name: "Conversations" });
 }
 
+/**
+ * Waits until the server lists none of the user's chats as still being written. The page hears
+ * a reply's end (or failure) before the server has ended its run, and a page read in between
+ * lists the chat as "still writing…" until the next navigation.
+ */
+export async function expectRunsEnded(page: Page) {
+  await expect
+    .poll(async () => {
+      const layout = await page.request.get("/nuvara?_data=routes%2Fnuvara");
+      const { conversations } = (await layout.json()) as { conversations: Array<{ writing?: boolean }> };
+      return conversations.filter((conversation) => conversation.writing).length;
+    })
+    .toBe(0);
+}
+
 /** The last chat completion request the app sent to the model. */
 export async function lastModelRequest() {
   const { requests } = await scriptedModel.state();
