@@ -74,8 +74,8 @@ function parse(payload: string | undefined): Invalidation | null {
  */
 export async function publishInvalidation(message: Invalidation): Promise<void> {
   evict(message);
-  const { databaseUrl, backendTimeoutMs } = getConfig();
-  if (!databaseUrl || getConfig().authCacheTtlMs <= 0) return; // no caches, nothing to evict elsewhere
+  const { databaseUrl, backendTimeoutMs, authCacheTtlMs } = getConfig();
+  if (!databaseUrl || authCacheTtlMs <= 0) return; // no caches, nothing to evict elsewhere
   const payload = JSON.stringify({
     uid: message.uid,
     email: message.email?.toLowerCase(),
@@ -93,11 +93,14 @@ export async function publishInvalidation(message: Invalidation): Promise<void> 
   }
 }
 
-/** This process's caches follow the other instances' invalidations. */
-onNotice(CHANNEL, (payload) => {
+/** Hands a notice's payload to `onMessage` when it is an invalidation; anything else is dropped. */
+const deliverTo = (onMessage: (message: Invalidation) => void) => (payload: string | undefined) => {
   const message = parse(payload);
-  if (message) evict(message);
-});
+  if (message) onMessage(message);
+};
+
+/** This process's caches follow the other instances' invalidations. */
+onNotice(CHANNEL, deliverTo(evict));
 onNoticesMissed(() => authCache.clear());
 
 /**
@@ -108,11 +111,8 @@ export function startListener(
   databaseUrl: string,
   { onMessage = evict }: { onMessage?: (message: Invalidation) => void } = {},
 ): Listener {
+  const deliver = deliverTo(onMessage);
   return startNoticeListener(databaseUrl, {
-    dispatch(channel, payload) {
-      if (channel !== CHANNEL) return dispatchNotice(channel, payload);
-      const message = parse(payload);
-      if (message) onMessage(message);
-    },
+    dispatch: (channel, payload) => (channel === CHANNEL ? deliver(payload) : dispatchNotice(channel, payload)),
   });
 }
