@@ -179,27 +179,41 @@ test.describe("chatting at /nuvara", () => {
     await expect(page.getByText("Your last message wasn't confirmed as sent")).toBeVisible();
   });
 
-  test("a tool call appears as a collapsible step with its input and result", async ({ page, newAccount }) => {
+  test("a tool call appears as a line saying what it did, opening to its raw input and result", async ({
+    page,
+    newAccount,
+  }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.enqueue(
-      { type: "tool-calls", calls: [{ name: "calculator", arguments: { expression: "0.1 + 0.2" } }] },
-      { type: "text", text: "0.1 + 0.2 is exactly 0.3." },
+      {
+        type: "tool-calls",
+        calls: [
+          { name: "calculator", arguments: { expression: "19.99 * 3 * 1.08" } },
+          { name: "convert_units", arguments: { value: 5, from: "km", to: "mi" } },
+          { name: "current_datetime", arguments: { timeZone: "Asia/Tokyo" } },
+        ],
+      },
+      { type: "text", text: "That comes to 64.77." },
     );
-    await sendMessage(page, "What is 0.1 + 0.2?");
+    await sendMessage(page, "What do three at 19.99 cost with 8% tax?");
     const reply = replies(page).first();
-    await expect(reply).toContainText("exactly 0.3");
+    await expect(reply).toContainText("That comes to 64.77.");
     await expectConversationUrl(page);
-    const step = reply.getByText("Used Calculator");
+    const step = reply.getByText("Calculated 19.99 × 3 × 1.08 ≈ 64.77");
     await expect(step).toBeVisible();
-    await expect(reply.getByText('"result": "0.3"')).toBeHidden();
+    await expect(reply.getByText("Converted 5 km → about 3.11 mi")).toBeVisible();
+    await expect(reply.getByText("Looked up the time in Tokyo")).toBeVisible();
+    await expect(reply.getByText('"result": "64.7676"')).toBeHidden();
     await step.click();
-    await expect(reply.getByText('"result": "0.3"')).toBeVisible();
+    await expect(reply.getByText('"result": "64.7676"')).toBeVisible();
 
     await page.reload();
-    await replies(page).first().getByText("Used Calculator").click();
-    await expect(replies(page).first().getByRole("definition").first()).toHaveText(/"expression": "0\.1 \+ 0\.2"/);
-    await expect(replies(page).first().getByText('"result": "0.3"')).toBeVisible();
+    await replies(page).first().getByText("Calculated 19.99 × 3 × 1.08 ≈ 64.77").click();
+    await expect(replies(page).first().getByRole("definition").first()).toHaveText(
+      /"expression": "19\.99 \* 3 \* 1\.08"/,
+    );
+    await expect(replies(page).first().getByText('"result": "64.7676"')).toBeVisible();
   });
 
   test("regenerate shows a new version of the last reply, and the last message can be edited and sent again (versions: assistant-branches.spec.ts)", async ({

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "~/conversation/message-types";
+import { toolSummary } from "./tool-summary";
 
 type ToolPart = Extract<ChatMessage["parts"][number], { toolCallId: string }>;
 
@@ -14,15 +15,16 @@ function pretty(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }
 
-/** One tool call in a reply, collapsed to a line that can be opened to see its input and result. */
+/** One tool call in a reply, collapsed to a line saying what it did, that opens to show its raw input and result. */
 export function ToolStep({ part, toolNames }: { part: ToolPart; toolNames: Record<string, string> }) {
-  const name = toolNames[toolId(part)] ?? toolId(part);
-  const summary =
-    part.state === "output-available"
-      ? `Used ${name}`
-      : part.state === "output-error"
-        ? `${name} failed`
-        : `Using ${name}…`;
+  const id = toolId(part);
+  const summary = toolSummary({
+    id,
+    name: toolNames[id] ?? id,
+    state: part.state,
+    input: part.input,
+    output: part.state === "output-available" ? part.output : undefined,
+  });
   const output =
     part.state === "output-available" ? pretty(part.output) : part.state === "output-error" ? part.errorText : null;
   return (
