@@ -14,7 +14,8 @@ import { embeddingsEnabled, embedQuestion } from "./embeddings.server";
  * - documents, whole when all of the branch's documents together are short;
  *   otherwise the passages that best answer the latest message, found by
  *   PostgreSQL full-text search, go with that message, numbered so the model
- *   can cite them — and the reply lists them as its Sources.
+ *   can cite them; whole documents are numbered the same way — and the
+ *   reply lists the ones it cites as its Sources (docs/decisions/084).
  *
  * A conversation without attachments costs nothing here: no query is made.
  */
@@ -82,6 +83,7 @@ export async function attachmentContext(
             },
           ];
     });
+    latest = withCitationNote(history, sources);
   } else if (documents.length > 0) {
     const question = latestText;
     const ids = documents.map((ref) => ref.id);
@@ -93,6 +95,8 @@ export async function attachmentContext(
   }
 
   const sentImages = new Set(images.map((ref) => ref.id));
+  // A whole document is numbered as its Source is, so the reply can cite it ([1]) like a passage.
+  const numbers = new Map(sources.map((source, index) => [source.attachmentId, index + 1]));
   return {
     history: latest,
     sources,
@@ -106,7 +110,10 @@ export async function attachmentContext(
         return { type: "text", text: `[Image attached: ${ref.name}${vision ? "" : " — this model can't see images"}]` };
       }
       if (whole && content?.text !== undefined)
-        return { type: "text", text: `<document name="${ref.name}">\n${content.text}\n</document>` };
+        return {
+          type: "text",
+          text: `<document number="${numbers.get(ref.id)}" name="${ref.name}">\n${content.text}\n</document>`,
+        };
       const size = ref.pages ? `${ref.pages} pages` : formatBytes(ref.size);
       return {
         type: "text",
@@ -134,6 +141,18 @@ function withPassages(history: ChatMessage[], sources: SourcePassage[]): ChatMes
     "Passages from the attached documents that may answer this (cite them by number, e.g. [1]; say so if they don't answer it):",
     ...sources.map((source, index) => `[${index + 1}] ${source.name}, ${source.location}:\n${source.text}`),
   ].join("\n\n");
+  return [...history.slice(0, -1), { ...last, parts: [...last.parts, { type: "text", text }] }];
+}
+
+/**
+ * The latest message, with a note to cite the whole documents by number: the
+ * reply lists as its Sources only what it cites (docs/decisions/084).
+ */
+function withCitationNote(history: ChatMessage[], sources: SourcePassage[]): ChatMessage[] {
+  if (sources.length === 0) return history;
+  const last = history.at(-1)!;
+  const text =
+    "The attached documents are numbered (<document number=…>): when the answer uses one, cite it by its number, e.g. [1].";
   return [...history.slice(0, -1), { ...last, parts: [...last.parts, { type: "text", text }] }];
 }
 

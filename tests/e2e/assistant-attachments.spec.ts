@@ -76,12 +76,13 @@ test.describe("files in the chat", () => {
     // Once the new chat has its address (its page is the conversation's from then on) and the reply is stored.
     await expectConversationUrl(page);
     await expect(reply.getByRole("button", { name: "Copy reply" })).toBeVisible();
-    await reply.locator("summary", { hasText: "Sources" }).click();
-    await reply
-      .getByText(/harbour-log\.txt, lines \d+–\d+/)
-      .first()
-      .click();
-    await expect(reply.locator(".source-text").first()).toContainText("the secret launch code is PELICAN-42");
+    // The citation is a link to the passage it cites, which following it opens; only cited passages are listed.
+    await expect(reply.locator("summary", { hasText: "Sources" })).toHaveText("Sources (1)");
+    const citation = reply.getByRole("link", { name: /^Source 1: harbour-log\.txt, lines \d+–\d+$/ });
+    await expect(citation).toHaveText("[1]");
+    await citation.click();
+    await expect(reply.locator(".source-text")).toContainText("the secret launch code is PELICAN-42");
+    await expect(reply.locator(".source-text")).toBeInViewport();
     await expectNoAxeViolations(page, "a reply with its sources open");
 
     // After a reload, from the stored conversation.
@@ -92,6 +93,37 @@ test.describe("files in the chat", () => {
         .getByRole("link", { name: /harbour-log\.txt/ }),
     ).toBeVisible();
     await expect(replies(page).last().getByText("Sources")).toBeVisible();
+  });
+
+  test("a question about an image lists no Sources from the conversation's document", async ({ page, newAccount }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    await dropFiles(page, [{ name: "menu.txt", type: "text/plain", text: "Soup of the day: leek and potato." }]);
+    await expect(pending(page).getByRole("listitem").getByRole("progressbar")).toHaveCount(0);
+    await scriptedModel.enqueue({ type: "text", text: "Leek and potato [1]." });
+    await sendMessage(page, "What is the soup?");
+    await expect(replies(page).last()).toContainText("Leek and potato [1].");
+    await expect(replies(page).last().locator("summary", { hasText: "Sources" })).toHaveText("Sources (1)");
+    await expectConversationUrl(page);
+    await expect(replies(page).last().getByRole("button", { name: "Copy reply" })).toBeVisible();
+
+    await page
+      .getByTestId("attach-input")
+      .setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: Buffer.from(PNG_BASE64, "base64") });
+    await expect(pending(page).getByRole("listitem").locator("img.attachment-thumb")).toBeVisible();
+    await scriptedModel.enqueue({ type: "text", text: "A single dark dot." });
+    await sendMessage(page, "What is in this picture?");
+    await expect(replies(page)).toHaveCount(2);
+    await expect(replies(page).last()).toContainText("A single dark dot.");
+    // The model was still given the document, numbered so a reply could cite it; this one did not.
+    expect(JSON.stringify(await lastModelRequest())).toContain('<document number=\\"1\\" name=\\"menu.txt\\">');
+    await expect(replies(page).last().getByRole("button", { name: "Copy reply" })).toBeVisible();
+    await expect(replies(page).last().getByText("Sources")).toHaveCount(0);
+    await page.reload();
+    await expect(replies(page).last()).toContainText("A single dark dot.");
+    await expect(replies(page).last().getByText("Sources")).toHaveCount(0);
+    await expect(replies(page).first().locator("summary", { hasText: "Sources" })).toHaveText("Sources (1)");
   });
 
   test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({

@@ -288,7 +288,11 @@ describe("sending files with a message", () => {
     const sent = lastUserContent()
       .map((part) => part.text ?? "")
       .join("\n");
-    expect(sent).toContain('<document name="recipe.md">\n# Pancakes\n\nFlour, eggs, milk. Whisk and fry.\n</document>');
+    expect(sent).toContain(
+      '<document number="1" name="recipe.md">\n# Pancakes\n\nFlour, eggs, milk. Whisk and fry.\n</document>',
+    );
+    // Numbered so that the reply can cite it: its Sources list only what it cites (docs/decisions/084).
+    expect(sent).toContain("cite it by its number, e.g. [1]");
     expect(dataOf<{ passages: SourcePassage[] }>(chunks, "sources")?.passages).toEqual([
       {
         attachmentId: file.id,
@@ -326,7 +330,7 @@ describe("sending files with a message", () => {
     const sent = lastUserContent()
       .map((part) => part.text ?? "")
       .join("\n");
-    expect(sent).toContain('<document name="minutes.docx">');
+    expect(sent).toContain('<document number="1" name="minutes.docx">');
     expect(sent).toContain("The budget was approved at 4.2 million.");
   });
 
@@ -534,7 +538,7 @@ describe("files in share links", () => {
     const file = await uploaded(cookie, name, "Day one: Belém. Day two: Alfama.");
     const body = withFiles("Plan from my notes", [file]);
     // Not the echo: it would quote the file in the reply, which a share shows like any reply.
-    model.enqueue({ type: "text", text: "Here is your plan." });
+    model.enqueue({ type: "text", text: "Here is your plan [1]." });
     await readChunks(await postChat(body, { cookie }));
     const response = await handle(
       appRequest(`/api/conversations/${body.conversationId}/share`, {

@@ -74,17 +74,33 @@ export function MessageAttachments({
   );
 }
 
-/** What a reply was given from the attached documents: each passage opens to show its text. */
-export function Sources({ passages }: { passages: readonly SourcePassage[] }) {
-  if (passages.length === 0) return null;
+/**
+ * What a reply was given from the attached documents: each passage opens to
+ * show its text. With `numbers`, only those sources (1-based, as the reply
+ * cites them), keeping their numbers, each with the id `idOf` gives it so a
+ * citation can link to it.
+ */
+export function Sources({
+  passages,
+  numbers,
+  idOf,
+}: {
+  passages: readonly SourcePassage[];
+  numbers?: readonly number[];
+  idOf?: (n: number) => string;
+}) {
+  const shown = (numbers ?? passages.map((_, index) => index + 1)).flatMap((n) =>
+    passages[n - 1] ? [{ n, passage: passages[n - 1] }] : [],
+  );
+  if (shown.length === 0) return null;
   return (
     <details className="sources">
       <summary>
-        Sources <span className="sources-count">({passages.length})</span>
+        Sources <span className="sources-count">({shown.length})</span>
       </summary>
       <ol>
-        {passages.map((passage, index) => (
-          <li key={`${passage.attachmentId}-${index}`}>
+        {shown.map(({ n, passage }) => (
+          <li key={`${passage.attachmentId}-${n}`} value={n} id={idOf?.(n) || undefined}>
             <details className="source">
               <summary>
                 <span className="source-name">{passage.name}</span>, {passage.location}

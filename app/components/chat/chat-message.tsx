@@ -6,8 +6,15 @@ import { CopyButton } from "./copy-button";
 import { FeedbackButtons, type FeedbackState } from "./feedback-buttons";
 import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
-import { MessageAttachments, Sources } from "./attachment-chips";
-import type { AttachmentRef } from "~/conversation/attachment-types";
+import { MessageAttachments } from "./attachment-chips";
+import { CitedReply } from "./citation-links";
+import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+
+const NO_SOURCES: SourcePassage[] = [];
+
+function sourcesOf(message: ChatMessage): SourcePassage[] {
+  return message.parts.find((part) => part.type === "data-sources")?.data.passages ?? NO_SOURCES;
+}
 
 export interface MessageActions {
   /** Offered on every reply when idle: a new version beside it. */
@@ -81,15 +88,14 @@ export function ChatMessageView({
               />
             </>
           ) : (
-            message.parts.map((part, index) => {
-              if (part.type === "text") return <Markdown key={index}>{part.text}</Markdown>;
-              if (isToolPart(part)) return <ToolStep key={part.toolCallId} part={part} toolNames={toolNames} />;
-              return null;
-            })
+            <CitedReply passages={sourcesOf(message)} text={text}>
+              {message.parts.map((part, index) => {
+                if (part.type === "text") return <Markdown key={index}>{part.text}</Markdown>;
+                if (isToolPart(part)) return <ToolStep key={part.toolCallId} part={part} toolNames={toolNames} />;
+                return null;
+              })}
+            </CitedReply>
           )}
-          {!isUser ? (
-            <Sources passages={message.parts.find((part) => part.type === "data-sources")?.data.passages ?? []} />
-          ) : null}
           {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
           {status === "interrupted" && !streaming ? (
             <p className="interrupted-note">

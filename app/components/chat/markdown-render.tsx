@@ -2,6 +2,8 @@ import type { ReactNode } from "react";
 import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useHighlightedCode } from "./code-highlight";
+import { citationComponents } from "./citation-links";
+import { rehypeCitations } from "./citations";
 import { CopyButton } from "./copy-button";
 import { markdownVerdict } from "./markdown-budget";
 import { normalizeMathDelimiters } from "./math-text";
@@ -127,7 +129,8 @@ const components: Components = {
         <table>{children}</table>
       </div>
     );
-  },
+  }, // "[n]" citing a source links to it (./citation-links.tsx).
+  ...citationComponents,
 };
 
 const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, remarkHtmlAsText];
@@ -144,7 +147,7 @@ function renderMarkdown(text: string, math?: MathPlugins): ReactNode {
     content = ReactMarkdown({
       children: math ? normalizeMathDelimiters(text) : text,
       remarkPlugins: math ? [...(remarkPlugins ?? []), ...(math.remarkPlugins ?? [])] : remarkPlugins,
-      rehypePlugins: math?.rehypePlugins,
+      rehypePlugins: [rehypeCitations, ...(math?.rehypePlugins ?? [])],
       urlTransform: (url) => safeUrl(url) ?? "",
       components,
     });

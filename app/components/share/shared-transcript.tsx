@@ -1,7 +1,8 @@
 import type { ChatMessage } from "~/conversation/message-types";
 import { Markdown } from "~/components/chat/markdown";
 import { isToolPart, ToolStep } from "~/components/chat/tool-step";
-import { MessageAttachments, Sources } from "~/components/chat/attachment-chips";
+import { MessageAttachments } from "~/components/chat/attachment-chips";
+import { CitedReply } from "~/components/chat/citation-links";
 import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
 
 /** A message of a shared snapshot, as the loader sends it. */
@@ -48,18 +49,18 @@ export function SharedTranscript({ messages, shareId }: { messages: SharedMessag
                   {files(message)}
                 </>
               ) : (
-                (message.parts as ChatMessage["parts"]).map((part, partIndex) => {
-                  if (part?.type === "text") return <Markdown key={partIndex}>{part.text}</Markdown>;
-                  if (part && isToolPart(part))
-                    return <ToolStep key={partIndex} part={part} toolNames={NO_TOOL_NAMES} />;
-                  return null;
-                })
-              )}
-              {!isUser ? (
-                <Sources
+                <CitedReply
                   passages={partsOf<{ passages: SourcePassage[] }>(message, "data-sources")[0]?.passages ?? []}
-                />
-              ) : null}
+                  text={message.content}
+                >
+                  {(message.parts as ChatMessage["parts"]).map((part, partIndex) => {
+                    if (part?.type === "text") return <Markdown key={partIndex}>{part.text}</Markdown>;
+                    if (part && isToolPart(part))
+                      return <ToolStep key={partIndex} part={part} toolNames={NO_TOOL_NAMES} />;
+                    return null;
+                  })}
+                </CitedReply>
+              )}
             </div>
           </article>
         );
