@@ -1,8 +1,9 @@
 import { json } from "@remix-run/node";
 import { z } from "zod";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { conversations, messageFeedback, messages } from "~/db/schema";
+import { conversations, inboxMessages, messageFeedback, messages } from "~/db/schema";
+import { plainExcerpt } from "~/text/plain-text";
 import { writeForAccount } from "./account-lock.server";
 
 /** 👍/👎 on assistant replies: one rating per reply, by the conversation's owner; admins read them. */
@@ -62,14 +63,29 @@ export interface FeedbackRow {
   rating: Rating;
   uid: string;
   model: string | null;
+  /** The start of the reply as plain text (its Markdown removed). */
   excerpt: string;
   updatedAt: string;
+  /**
+   * The rater's latest report of this reply, if they reported it: the only
+   * way admins open a user's conversation, audited (docs/decisions/063).
+   */
+  reportId: string | null;
+}
+
+export interface FeedbackFilters {
+  rating?: Rating;
+  model?: string;
 }
 
 const EXCERPT_LENGTH = 280;
 
-/** The most recent ratings with an excerpt of the reply, for the admin Feedback page. */
-export async function recentFeedback(db: Db, limit = 100): Promise<FeedbackRow[]> {
+/** The most recent ratings, filtered by rating and by model, with an excerpt of each reply, for the admin Feedback page. */
+export async function recentFeedback(db: Db, filters: FeedbackFilters = {}, limit = 100): Promise<FeedbackRow[]> {
+  const conditions = [
+    filters.rating ? eq(messageFeedback.rating, filters.rating) : undefined,
+    filters.model ? eq(messages.model, filters.model) : undefined,
+  ];
   const rows = await db
     .select({
       messageId: messageFeedback.messageId,
@@ -78,19 +94,40 @@ export async function recentFeedback(db: Db, limit = 100): Promise<FeedbackRow[]
       model: messages.model,
       content: messages.content,
       updatedAt: messageFeedback.updatedAt,
+      reportId: sql<string | null>`(
+        select ${inboxMessages.id} from ${inboxMessages}
+        where ${inboxMessages.kind} = 'report'
+          and ${inboxMessages.senderUid} = ${messageFeedback.uid}
+          and ${inboxMessages.exchange} ->> 'messageId' = ${messageFeedback.messageId}::text
+        order by ${inboxMessages.createdAt} desc
+        limit 1
+      )`,
     })
     .from(messageFeedback)
     .innerJoin(messages, eq(messages.id, messageFeedback.messageId))
-    .orderBy(desc(messageFeedback.updatedAt))
+    .where(and(...conditions))
+    .orderBy(desc(messageFeedback.updatedAt), desc(messageFeedback.messageId))
     .limit(limit);
   return rows.map((row) => ({
     messageId: row.messageId,
     rating: row.rating as Rating,
     uid: row.uid,
     model: row.model,
-    excerpt: row.content.length > EXCERPT_LENGTH ? `${row.content.slice(0, EXCERPT_LENGTH).trimEnd()}…` : row.content,
+    excerpt: plainExcerpt(row.content, EXCERPT_LENGTH),
     updatedAt: row.updatedAt.toISOString(),
+    reportId: row.reportId,
   }));
+}
+
+/** The models of the rated replies, for the page's model filter. */
+export async function ratedModels(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ model: messages.model })
+    .from(messageFeedback)
+    .innerJoin(messages, eq(messages.id, messageFeedback.messageId))
+    .where(isNotNull(messages.model))
+    .orderBy(messages.model);
+  return rows.flatMap((row) => (row.model ? [row.model] : []));
 }
 
 const feedbackSchema = z.object({

@@ -1,11 +1,9 @@
 import { json, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
-import { ThumbIcon } from "~/components/chat/thumb-icon";
-import { recentFeedback } from "~/data/feedback.server";
-import { withDatabase } from "~/http/with-database.server";
+import { FeedbackFilters, FeedbackTable } from "~/components/admin/feedback-desk";
+import { feedbackDesk } from "~/data/feedback-desk.server";
 import { pageTitle } from "~/meta";
-import { LocalTime } from "~/components/time/local-time";
 
 export const meta: MetaFunction = () => pageTitle("Admin feedback");
 
@@ -17,47 +15,29 @@ export const headers: HeadersFunction = () => NO_STORE;
 export async function loader({ request }: LoaderFunctionArgs) {
   // Every loader under /admin checks the role freshly, never from the auth caches (ADR 002).
   await requireAdmin(request);
-  const rows = await withDatabase("reading reply feedback", (db) => recentFeedback(db));
-  return json({ rows }, { headers: NO_STORE });
+  return json(await feedbackDesk(new URL(request.url)), { headers: NO_STORE });
 }
 
 export default function AdminFeedbackPage() {
-  const { rows } = useLoaderData<typeof loader>();
+  const { query, problems, models, rows } = useLoaderData<typeof loader>();
+  const filtered = query.rating !== "all" || query.model !== "";
   return (
     <section aria-labelledby="feedback-title">
       <h1 id="feedback-title">Reply feedback</h1>
-      <p className="muted">The latest 100 ratings users gave the assistant's replies. Reports are under Messages.</p>
+      <p className="muted">
+        The latest 100 ratings users gave the assistant's replies. Reports are under Messages; a rated reply's
+        conversation can be opened only through its rater's report of it, and each opening is recorded.
+      </p>
+      <FeedbackFilters query={query} models={models} />
+      {problems.map((problem) => (
+        <p key={problem} className="form-error" role="alert">
+          {problem}
+        </p>
+      ))}
       {rows.length === 0 ? (
-        <p>No feedback yet.</p>
+        <p role="status">{filtered ? "No feedback matches these filters." : "No feedback yet."}</p>
       ) : (
-        <div className="table-scroll">
-          <table className="admin-table feedback-table">
-            <thead>
-              <tr>
-                <th scope="col">Rating</th>
-                <th scope="col">Reply</th>
-                <th scope="col">Model</th>
-                <th scope="col">User id</th>
-                <th scope="col">When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.messageId}>
-                  <td className="rating">
-                    <ThumbIcon down={row.rating === -1} /> {row.rating === 1 ? "Good" : "Bad"}
-                  </td>
-                  <td className="excerpt">{row.excerpt}</td>
-                  <td>{row.model ?? "—"}</td>
-                  <td>{row.uid}</td>
-                  <td>
-                    <LocalTime value={row.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <FeedbackTable rows={rows} />
       )}
     </section>
   );
