@@ -1,6 +1,7 @@
 import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
 import { expect, signIn, test } from "./fixtures";
+import { reviewShots } from "./shots";
 import {
   composer,
   expectConversationUrl,
@@ -84,6 +85,7 @@ test.describe("files in the chat", () => {
     await expect(reply.locator(".source-text")).toContainText("the secret launch code is PELICAN-42");
     await expect(reply.locator(".source-text")).toBeInViewport();
     await expectNoAxeViolations(page, "a reply with its sources open");
+    await reviewShots(page, "cited-source-1280");
 
     // After a reload, from the stored conversation.
     await page.reload();
@@ -124,6 +126,9 @@ test.describe("files in the chat", () => {
     await expect(replies(page).last()).toContainText("A single dark dot.");
     await expect(replies(page).last().getByText("Sources")).toHaveCount(0);
     await expect(replies(page).first().locator("summary", { hasText: "Sources" })).toHaveText("Sources (1)");
+    await replies(page).first().getByRole("link", { name: "Source 1: menu.txt, whole document" }).click();
+    await expect(replies(page).first().locator(".source-text")).toBeInViewport();
+    await reviewShots(page, "cited-source-390");
   });
 
   test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({

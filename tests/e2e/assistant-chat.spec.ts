@@ -1,4 +1,5 @@
 import { expect, signIn, test } from "./fixtures";
+import { reviewShots } from "./shots";
 import {
   composer,
   conversationList,
@@ -214,6 +215,10 @@ test.describe("chatting at /nuvara", () => {
       /"expression": "19\.99 \* 3 \* 1\.08"/,
     );
     await expect(replies(page).first().getByText('"result": "64.7676"')).toBeVisible();
+    await reviewShots(page, "tool-steps-1280");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(replies(page).first().getByText("Converted 5 km → about 3.11 mi")).toBeInViewport({ ratio: 1 });
+    await reviewShots(page, "tool-steps-390");
   });
 
   test("regenerate shows a new version of the last reply, and the last message can be edited and sent again (versions: assistant-branches.spec.ts)", async ({
