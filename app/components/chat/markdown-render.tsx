@@ -129,7 +129,8 @@ const components: Components = {
         <table>{children}</table>
       </div>
     );
-  }, // "[n]" citing a source links to it (./citation-links.tsx).
+  },
+  // "[n]" citing a source links to it (./citation-links.tsx).
   ...citationComponents,
 };
 
