@@ -63,7 +63,14 @@ export function ChatView(props: ChatViewProps) {
         onEscape={chat.stopOnEscape}
         busy={busy}
         blockedReason={chat.blockedReason}
-        footer={<ComposerFooter restoredNotice={chat.restoredNotice} quota={props.quota} timeZone={chat.timeZone} />}
+        footer={
+          <ComposerFooter
+            restoredNotice={chat.restoredNotice}
+            quota={props.quota}
+            timeZone={chat.timeZone}
+            refusedByLimit={chat.shownError?.quotaExhausted === true}
+          />
+        }
       />
       <LazyReportDialog messageId={chat.report.messageId} onClose={chat.report.close} />
       <ReplyAnnouncement text={chat.announcement} />
