@@ -64,6 +64,49 @@ for (const size of SIZES) {
       await expect(banner(page)).toHaveCount(0);
     });
 
+    test("the banner hides to a small Verify email chip that opens it again, remembered across reloads for this account", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount({ verified: false }));
+      await page.goto("/nuvara");
+      const chip = page.getByRole("button", { name: "Verify email", exact: true });
+      await expect(banner(page)).toBeVisible();
+      await banner(page).getByRole("button", { name: "Hide" }).click();
+      await expect(banner(page)).toHaveCount(0);
+      await expect(chip).toBeFocused();
+      // The chip takes one line, not a good part of a phone's screen.
+      expect((await chip.boundingBox())!.height).toBeLessThan(40);
+      await page.screenshot({ path: `/tmp/verify-chip-${size.name}.png` });
+      await expectNoAxeViolations(page, `assistant with the verify chip (${size.name})`);
+
+      await page.reload();
+      await expect(chip).toBeVisible();
+      await expect(banner(page)).toHaveCount(0);
+
+      // Another account in this browser still sees its own reminder.
+      await signIn(page, await newAccount({ verified: false }));
+      await page.reload();
+      await expect(banner(page)).toBeVisible();
+      await expect(chip).toHaveCount(0);
+    });
+
+    test("the Verify email chip opens the banner again, and the reminder stays open after a reload", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount({ verified: false }));
+      await page.goto("/nuvara");
+      await banner(page).getByRole("button", { name: "Hide" }).click();
+      await page.getByRole("button", { name: "Verify email", exact: true }).click();
+      await expect(banner(page)).toBeVisible();
+      await expect(banner(page).getByRole("button", { name: "Hide" })).toBeFocused();
+      await expect(banner(page).getByRole("button", { name: "Send the link again" })).toBeVisible();
+      await page.reload();
+      await expect(banner(page)).toBeVisible();
+      await expect(page.getByRole("button", { name: "Verify email", exact: true })).toHaveCount(0);
+    });
+
     test("a verified account sees no banner", async ({ page, newAccount }) => {
       await signIn(page, await newAccount());
       await page.goto("/nuvara");
