@@ -49,6 +49,7 @@ export function ChatView(props: ChatViewProps) {
           chatId={chatId}
           upgradeUrl={props.quota.upgradeUrl}
           onRetry={chat.retry}
+          onContinue={chat.continueReply}
         />
       </Transcript>
       <Composer
