@@ -58,12 +58,21 @@ test.describe("the login page", () => {
     await page.getByLabel("Password", { exact: true }).fill("abc");
     const rules = page.getByRole("list", { name: "Password requirements" });
     await expect(rules.getByText("At least 6 characters")).toContainText("(not met yet)");
+    // Said in words a sighted user reads too, with a mark of its own, not by colour alone.
+    await expect(rules.getByText("(not met yet)")).toBeVisible();
+    await expect(rules.getByRole("listitem").first()).toContainText("✗");
+    // Screen readers hear how far the password has got, politely.
+    const progress = page.getByRole("status").filter({ hasText: /^Password requirements met|meets every requirement/ });
+    await expect(progress).toHaveText("Password requirements met: 0 of 1. Still needed: At least 6 characters.");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(page.getByRole("alert")).toHaveText(
       "Choose a password that meets every requirement in the list above.",
     );
     await page.getByLabel("Password", { exact: true }).fill("abcdef1");
     await expect(rules.getByText("At least 6 characters")).toContainText("(met)");
+    await expect(rules.getByText("(met)")).toBeVisible();
+    await expect(rules.getByRole("listitem").first()).toContainText("✓");
+    await expect(progress).toHaveText("The password meets every requirement.");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(mainNav(page).getByRole("button", { name: "Logout" })).toBeVisible();
     await expect(page).toHaveURL(/\/nuvara$/);
