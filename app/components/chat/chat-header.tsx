@@ -1,3 +1,4 @@
+import { Link } from "@remix-run/react";
 import { ShareButton } from "~/components/share/share-button";
 import type { ModelChoice } from "./chat-view-types";
 import { SidebarToggle } from "./sidebar-toggle";
@@ -9,6 +10,7 @@ export function ChatHeader({
   title,
   customInstructions,
   toolInstructions,
+  tool,
   picker,
 }: {
   chatId: string;
@@ -16,6 +18,7 @@ export function ChatHeader({
   title: string | null;
   customInstructions: string | null;
   toolInstructions: boolean;
+  tool: { id: string; name: string } | null;
   picker: ModelPickerProps;
 }) {
   return (
@@ -31,7 +34,11 @@ export function ChatHeader({
             <p>{customInstructions}</p>
           </details>
         ) : null}
-        {toolInstructions ? <span className="badge">Tool instructions on</span> : null}
+        {tool ? (
+          <ToolBadge name={tool.name} />
+        ) : toolInstructions ? (
+          <span className="badge">Tool instructions on</span>
+        ) : null}
         <ModelPicker {...picker} />
         {!isNew ? (
           <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
@@ -41,6 +48,23 @@ export function ChatHeader({
         {!isNew ? <ShareButton conversationId={chatId} /> : null}
       </div>
     </header>
+  );
+}
+
+/** A new chat in a prompt tool's mode says which tool, and leaves it (the message in the box stays, app/components/chat/drafts.ts). */
+function ToolBadge({ name }: { name: string }) {
+  return (
+    <span className="badge tool-badge">
+      <span className="tool-badge-name">Using the tool “{name}”</span>
+      <Link
+        to="/nuvara"
+        className="tool-leave"
+        aria-label={`Stop using the tool “${name}”`}
+        title="Stop using the tool"
+      >
+        <span aria-hidden="true">×</span>
+      </Link>
+    </span>
   );
 }
 

@@ -30,6 +30,7 @@ export function ChatView(props: ChatViewProps) {
         title={props.title}
         customInstructions={props.customInstructions}
         toolInstructions={props.toolInstructions}
+        tool={props.tool ?? null}
         picker={{ models, model, onChoose: chooseModel, hydrated: chat.hydrated, busy }}
       />
       <ModelBanner noModel={models.length === 0} demo={demoIds.has(model)} />
@@ -39,6 +40,7 @@ export function ChatView(props: ChatViewProps) {
           status={status}
           busy={busy}
           startDisabled={busy || chat.blockedReason !== null}
+          toolName={props.tool?.name ?? null}
           onStart={chat.send}
           demoIds={demoIds}
           toolNames={props.toolNames}
