@@ -1,7 +1,9 @@
 import { Link } from "@remix-run/react";
+import { useRef } from "react";
 import { ShareButton } from "~/components/share/share-button";
 import type { ModelChoice } from "./chat-view-types";
 import { SidebarToggle } from "./sidebar-toggle";
+import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 
 /** The conversation's header: its title, the instructions in effect, the model menu, Export and Share. */
 export function ChatHeader({
@@ -72,19 +74,26 @@ interface ModelPickerProps {
   models: ModelChoice[];
   model: string;
   onChoose: (id: string) => void;
-  hydrated: boolean;
   busy: boolean;
 }
 
-function ModelPicker({ models, model, onChoose, hydrated, busy }: ModelPickerProps) {
+function ModelPicker({ models, model, onChoose, busy }: ModelPickerProps) {
+  const select = useRef<HTMLSelectElement>(null);
+  // A model chosen in the server's page, before it came alive, is in the menu but not yet in state (no change event
+  // reached React): taken over as the page hydrates, before the next render would set the menu back to the default.
+  useBrowserLayoutEffect(() => {
+    const chosen = select.current?.value;
+    if (chosen && chosen !== model && models.some((option) => option.id === chosen)) onChoose(chosen);
+    // Once, at hydration.
+  }, []);
   return (
     <label className="model-picker">
       <span>Model</span>
       <select
+        ref={select}
         value={model}
         onChange={(event) => onChoose(event.target.value)}
-        // Before the page is live a choice would be undone by hydration: it waits, like Send.
-        disabled={!hydrated || busy || models.length === 0}
+        disabled={busy || models.length === 0}
       >
         {models.map((option) => (
           <option key={option.id} value={option.id}>

@@ -31,7 +31,7 @@ export function ChatView(props: ChatViewProps) {
         customInstructions={props.customInstructions}
         toolInstructions={props.toolInstructions}
         tool={props.tool ?? null}
-        picker={{ models, model, onChoose: chooseModel, hydrated: chat.hydrated, busy }}
+        picker={{ models, model, onChoose: chooseModel, busy }}
       />
       <ModelBanner noModel={models.length === 0} demo={demoIds.has(model)} />
       <Transcript follow={chat.follow} busy={busy} onEscape={chat.stopOnEscape}>
