@@ -300,12 +300,15 @@ test.describe("chatting at /nuvara", () => {
   test("custom instructions apply to new chats and show as active", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await page.getByRole("button", { name: "Custom instructions: off" }).click();
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("menuitem", { name: "Custom instructions: off" }).click();
     const dialog = page.getByRole("dialog", { name: "Custom instructions" });
     await dialog.getByRole("textbox").fill("Always answer in haiku.");
     await dialog.getByRole("button", { name: "Save" }).click();
     await expect(dialog).toBeHidden();
-    await expect(page.getByRole("button", { name: "Custom instructions: on" })).toBeVisible();
+    await page.getByRole("button", { name: "Settings" }).click();
+    await expect(page.getByRole("menuitem", { name: "Custom instructions: on" })).toBeVisible();
+    await page.keyboard.press("Escape");
     await expect(page.getByText("Custom instructions on")).toBeVisible();
 
     await sendMessage(page, "Describe the sea");
