@@ -12,7 +12,7 @@ function promptTool(page: import("@playwright/test").Page, name: string) {
 }
 
 test.describe("the catalogue", () => {
-  test("signed out: browse, search and filter; opening a tool goes through sign-in and back to it", async ({
+  test("logged out: browse, search and filter; opening a tool goes through login and back to it", async ({
     page,
     newAccount,
   }) => {
@@ -54,7 +54,7 @@ test.describe("the catalogue", () => {
     await expect(page).toHaveURL("/login?redirectTo=%2Ftools%2Fsummarize");
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Password", { exact: true }).fill(account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page).toHaveURL(/\/tools\/summarize$/);
     await expect(page.getByRole("heading", { level: 1, name: "Summarize" })).toBeVisible();
   });

@@ -23,7 +23,7 @@ export function ChatErrorNotice({
       <p>{error.message}</p>
       {error.signedOut ? (
         <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
-          Sign in again
+          Log in again
         </a>
       ) : error.quotaExhausted ? (
         // A limit Retry can't get past: the way to more, when plans are on offer.

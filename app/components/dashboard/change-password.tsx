@@ -70,7 +70,7 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
       <div>
         {done ? (
           <p className="form-notice" role="status">
-            Your password was changed. You're still signed in here; your other devices were signed out.
+            Your password was changed. You're still logged in here; your other devices were logged out.
           </p>
         ) : null}
         <button type="button" className="button" onClick={() => setOpen(true)}>
