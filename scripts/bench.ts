@@ -138,7 +138,7 @@ async function main() {
 
     const scenarios: Array<{ name: string; path: string; cookie?: string }> = [
       { name: "GET / anonymous", path: "/" },
-      { name: "GET / signed in", path: "/", cookie: userCookie },
+      { name: "GET / logged in", path: "/", cookie: userCookie },
       { name: "GET / admin", path: "/", cookie: adminCookie },
       { name: "GET /admin/messages admin", path: "/admin/messages", cookie: adminCookie },
       { name: "GET /nuvara, 50 conversations", path: "/nuvara", cookie: premiumCookie },
@@ -343,7 +343,7 @@ function writeReport(
       `| ${r.scenario} | +${r.latency} ms | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} |`,
     );
   }
-  lines.push("", h(2, "Ratios (signed in against anonymous, same run)"), "");
+  lines.push("", h(2, "Ratios (logged in against anonymous, same run)"), "");
   lines.push(
     "| backend latency | connections | throughput signed-in / anonymous | p95 signed-in / anonymous | throughput admin / anonymous |",
     "|---|---|---|---|---|",
@@ -351,7 +351,7 @@ function writeReport(
   for (const latency of [...new Set(results.map((r) => r.latency))]) {
     for (const c of connectionCounts) {
       const anon = find("GET / anonymous", latency, c);
-      const user = find("GET / signed in", latency, c);
+      const user = find("GET / logged in", latency, c);
       const admin = find("GET / admin", latency, c);
       lines.push(
         `| +${latency} ms | ${c} | ${((user.rps / anon.rps) * 100).toFixed(0)}% | ${(user.p95 / anon.p95).toFixed(2)}× | ${((admin.rps / anon.rps) * 100).toFixed(0)}% |`,

@@ -186,7 +186,7 @@ async function run(app: AppUnderTest) {
   }
   const signInSeconds = (performance.now() - signInStarted) / 1000;
   console.log(
-    `${users.length} users signed in in ${signInSeconds.toFixed(1)} s (${users.filter((u) => u.capped).length} capped at ${CAPPED_QUOTA} messages a day)`,
+    `${users.length} users logged in in ${signInSeconds.toFixed(1)} s (${users.filter((u) => u.capped).length} capped at ${CAPPED_QUOTA} messages a day)`,
   );
 
   const memory: Array<{ when: string } & ServerMemory> = [];
@@ -195,7 +195,7 @@ async function run(app: AppUnderTest) {
     memory.push({ when, ...m });
     return m;
   };
-  await sample("before the run (after sign-in), after GC", true);
+  await sample("before the run (after login), after GC", true);
 
   const pageHeaders = (user: SimulatedUser) => ({
     cookie: user.cookie,

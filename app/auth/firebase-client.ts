@@ -64,7 +64,7 @@ function federatedProvider({ id, kind }: Pick<AuthProvider, "id" | "kind">): Fir
   if (kind === "google") return new GoogleAuthProvider();
   if (kind === "saml") return new SAMLAuthProvider(id);
   if (kind === "oidc") return new OAuthProvider(id);
-  throw new Error(`${id} is not a popup sign-in provider.`);
+  throw new Error(`${id} is not a popup login provider.`);
 }
 
 /** Signs in with the identity service and returns a fresh ID token for the server. */

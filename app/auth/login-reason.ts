@@ -6,14 +6,14 @@
  * (docs/decisions/060-login-reason-from-redirect.md).
  */
 const REASONS: Array<{ prefix: string; reason: string }> = [
-  { prefix: "/nuvara", reason: "Sign in to use the assistant." },
-  { prefix: "/dashboard", reason: "Sign in to see your dashboard." },
-  { prefix: "/tools/", reason: "Sign in to use this tool." },
-  { prefix: "/admin", reason: "Sign in with an admin account to open the admin area." },
-  { prefix: "/s/", reason: "Sign in to continue this conversation." },
+  { prefix: "/nuvara", reason: "Log in to use the assistant." },
+  { prefix: "/dashboard", reason: "Log in to see your dashboard." },
+  { prefix: "/tools/", reason: "Log in to use this tool." },
+  { prefix: "/admin", reason: "Log in with an admin account to open the admin area." },
+  { prefix: "/s/", reason: "Log in to continue this conversation." },
 ];
 
-const ANY_OTHER_PAGE = "Sign in to continue to the page you opened.";
+const ANY_OTHER_PAGE = "Log in to continue to the page you opened.";
 
 /** The sentence for a (safe) redirectTo path, or null when the visitor came to /login of their own accord. */
 export function loginReason(redirectTo: string): string | null {

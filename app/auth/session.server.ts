@@ -359,7 +359,7 @@ export async function requireUser(request: Request): Promise<SignedIn> {
   const state = await getSessionUser(request);
   if (state.status === "signed-in") return state;
   if (state.degraded) {
-    throw json({ error: "Sign-in cannot be checked right now. Please try again shortly." }, { status: 503 });
+    throw json({ error: "Login cannot be checked right now. Please try again shortly." }, { status: 503 });
   }
   throw redirect(loginPath(new URL(request.url)), { headers: sessionHeaders(state) });
 }
@@ -425,19 +425,19 @@ export async function refuseUnusableAddress(request: Request, decoded: DecodedId
 /** Verifies a fresh ID token for sign-in: signature, age, then the account's state. */
 export async function verifySignInToken(idToken: string): Promise<DecodedIdToken> {
   const unavailable = (error: unknown) => {
-    logBackendFault("identity", "verifying a sign-in", error);
-    return new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
+    logBackendFault("identity", "verifying a login", error);
+    return new SessionError(503, "Login is unavailable right now. Please try again shortly.");
   };
   let decoded: DecodedIdToken;
   try {
     decoded = await deadline("identity", adminAuth().verifyIdToken(idToken, false));
   } catch (error) {
     if (error instanceof BackendUnavailableError || !errorCode(error)?.startsWith("auth/")) throw unavailable(error);
-    throw new SessionError(401, "The sign-in token is invalid or expired. Please sign in again.");
+    throw new SessionError(401, "The login token is invalid or expired. Please log in again.");
   }
   // Only a recent sign-in may become a long session (Firebase's guidance).
   if (Date.now() / 1000 - decoded.auth_time > MAX_SIGN_IN_AGE_SECONDS) {
-    throw new SessionError(401, "The sign-in is too old. Please sign in again.");
+    throw new SessionError(401, "The login is too old. Please log in again.");
   }
   let identity: IdentityState;
   try {
@@ -448,12 +448,12 @@ export async function verifySignInToken(idToken: string): Promise<DecodedIdToken
   }
   if (identity.disabled) throw new SessionError(401, "This account has been disabled.");
   if (decoded.auth_time * 1000 < identity.validSinceMs) {
-    throw new SessionError(401, "This sign-in has been revoked. Please sign in again.");
+    throw new SessionError(401, "This login has been revoked. Please log in again.");
   }
   // A token minted before the account's email changed names an address the
   // account no longer has: it would become a cookie signed out at once.
   if (!emailClaimIsCurrent(decoded, identity)) {
-    throw new SessionError(401, "This account's email address has changed. Please sign in again.");
+    throw new SessionError(401, "This account's email address has changed. Please log in again.");
   }
   return decoded;
 }
@@ -468,7 +468,7 @@ export async function createSessionCookie(idToken: string, decoded: DecodedIdTok
     return serializeSessionCookie(cookie);
   } catch (error) {
     logBackendFault("identity", "creating a session cookie", error);
-    throw new SessionError(503, "Sign-in is unavailable right now. Please try again shortly.");
+    throw new SessionError(503, "Login is unavailable right now. Please try again shortly.");
   }
 }
 

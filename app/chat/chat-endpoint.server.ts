@@ -101,7 +101,7 @@ async function admit(request: Request): Promise<Admitted | Response> {
   if (isDraining()) return refuse(503, SHUTTING_DOWN, { "Retry-After": "1", Connection: "close" });
   const peek = await peekSession(request);
   const sessionCheck = getSessionUser(request);
-  if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please sign in to chat.");
+  if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please log in to chat.");
 
   // Read up to what the longest message any role may send needs; the sender's own cap is checked later.
   const largest = largestMessageMaxChars();
@@ -193,7 +193,7 @@ class ChatSend {
     const { input, peek, registry, sessionCheck } = this.admitted;
     const session = await sessionCheck;
     const refusal = sessionRefusal(session);
-    if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please sign in to chat.");
+    if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please log in to chat.");
     const cached = peek.cached;
     if (cached && (cached.isAdmin !== session.isAdmin || budgetRuleOf(cached) !== budgetRuleOf(session))) {
       // Started early for an admin who no longer is (a switched-off tool must not slip through),
@@ -302,8 +302,8 @@ function refuse(status: number, error: string, headers?: HeadersInit) {
 function sessionRefusal(session: SessionState): Response | undefined {
   if (session.status === "signed-in" && !session.degraded) return undefined;
   return session.degraded
-    ? refuse(503, "Sign-in can't be checked right now. Please try again shortly.")
-    : refuse(401, "Please sign in to chat.", sessionHeaders(session));
+    ? refuse(503, "Login can't be checked right now. Please try again shortly.")
+    : refuse(401, "Please log in to chat.", sessionHeaders(session));
 }
 
 function pickModel(registry: ModelRegistry, session: SignedIn, id: string): ModelOption | undefined {

@@ -42,7 +42,7 @@ export function describeChatError(error: Error, timeZone?: string): ShownError {
   if (typeof statusCode === "number") {
     const body = parseBody(responseBody);
     if (statusCode === 401)
-      return shown("You've been signed out. Please sign in again to keep chatting.", { signedOut: true });
+      return shown("You've been logged out. Please log in again to keep chatting.", { signedOut: true });
     if (statusCode === 429 && body.kind === "budget") {
       // A budget is spent, or too little is left for this message (docs/decisions/072): Retry won't help.
       const message = body.budget

@@ -26,7 +26,7 @@ const DOCUMENT_OUTCOMES: Record<string, { ok: boolean; text: string }> = {
   unavailable: { ok: false, text: "Your message could not be sent right now. Please try again in a little while." },
   "needs-script": {
     ok: false,
-    text: "Your message was not sent: without signing in, sending needs JavaScript (your browser does a moment's work that keeps spam out). Turn JavaScript on and try again, or sign in to send it.",
+    text: "Your message was not sent: without logging in, sending needs JavaScript (your browser does a moment's work that keeps spam out). Turn JavaScript on and try again, or log in to send it.",
   },
   expired: { ok: false, text: "Your message was not sent: this page was open for a long time. Please send it again." },
 };
@@ -162,7 +162,7 @@ export function ContactForm({
         {signedInEmail ? null : (
           <p className="fine-print">
             Before sending, your browser does a moment&apos;s work that keeps spam out, which needs JavaScript. Without
-            it, <a href="/login">sign in</a> to send your message.
+            it, <a href="/login">log in</a> to send your message.
           </p>
         )}
         {signedInEmail ? null : (

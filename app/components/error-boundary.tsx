@@ -6,7 +6,7 @@ const MESSAGES: Record<number, { title: string; text: string }> = {
     title: "That request didn't work",
     text: "Something in the request was not right. Please check and try again.",
   },
-  401: { title: "Please sign in", text: "You need to sign in to see this page." },
+  401: { title: "Please log in", text: "You need to log in to see this page." },
   403: { title: "Not allowed", text: "You don't have access to this page." },
   404: {
     title: "Page not found",

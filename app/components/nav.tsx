@@ -43,7 +43,7 @@ export function SiteNav({ signedIn, isAdmin, newMessages, plan }: NavProps) {
         </button>
         {pending ? (
           <p className="nav-pending" role="status">
-            {pending === "signing-in" ? "Signing in…" : "Signing out…"}
+            {pending === "signing-in" ? "Logging in…" : "Logging out…"}
           </p>
         ) : (
           <ul id="nav-links" className={open ? "nav-links open" : "nav-links"}>

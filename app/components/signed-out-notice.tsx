@@ -38,7 +38,7 @@ export function SignedOutNotice({ signedIn }: { signedIn: boolean }) {
   // The live region is always there, so the message is announced when it appears.
   return (
     <div role="status" className="signed-out-status">
-      {shown ? <p className="page-notice">You're signed out. Sign in again whenever you like.</p> : null}
+      {shown ? <p className="page-notice">You're logged out. Log in again whenever you like.</p> : null}
     </div>
   );
 }

@@ -181,7 +181,7 @@ export const RETAINED_TABLES: Readonly<Record<string, string>> = {
   role_audit:
     "The admins' record of role changes (who changed whose role, when): kept for accountability; it holds emails and roles only.",
   account_audit:
-    "The admins' record of accounts they disabled, enabled or signed out everywhere (who, whom, when): kept for accountability, like role_audit.",
+    "The admins' record of accounts they disabled, enabled or logged out everywhere (who, whom, when): kept for accountability, like role_audit.",
   inbox_replies:
     "Admins' replies to inbox messages; its uid is the replying admin's. A reply goes with its message (on delete cascade), so a deleted sender's thread goes with their messages.",
   admin_audit:

@@ -285,7 +285,7 @@ export async function changeAccount(
   if (uid === actor.uid) {
     throw new AccountActionError(
       action === "sign-out-everywhere"
-        ? "To sign yourself out everywhere, use “Sign out everywhere” on your dashboard."
+        ? "To log yourself out everywhere, use “Log out everywhere” on your dashboard."
         : "You cannot disable or enable your own account.",
       409,
     );

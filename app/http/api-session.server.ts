@@ -13,8 +13,8 @@ export async function apiSignedIn(request: Request): Promise<SignedIn | Response
   const session = await getSessionUser(request);
   if (session.status === "signed-in" && !session.degraded) return session;
   if (session.degraded)
-    return json({ error: "Sign-in can't be checked right now. Please try again shortly." }, { status: 503 });
-  return json({ error: "Please sign in." }, { status: 401, headers: sessionHeaders(session) });
+    return json({ error: "Login can't be checked right now. Please try again shortly." }, { status: 503 });
+  return json({ error: "Please log in." }, { status: 401, headers: sessionHeaders(session) });
 }
 
 export async function apiDatabase(purpose: string, unavailable: () => Response): Promise<Db | Response> {

@@ -28,7 +28,7 @@ function contentSecurityPolicy(nonce: string): string {
     // identity provider's popup helper) are trusted; nothing inline else.
     `script-src 'nonce-${nonce}' 'strict-dynamic' 'self'`,
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data: https://lh3.googleusercontent.com https://*.googleusercontent.com",
+    "img-src 'self' data: blob: https://lh3.googleusercontent.com https://*.googleusercontent.com",
     `connect-src 'self' ${[...identity, ...liveReload(devReloadOrigin)].join(" ")}`,
     `frame-src 'self' ${["https://apis.google.com", ...authFrames].join(" ")}`,
     "font-src 'self'",

@@ -14,7 +14,7 @@ export const meta: MetaFunction = () => [
   ...pageTitle(),
   {
     name: "description",
-    content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, signed in with Firebase.",
+    content: "Nuvara² is a self-hostable AI assistant: chat, tools and a dashboard, with login through Firebase.",
   },
 ];
 
@@ -68,7 +68,7 @@ export default function Home() {
         ) : (
           <p className="actions">
             <Link className="button primary" to="/login" prefetch="none">
-              Sign in
+              Log in
             </Link>
             <Link className="button" to="/login?mode=signup" prefetch="none">
               Create an account
@@ -95,8 +95,8 @@ export default function Home() {
         <article>
           <h2>Private by design</h2>
           <p>
-            Your sign-in stays on the server, in a cookie that scripts on the page cannot read, and your conversations
-            are kept in this site's own database.
+            Your login stays on the server, in a cookie that scripts on the page cannot read, and your conversations are
+            kept in this site's own database.
           </p>
         </article>
       </section>

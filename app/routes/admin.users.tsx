@@ -90,9 +90,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 const ACCOUNT_NOTICES = {
-  disable: (email: string) => `${email} is disabled: they are signed out everywhere and cannot sign in.`,
-  enable: (email: string) => `${email} is enabled: they can sign in again.`,
-  "sign-out-everywhere": (email: string) => `${email} is signed out on every device.`,
+  disable: (email: string) => `${email} is disabled: they are logged out everywhere and cannot log in.`,
+  enable: (email: string) => `${email} is enabled: they can log in again.`,
+  "sign-out-everywhere": (email: string) => `${email} is logged out on every device.`,
   delete: (email: string) => `${email || "The account"} is deleted, with everything the product kept of theirs.`,
 };
 

@@ -39,7 +39,7 @@ async function readBody(
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   if (request.method !== "POST") return problem(405, "Use POST.", { Allow: "POST" });
-  if (!isSameOrigin(request)) return problem(403, "Cross-origin sign-in requests are refused.");
+  if (!isSameOrigin(request)) return problem(403, "Cross-origin login requests are refused.");
 
   const read = await readBody(request);
   if (read.refusal) return read.refusal;
@@ -53,7 +53,7 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
     const decoded = await verifySignInToken(idToken);
     // Only the methods AUTH_PROVIDERS lists (ADR 053), whatever else the Firebase project allows.
     if (!acceptsSignIn(getConfig().authProviders, decoded.firebase?.sign_in_provider)) {
-      return problem(403, "This sign-in method is not offered here. Please use one of those on the sign-in page.");
+      return problem(403, "This login method is not offered here. Please use one of those on the login page.");
     }
     await refuseUnusableAddress(request, decoded);
     const limited = await checkRateLimits(request, decoded.uid, decoded.email);
@@ -87,15 +87,15 @@ async function checkRateLimits(
     if (!result.allowed) {
       return problem(
         429,
-        `Too many sign-in attempts. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`,
+        `Too many login attempts. Please wait ${secondsInWords(result.retryAfterSeconds)} and try again.`,
         {
           "Retry-After": String(result.retryAfterSeconds),
         },
       );
     }
   } catch (error) {
-    logBackendFault("postgres", "counting sign-in attempts", error);
-    return problem(503, "Sign-in is unavailable right now. Please try again shortly.");
+    logBackendFault("postgres", "counting login attempts", error);
+    return problem(503, "Login is unavailable right now. Please try again shortly.");
   }
   return undefined;
 }

@@ -63,7 +63,7 @@ const AGAIN = "Please send your message again.";
 const WORK_REFUSALS: Record<WorkRefusal, { error: string; outcome: string }> = {
   missing: {
     error:
-      "To send a message without signing in, your browser does a moment's work that keeps spam out, and that needs JavaScript. Turn JavaScript on and try again, or sign in to send it.",
+      "To send a message without logging in, your browser does a moment's work that keeps spam out, and that needs JavaScript. Turn JavaScript on and try again, or log in to send it.",
     outcome: "needs-script",
   },
   invalid: { error: "Your message could not be checked. Reload the page, then send it again.", outcome: "expired" },

@@ -50,8 +50,8 @@ export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
   const session = await getSessionUser(request);
   if (session.status !== "signed-in") {
     if (session.degraded)
-      return problem(503, { error: "Sign-in cannot be checked right now. Please try again shortly." });
-    return answer(problem(401, { error: "Please sign in to report a reply." }), "signed-out");
+      return problem(503, { error: "Login cannot be checked right now. Please try again shortly." });
+    return answer(problem(401, { error: "Please log in to report a reply." }), "signed-out");
   }
   const parsed = reportSchema.safeParse(body.fields);
   if (!parsed.success) return answer(problem(400, { fieldErrors: fieldErrors(parsed.error) }), "invalid");

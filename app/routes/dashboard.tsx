@@ -17,6 +17,7 @@ import { planName } from "~/components/dashboard/plan";
 import { ProfileHeader } from "~/components/dashboard/profile-header";
 import { RecentConversations } from "~/components/dashboard/recent-conversations";
 import { SharedLinks } from "~/components/dashboard/shared-links";
+import { SettingsMenu } from "~/components/account/settings-menu";
 import { ThemeSwitch } from "~/components/dashboard/theme-switch";
 import { UsageChart } from "~/components/dashboard/usage-chart";
 import { BudgetSummary, FileStorage, QuotaSummary, UsageTotals } from "~/components/dashboard/usage-summary";
@@ -190,7 +191,10 @@ export default function DashboardPage() {
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
     <div className="page dashboard">
-      <h1>Dashboard</h1>
+      <div className="dashboard-title">
+        <h1>Dashboard</h1>
+        <SettingsMenu theme={theme} />
+      </div>
       <ProfileHeader {...profile} plan={plan} adminPending={adminPending} />
 
       <section aria-labelledby="usage-title" className="dashboard-section">

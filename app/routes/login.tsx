@@ -16,7 +16,7 @@ import { useSignIn } from "~/components/login/use-sign-in";
 import { getConfig } from "~/config.server";
 import { pageTitle } from "~/meta";
 
-export const meta: MetaFunction = () => pageTitle("Sign in");
+export const meta: MetaFunction = () => pageTitle("Log in");
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -38,7 +38,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
 }
 
 const TITLES: Record<LoginMode, string> = {
-  signin: "Sign in",
+  signin: "Log in",
   signup: "Create your account",
   reset: "Reset your password",
 };

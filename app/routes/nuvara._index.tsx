@@ -48,6 +48,7 @@ export default function NewChat() {
       quota={data.quota}
       customInstructions={data.customInstructions || null}
       toolInstructions={Boolean(tool)}
+      tool={tool}
       toolNames={data.toolNames}
     />
   );

@@ -7,9 +7,10 @@ import {
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
 import { chatLayoutPage, updateInstructions } from "~/chat/chat-pages.server";
+import { SettingsMenu } from "~/components/account/settings-menu";
 import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
 import { MESSAGE_BOX_ID } from "~/components/chat/composer";
-import { CustomInstructions } from "~/components/chat/instructions-dialog";
+import { InstructionsDialog } from "~/components/chat/instructions-dialog";
 import { ShortcutsDialog, useChatShortcuts } from "~/components/chat/shortcuts";
 import { ConversationSidebar } from "~/components/chat/sidebar";
 import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-state";
@@ -47,6 +48,8 @@ export default function AssistantLayout() {
   const closeWithFocus = useCallback(() => closeDrawer(), [closeDrawer]);
   const [helpOpen, setHelpOpen] = useState(false);
   const openHelp = useCallback(() => setHelpOpen(true), []);
+  const [instructionsOpen, setInstructionsOpen] = useState(false);
+  const openInstructions = useCallback(() => setInstructionsOpen(true), []);
   useChatShortcuts(openHelp);
 
   const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(
@@ -63,10 +66,16 @@ export default function AssistantLayout() {
           onClose={closeWithFocus}
           footer={
             <>
-              <CustomInstructions text={data.customInstructions} />
-              <button type="button" className="link-button" onClick={openHelp}>
-                Keyboard shortcuts
-              </button>
+              <SettingsMenu
+                theme={root?.theme ?? "system"}
+                entries={[
+                  {
+                    label: `Custom instructions: ${data.customInstructions ? "on" : "off"}`,
+                    onSelect: openInstructions,
+                  },
+                  { label: "Keyboard shortcuts", onSelect: openHelp },
+                ]}
+              />
               <SignedInAs user={data.user} role={data.role} />
               {/* Phones only (chat.css): the site's links live here, so the chat has one slim bar. */}
               <nav aria-label="Site" className="drawer-site-nav">
@@ -86,6 +95,11 @@ export default function AssistantLayout() {
         </div>
       </div>
       <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
+      <InstructionsDialog
+        text={data.customInstructions}
+        open={instructionsOpen}
+        onClose={() => setInstructionsOpen(false)}
+      />
     </SidebarProvider>
   );
 }

@@ -140,7 +140,7 @@ export default function PricingPage() {
                 </Form>
               ) : (
                 <Link className="button primary" to="/login?redirectTo=%2Fpricing">
-                  Sign in to subscribe
+                  Log in to subscribe
                 </Link>
               )
             ) : null}

@@ -64,7 +64,7 @@ export default function SharedConversationPage() {
           </Form>
         ) : (
           <Link to={loginPath} className="button primary">
-            Sign in to continue
+            Log in to continue
           </Link>
         )}
         <p>{signedIn ? "You get your own copy; this link stays as it is." : "Continuing makes a copy of your own."}</p>

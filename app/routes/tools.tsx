@@ -212,7 +212,7 @@ export default function ToolsPage() {
           <p className="fine-print">
             {signedIn
               ? "Open one, fill in its form, and a new chat starts with its instructions."
-              : "Open one to use it: you'll be asked to sign in first."}
+              : "Open one to use it: you'll be asked to log in first."}
           </p>
           <ul className="tool-grid">
             {prompts.map((tool) => (

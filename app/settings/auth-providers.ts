@@ -30,7 +30,7 @@ function kindOf(id: string): AuthProviderKind {
   const match = FEDERATED.exec(id);
   if (!match) {
     throw new Error(
-      `"${id}" is not a sign-in provider: use password, google, oidc.<id> or saml.<id> ` +
+      `"${id}" is not a login provider: use password, google, oidc.<id> or saml.<id> ` +
         "(the provider id shown in the Firebase console, e.g. oidc.acme).",
     );
   }
@@ -48,7 +48,7 @@ export function parseProviderList(value: string): Array<Pick<AuthProvider, "id" 
     .split(",")
     .map((id) => id.trim())
     .filter(Boolean);
-  if (ids.length === 0) throw new Error("list at least one sign-in provider, e.g. password,google.");
+  if (ids.length === 0) throw new Error("list at least one login provider, e.g. password,google.");
   const seen = new Set<string>();
   return ids.map((id) => {
     const kind = kindOf(id);

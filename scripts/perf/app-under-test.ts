@@ -140,7 +140,7 @@ export async function startAppUnderTest(options: AppUnderTestOptions) {
         body: JSON.stringify({ idToken }),
       });
       const cookie = response.headers.get("set-cookie")?.split(";")[0];
-      if (!cookie) throw new Error(`Signing in ${account.email} answered ${response.status}: ${await response.text()}`);
+      if (!cookie) throw new Error(`Logging in ${account.email} answered ${response.status}: ${await response.text()}`);
       return { ...account, cookie };
     },
     /** The server's resident memory, and its heap when the inspector is open (after a full collection with `gc`). */

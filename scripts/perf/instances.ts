@@ -71,9 +71,9 @@ async function measureWith(instances: number): Promise<Figures[]> {
     // One session for every instance: they share the backends, so any of them accepts it.
     const { cookie } = await app.signIn("");
     const pages: Array<[string, string, Record<string, string>]> = [
-      ["/ (signed out)", "/", {}],
-      ["/dashboard (signed in)", "/dashboard", { cookie }],
-      ["/nuvara (signed in)", "/nuvara", { cookie }],
+      ["/ (logged out)", "/", {}],
+      ["/dashboard (logged in)", "/dashboard", { cookie }],
+      ["/nuvara (logged in)", "/nuvara", { cookie }],
     ];
     const figures: Figures[] = [];
     for (const [page, path, headers] of pages) {

@@ -167,7 +167,7 @@ for (const size of SIZES) {
         });
       }
 
-      /** Opens a sidebar item where a person finds it: in the drawer on a phone (checked open, too). */
+      /** Opens a settings item where a person finds it: the sidebar's Settings menu, in the drawer on a phone (checked open, too). */
       async function openSidebarItem(page: Page, name: string) {
         if (size.phone) {
           const toggle = page.getByRole("button", { name: "Conversations", exact: true });
@@ -177,7 +177,9 @@ for (const size of SIZES) {
           await expect(page.getByRole("navigation", { name: "Conversations" })).toBeVisible();
           await expectAccessible(page, `user, conversation drawer open, ${state}`, { focus: false });
         }
-        await page.getByRole("button", { name, exact: false }).first().click();
+        // The footer's Settings menu holds it.
+        await page.getByRole("button", { name: "Settings" }).click();
+        await page.getByRole("menuitem", { name, exact: false }).click();
       }
 
       for (const dialog of ["Keyboard shortcuts", "Custom instructions"]) {

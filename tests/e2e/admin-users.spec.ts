@@ -105,7 +105,7 @@ test.describe("roles", () => {
       const dialog = await openDialog(page, solo.email);
       // One's own account: no disable or sign-out here.
       await expect(dialog.getByRole("button", { name: "Disable account" })).toHaveCount(0);
-      await expect(dialog).toContainText("use “Sign out everywhere” on your dashboard");
+      await expect(dialog).toContainText("use “Log out everywhere” on your dashboard");
       await dialog.getByRole("radio", { name: /^No role/ }).check();
       await dialog.getByRole("button", { name: "Save role" }).click();
       await expect(dialog.getByRole("alert")).toContainText("You are the only admin");
@@ -121,7 +121,7 @@ test.describe("roles", () => {
 });
 
 test.describe("accounts", () => {
-  test("disable: their session ends and they cannot sign in; enable: they can again; both in the audit", async ({
+  test("disable: their session ends and they cannot log in; enable: they can again; both in the audit", async ({
     page,
     browser,
     newAccount,
@@ -140,9 +140,9 @@ test.describe("accounts", () => {
     await expect(dialog).toContainText("This account is active.");
     await dialog.getByRole("button", { name: "Disable account" }).click();
     await expect(dialog.getByRole("status")).toHaveText(
-      `${user.email} is disabled: they are signed out everywhere and cannot sign in.`,
+      `${user.email} is disabled: they are logged out everywhere and cannot log in.`,
     );
-    await expect(dialog).toContainText("This account is disabled: they cannot sign in.");
+    await expect(dialog).toContainText("This account is disabled: they cannot log in.");
     await expect(row.getByText("Disabled", { exact: true })).toBeVisible();
 
     // Their open page: the next request finds them signed out.
@@ -152,13 +152,13 @@ test.describe("accounts", () => {
     // And signing in is refused, with the reason.
     await userPage.getByLabel("Email").fill(user.email);
     await userPage.getByLabel("Password", { exact: true }).fill(user.password);
-    await userPage.getByRole("button", { name: "Sign in", exact: true }).click();
+    await userPage.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(userPage.getByRole("alert")).toContainText("This account has been disabled");
 
     await dialog.getByRole("button", { name: "Enable account" }).click();
-    await expect(dialog.getByRole("status")).toHaveText(`${user.email} is enabled: they can sign in again.`);
+    await expect(dialog.getByRole("status")).toHaveText(`${user.email} is enabled: they can log in again.`);
     await expect(row.getByText("Disabled", { exact: true })).toHaveCount(0);
-    await userPage.getByRole("button", { name: "Sign in", exact: true }).click();
+    await userPage.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(mainNav(userPage).getByRole("button", { name: "Logout" })).toBeVisible();
 
     await dialog.getByRole("button", { name: "Close" }).click();
@@ -169,7 +169,7 @@ test.describe("accounts", () => {
     await userPage.close();
   });
 
-  test("sign out everywhere ends their session on every device", async ({ page, browser, newAccount }) => {
+  test("log out everywhere ends their session on every device", async ({ page, browser, newAccount }) => {
     const adminAccount = await newAccount({ role: "admin" });
     const user = await newAccount();
     const [phone, laptop] = [await browser.newPage(), await browser.newPage()];
@@ -183,8 +183,8 @@ test.describe("accounts", () => {
     await signIn(page, adminAccount);
     await openUsers(page, user.email);
     const dialog = await openDialog(page, user.email);
-    await dialog.getByRole("button", { name: "Sign out everywhere" }).click();
-    await expect(dialog.getByRole("status")).toHaveText(`${user.email} is signed out on every device.`);
+    await dialog.getByRole("button", { name: "Log out everywhere" }).click();
+    await expect(dialog.getByRole("status")).toHaveText(`${user.email} is logged out on every device.`);
     for (const device of [phone, laptop]) {
       await device.goto("/dashboard");
       await expect(device).toHaveURL(/\/login/);

@@ -114,7 +114,7 @@ test.describe("the inbox", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Contact from visitor.vic@example.com" })).toBeVisible();
     await expect(page.getByText(hostile)).toBeVisible();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
-    await expect(page.getByRole("definition").filter({ hasText: "signed out" })).toBeVisible();
+    await expect(page.getByRole("definition").filter({ hasText: "logged out" })).toBeVisible();
     // Opened, it is read: the badge goes down by one.
     expect(await newCount(page)).toBe(before - 1);
   });
@@ -141,7 +141,7 @@ test.describe("the inbox", () => {
     await page.goto(`/admin/messages?q=${text}`);
     await page.getByRole("link", { name: text }).click();
     await expect(page.getByRole("heading", { level: 1, name: `Contact from ${member.email}` })).toBeVisible();
-    await expect(page.getByRole("definition").filter({ hasText: "Mia Member" })).toContainText("(signed in, verified)");
+    await expect(page.getByRole("definition").filter({ hasText: "Mia Member" })).toContainText("(logged in, verified)");
     await expect(page.getByRole("definition").filter({ hasText: /^Premium$/ })).toBeVisible();
   });
 
@@ -267,7 +267,7 @@ test("without JavaScript a visitor is told sending needs it; a signed-in member 
   await form.getByLabel("Message").fill("Sent from a browser without scripts");
   await form.getByRole("button", { name: "Send message" }).click();
   await expect(page).toHaveURL(/\/\?contact=needs-script#contact$/);
-  await expect(form.getByRole("alert")).toContainText("without signing in, sending needs JavaScript");
+  await expect(form.getByRole("alert")).toContainText("without logging in, sending needs JavaScript");
 
   await signIn(page, await newAccount());
   await page.goto("/");

@@ -141,7 +141,12 @@ test.describe("files in the chat", () => {
       .getByTestId("attach-input")
       .setInputFiles({ name: "dot.png", mimeType: "image/png", buffer: Buffer.from(PNG_BASE64, "base64") });
     const chip = pending(page).getByRole("listitem").filter({ hasText: "dot.png" });
-    await expect(chip.locator("img.attachment-thumb")).toBeVisible();
+    const thumbnail = chip.locator("img.attachment-thumb");
+    await expect(thumbnail).toBeVisible();
+    // The picture itself shows (the page's CSP lets the image's object URL load), not a broken icon.
+    await expect
+      .poll(() => thumbnail.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth))
+      .toBeGreaterThan(0);
 
     // A pasted file is attached too (the text box keeps its text).
     const { box, send } = composer(page);

@@ -290,15 +290,44 @@ test.describe("chatting at /nuvara", () => {
     await expect(page.getByRole("combobox", { name: "Model" })).toHaveValue("test-model");
   });
 
+  test("a model chosen in the page before it is live is kept when it comes alive, and the reply comes from it", async ({
+    page,
+    newAccount,
+  }) => {
+    await signIn(page, await newAccount());
+    // The page's scripts wait (as on a slow device or network) until the choice is made in the server's page.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/build/**/*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/nuvara", { waitUntil: "commit" });
+    const picker = page.getByRole("combobox", { name: "Model" });
+    await picker.selectOption({ label: "Test Model B" });
+    release();
+    await expect(composer(page).send).toBeDisabled();
+    await composer(page).box.fill("Which model answers");
+    await expect(composer(page).send).toBeEnabled({ timeout: 20_000 });
+    await expect(picker).toHaveValue("test-model-b");
+    await composer(page).box.press("Enter");
+    await expect(replies(page)).toHaveCount(1);
+    expect((await modelRequestFor("Which model answers")).model).toBe("test-model-b");
+    await expect(picker).toHaveValue("test-model-b");
+  });
+
   test("custom instructions apply to new chats and show as active", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
-    await page.getByRole("button", { name: "Custom instructions: off" }).click();
+    await page.getByRole("button", { name: "Settings" }).click();
+    await page.getByRole("menuitem", { name: "Custom instructions: off" }).click();
     const dialog = page.getByRole("dialog", { name: "Custom instructions" });
     await dialog.getByRole("textbox").fill("Always answer in haiku.");
     await dialog.getByRole("button", { name: "Save" }).click();
     await expect(dialog).toBeHidden();
-    await expect(page.getByRole("button", { name: "Custom instructions: on" })).toBeVisible();
+    await page.getByRole("button", { name: "Settings" }).click();
+    await expect(page.getByRole("menuitem", { name: "Custom instructions: on" })).toBeVisible();
+    await page.keyboard.press("Escape");
     await expect(page.getByText("Custom instructions on")).toBeVisible();
 
     await sendMessage(page, "Describe the sea");

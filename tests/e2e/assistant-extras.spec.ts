@@ -68,6 +68,100 @@ test.describe("👍/👎 on replies", () => {
   });
 });
 
+for (const size of [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const) {
+  test.describe(`the settings menu (${size.name})`, () => {
+    test.use({ viewport: { width: size.width, height: size.height } });
+
+    test("the sidebar's Settings menu holds the theme, custom instructions and shortcuts, by keyboard, and gives the focus back", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount());
+      await page.goto("/nuvara");
+      // Live (the menu needs the page's scripts).
+      await expect(page.getByRole("button", { name: "Attach files" })).toBeEnabled({ timeout: 20_000 });
+      if (size.name === "phone") {
+        const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+        await expect(toggle).toHaveAttribute("title", "Conversations");
+        await toggle.click();
+      }
+      const button = page.getByRole("navigation", { name: "Conversations" }).getByRole("button", { name: "Settings" });
+      await expect(button).toHaveAttribute("aria-haspopup", "menu");
+      await button.focus();
+      await page.keyboard.press("Enter");
+      const menu = page.getByRole("menu", { name: "Settings" });
+      await expect(menu).toBeVisible();
+      await expect(button).toHaveAttribute("aria-expanded", "true");
+      await expect(menu.getByRole("menuitemradio", { name: "System" })).toBeFocused();
+      await expect(menu.getByRole("menuitemradio", { name: "System" })).toHaveAttribute("aria-checked", "true");
+      await expect(menu.getByRole("menuitem", { name: "Custom instructions: off" })).toBeVisible();
+      await expect(menu.getByRole("menuitem", { name: "Keyboard shortcuts" })).toBeVisible();
+      // All of it on the screen.
+      const box = (await menu.boundingBox())!;
+      expect(box.y).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(size.width);
+      await page.screenshot({ path: `/tmp/settings-${size.name}-light.png` });
+      await expectNoAxeViolations(page, `settings menu open (${size.name})`);
+
+      // Escape closes it, and the focus is back on its button.
+      await page.keyboard.press("Escape");
+      await expect(menu).toHaveCount(0);
+      await expect(button).toBeFocused();
+      await expect(button).toHaveAttribute("aria-expanded", "false");
+
+      // Arrow keys to Dark, Enter: the page turns dark, and stays so.
+      await page.keyboard.press("ArrowDown");
+      await expect(menu.getByRole("menuitemradio", { name: "System" })).toBeFocused();
+      await page.keyboard.press("ArrowDown");
+      await page.keyboard.press("ArrowDown");
+      await expect(menu.getByRole("menuitemradio", { name: "Dark" })).toBeFocused();
+      await page.keyboard.press("Enter");
+      await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+      await expect(button).toBeFocused();
+      await button.click();
+      await expect(menu.getByRole("menuitemradio", { name: "Dark" })).toHaveAttribute("aria-checked", "true");
+      await page.screenshot({ path: `/tmp/settings-${size.name}-dark.png` });
+      await expectNoAxeViolations(page, `settings menu open, dark (${size.name})`);
+
+      // Custom instructions: its dialog, and back to the button when it closes.
+      await menu.getByRole("menuitem", { name: "Custom instructions: off" }).click();
+      const dialog = page.getByRole("dialog", { name: "Custom instructions" });
+      await expect(dialog).toBeVisible();
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await expect(dialog).toBeHidden();
+      await expect(button).toBeFocused();
+
+      await page.reload();
+      await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+    });
+
+    test("the dashboard has the same Settings menu, and its theme switch still works", async ({ page, newAccount }) => {
+      await signIn(page, await newAccount());
+      await page.goto("/dashboard");
+      const button = page.getByRole("main").getByRole("button", { name: "Settings" });
+      await expect(page.getByRole("heading", { level: 1, name: "Dashboard" })).toBeVisible();
+      // Live: the theme switch's Save button is for a page without scripts.
+      await expect(page.getByRole("button", { name: "Save theme" })).toHaveCount(0);
+      await button.click();
+      const menu = page.getByRole("menu", { name: "Settings" });
+      await menu.getByRole("menuitemradio", { name: "Dark" }).click();
+      await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+      await expect(page.getByRole("group", { name: "Theme" }).getByRole("radio", { name: "Dark" })).toBeChecked();
+      await button.click();
+      const box = (await menu.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(size.width);
+      await page.keyboard.press("Escape");
+      await expect(button).toBeFocused();
+      await page.getByRole("group", { name: "Theme" }).getByRole("radio", { name: "Light" }).check();
+      await expect(page.locator("html")).toHaveAttribute("data-theme", "light");
+    });
+  });
+}
+
 test.describe("theme", () => {
   test("Dark is remembered for the account, on every page, in the server's HTML (no flash)", async ({
     page,

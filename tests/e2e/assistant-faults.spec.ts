@@ -1,6 +1,14 @@
 import type { Page } from "@playwright/test";
 import { expect, signIn, test } from "./fixtures";
-import { expectConversationUrl, replies, scriptedModel, sendMessage, userMessages } from "./assistant-support";
+import {
+  conversationList,
+  expectConversationUrl,
+  expectRunsEnded,
+  replies,
+  scriptedModel,
+  sendMessage,
+  userMessages,
+} from "./assistant-support";
 
 /**
  * A send that fails — the model or a store — keeps the user's text in the
@@ -88,3 +96,89 @@ test.describe("the assistant when a backend fails, then recovers", () => {
     await retryThenExpectOneExchange(page, "Keep this safe");
   });
 });
+
+/** The way on after a failure: one Retry, in the notice under the transcript, whatever failed; the failed reply offers no Regenerate beside it. */
+async function expectOneRetryUnderTheReply(page: Page) {
+  const alert = page.getByRole("alert");
+  await expect(page.getByRole("button", { name: "Retry" })).toHaveCount(1);
+  await expect(alert.getByRole("button", { name: "Retry" })).toBeVisible();
+  const last = page.getByRole("log", { name: "Conversation" }).getByRole("article").last();
+  if ((await last.getAttribute("aria-label")) === "Assistant") {
+    await expect(last.getByRole("button", { name: "Regenerate" })).toHaveCount(0);
+  }
+  // Below the last message, whatever the failure.
+  expect((await alert.boundingBox())!.y).toBeGreaterThan((await last.boundingBox())!.y);
+}
+
+const SIZES = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 },
+] as const;
+
+for (const size of SIZES) {
+  test.describe(`one Retry for every failure (${size.name})`, () => {
+    test.use({ viewport: { width: size.width, height: size.height } });
+
+    test("a reply cut off mid-stream, one the model refused and one that never started each offer one Retry in one notice", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount());
+      await page.goto("/nuvara");
+      await scriptedModel.enqueue({ type: "drop", text: ["Half ", "an ", "answer"], chunkDelayMs: 300 });
+      await sendMessage(page, "Tell me everything");
+      await expect(replies(page).getByText("Half an")).toBeVisible();
+      await expect(page.getByRole("alert")).toBeVisible();
+      await expectOneRetryUnderTheReply(page);
+      await page.screenshot({ path: `/tmp/retry-dropped-${size.name}.png` });
+      await page.getByRole("button", { name: "Retry" }).click();
+      await expect(replies(page)).toHaveText([/You said: Tell me everything/]);
+      // A reply that succeeded offers Regenerate again.
+      await expect(replies(page).getByRole("button", { name: "Regenerate" })).toBeVisible();
+
+      await scriptedModel.enqueue({ type: "http-error", status: 503 });
+      await sendMessage(page, "Second question");
+      await expect(page.getByRole("alert")).toBeVisible();
+      await expectOneRetryUnderTheReply(page);
+
+      await page.route("**/api/chat", (route) =>
+        route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "Down." }) }),
+      );
+      await page.getByRole("button", { name: "Retry" }).click();
+      await expect(page.getByRole("alert")).toContainText("Down.");
+      await expectOneRetryUnderTheReply(page);
+    });
+
+    test("a reply whose server went away shows the same notice, with Retry and Continue, and no Regenerate", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount());
+      await page.goto("/nuvara");
+      await sendMessage(page, "Long story");
+      await expect(replies(page)).toHaveText([/You said: Long story/]);
+      await expectConversationUrl(page);
+      await expectRunsEnded(page);
+      // As the page reads a reply stored as interrupted (its server went away mid-reply, app/chat/runs/interrupted.server.ts).
+      await page.route(/_data=routes%2Fnuvara\.%24conversationId/, async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace(/"status":"completed"/g, '"status":"interrupted"');
+        await route.fulfill({ response, body });
+      });
+      await page.goto("/nuvara");
+      if (size.name === "phone") await page.getByRole("button", { name: "Conversations" }).click();
+      await conversationList(page).getByRole("link", { name: "Long story" }).click();
+      const alert = page.getByRole("alert");
+      await expect(alert).toContainText(
+        "The server writing this reply went away before it finished; what it wrote is kept.",
+      );
+      await expect(alert.getByRole("button", { name: "Continue" })).toBeVisible();
+      await expectOneRetryUnderTheReply(page);
+      await page.screenshot({ path: `/tmp/retry-interrupted-${size.name}.png` });
+      await page.unroute(/_data=routes%2Fnuvara\.%24conversationId/);
+      await alert.getByRole("button", { name: "Retry" }).click();
+      await expect(page.getByRole("alert")).toHaveCount(0);
+      await expect(replies(page).last()).toHaveText(/You said: Long story/);
+    });
+  });
+}

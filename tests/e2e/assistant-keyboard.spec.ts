@@ -189,8 +189,9 @@ test.describe("keyboard and focus in the assistant", () => {
     await expect(help).toBeHidden();
     await expect(composer(page).box).toBeFocused();
 
-    // The same help from a button in the sidebar.
-    await conversationList(page).getByRole("button", { name: "Keyboard shortcuts" }).click();
+    // The same help from the sidebar's Settings menu.
+    await conversationList(page).getByRole("button", { name: "Settings" }).click();
+    await conversationList(page).getByRole("menuitem", { name: "Keyboard shortcuts" }).click();
     await expect(help).toBeVisible();
     await help.getByRole("button", { name: "Close" }).click();
     await expect(help).toBeHidden();
@@ -204,7 +205,8 @@ test.describe("keyboard and focus in the assistant", () => {
     // Once the page knows it is on a phone (its title says so) the button opens the drawer, not the desktop list.
     await expect(toggle).toHaveAttribute("title", "Conversations");
     await toggle.click();
-    await conversationList(page).getByRole("button", { name: "Keyboard shortcuts" }).click();
+    await conversationList(page).getByRole("button", { name: "Settings" }).click();
+    await conversationList(page).getByRole("menuitem", { name: "Keyboard shortcuts" }).click();
     const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
     await expect(help).toBeVisible();
     await expect(help.getByRole("row").first()).toBeInViewport();

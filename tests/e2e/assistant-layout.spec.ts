@@ -4,6 +4,7 @@ import {
   composer,
   conversationList,
   expectConversationUrl,
+  modelRequestFor,
   replies,
   scriptedModel,
   sendMessage,
@@ -210,6 +211,47 @@ test.describe("the chat's layout", () => {
 
 test.describe("the chat on a phone (390×844)", () => {
   test.use({ viewport: PHONE });
+
+  test("the model picker fits the bar and works, in a chat with custom instructions, Export and Share", async ({
+    page,
+    newAccount,
+  }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    const saved = await page.request.post("/nuvara", {
+      form: { intent: "instructions", instructions: "Answer briefly." },
+      headers: { Origin: new URL(page.url()).origin },
+    });
+    expect(saved.ok()).toBe(true);
+    await sendMessage(page, "Pick a model");
+    await expect(replies(page)).toHaveCount(1);
+    await expectConversationUrl(page);
+    await page.reload();
+
+    const picker = page.getByRole("combobox", { name: "Model" });
+    await expect(page.getByText("Custom instructions on")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Share" })).toBeVisible();
+    await expect(picker).toBeEnabled();
+    // All of it on the screen, wide enough to read a model's name, and the bar does not run off the edge.
+    const box = (await picker.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    expect(box.width).toBeGreaterThanOrEqual(100);
+    const bar = page.locator(".chat-header");
+    expect(await bar.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    for (const control of [page.getByRole("link", { name: "Export" }), page.getByRole("button", { name: "Share" })]) {
+      const at = (await control.boundingBox())!;
+      expect(at.x + at.width).toBeLessThanOrEqual(PHONE.width);
+    }
+    await expectPageDoesNotScroll(page);
+    await page.screenshot({ path: "/tmp/model-picker-phone.png" });
+
+    await picker.selectOption({ label: "Test Model B" });
+    await expect(picker).toHaveValue("test-model-b");
+    await sendMessage(page, "Which model now");
+    await expect(replies(page)).toHaveCount(2);
+    expect((await modelRequestFor("Which model now")).model).toBe("test-model-b");
+  });
 
   test("one slim bar above the chat; the list is a drawer that keeps focus and closes with Escape or Close", async ({
     page,

@@ -36,6 +36,7 @@ test.describe("daily quota", () => {
     await page.reload();
     await expect(notice).toBeVisible();
     await expect(composer(page).send).toBeDisabled();
+    await expect(page.getByText(/messages? left today/)).toHaveCount(0);
   });
 
   test("a send refused by the server (quota used in another tab) shows the reset time and keeps the text", async ({
@@ -62,6 +63,8 @@ test.describe("daily quota", () => {
     const alert = page.getByRole("alert");
     await expect(alert).toContainText("You've used all 2 of your messages for today. Your quota resets at 00:00 UTC.");
     await expect(alert.getByRole("button", { name: "Retry" })).toHaveCount(0);
+    // One line says why sending stopped: the count read before the refusal is gone.
+    await expect(page.getByText(/messages? left today/)).toHaveCount(0);
     await expect(userMessages(page)).toHaveText([/This one is over the limit/]);
     // A model request may have started alongside the quota check (docs/decisions/033): whatever
     // it got back was never shown, and nothing of it was stored.

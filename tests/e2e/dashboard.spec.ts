@@ -144,7 +144,7 @@ test.describe("the dashboard", () => {
     expect(oobCodes).toContainEqual(expect.objectContaining({ email: account.email, requestType: "VERIFY_EMAIL" }));
   });
 
-  test("changes the password after the current one is confirmed; this browser stays signed in", async ({
+  test("changes the password after the current one is confirmed; this browser stays logged in", async ({
     page,
     newAccount,
   }) => {
@@ -199,7 +199,7 @@ test.describe("the dashboard", () => {
   });
 });
 
-test.describe("sign out of all devices", () => {
+test.describe("log out of all devices", () => {
   test("ends this session and the user's session in another browser", async ({ page, browser, newAccount }) => {
     const account = await newAccount();
     const other = await browser.newContext({ baseURL: env.baseURL });
@@ -212,7 +212,7 @@ test.describe("sign out of all devices", () => {
 
     await signIn(page, account);
     await page.goto("/dashboard");
-    await section(page, "Your data").getByRole("button", { name: "Sign out of all devices" }).click();
+    await section(page, "Your data").getByRole("button", { name: "Log out of all devices" }).click();
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/$/);
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
 
@@ -226,7 +226,7 @@ test.describe("sign out of all devices", () => {
 });
 
 test.describe("deleting the account", () => {
-  test("asks for a new sign-in when the last one is old, then deletes everything", async ({
+  test("asks for a new login when the last one is old, then deletes everything", async ({
     page,
     context,
     newAccount,
@@ -247,7 +247,7 @@ test.describe("deleting the account", () => {
 
     await data.getByLabel(/To confirm, type your email address/).fill(account.email);
     await data.getByRole("button", { name: "Delete my account" }).click();
-    await expect(data.getByText("For your security, please sign in again to continue.")).toBeVisible();
+    await expect(data.getByText("For your security, please log in again to continue.")).toBeVisible();
     // Nothing is gone yet.
     expect((await firebase.auth.getUser(account.uid)).uid).toBe(account.uid);
 
@@ -264,7 +264,7 @@ test.describe("deleting the account", () => {
     await expect(page).toHaveURL(/\/login\?redirectTo=%2Fdashboard$/);
   });
 
-  test("with a recent sign-in, deletes after the confirmation alone; another user's data stays", async ({
+  test("with a recent login, deletes after the confirmation alone; another user's data stays", async ({
     page,
     browser,
     newAccount,

@@ -64,6 +64,49 @@ for (const size of SIZES) {
       await expect(banner(page)).toHaveCount(0);
     });
 
+    test("the banner hides to a small Verify email chip that opens it again, remembered across reloads for this account", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount({ verified: false }));
+      await page.goto("/nuvara");
+      const chip = page.getByRole("button", { name: "Verify email", exact: true });
+      await expect(banner(page)).toBeVisible();
+      await banner(page).getByRole("button", { name: "Hide" }).click();
+      await expect(banner(page)).toHaveCount(0);
+      await expect(chip).toBeFocused();
+      // The chip takes one line, not a good part of a phone's screen.
+      expect((await chip.boundingBox())!.height).toBeLessThan(40);
+      await page.screenshot({ path: `/tmp/verify-chip-${size.name}.png` });
+      await expectNoAxeViolations(page, `assistant with the verify chip (${size.name})`);
+
+      await page.reload();
+      await expect(chip).toBeVisible();
+      await expect(banner(page)).toHaveCount(0);
+
+      // Another account in this browser still sees its own reminder.
+      await signIn(page, await newAccount({ verified: false }));
+      await page.reload();
+      await expect(banner(page)).toBeVisible();
+      await expect(chip).toHaveCount(0);
+    });
+
+    test("the Verify email chip opens the banner again, and the reminder stays open after a reload", async ({
+      page,
+      newAccount,
+    }) => {
+      await signIn(page, await newAccount({ verified: false }));
+      await page.goto("/nuvara");
+      await banner(page).getByRole("button", { name: "Hide" }).click();
+      await page.getByRole("button", { name: "Verify email", exact: true }).click();
+      await expect(banner(page)).toBeVisible();
+      await expect(banner(page).getByRole("button", { name: "Hide" })).toBeFocused();
+      await expect(banner(page).getByRole("button", { name: "Send the link again" })).toBeVisible();
+      await page.reload();
+      await expect(banner(page)).toBeVisible();
+      await expect(page.getByRole("button", { name: "Verify email", exact: true })).toHaveCount(0);
+    });
+
     test("a verified account sees no banner", async ({ page, newAccount }) => {
       await signIn(page, await newAccount());
       await page.goto("/nuvara");
@@ -76,49 +119,49 @@ for (const size of SIZES) {
       newAccount,
     }) => {
       const cases: Array<[string, string]> = [
-        ["/nuvara", "Sign in to use the assistant."],
-        ["/dashboard", "Sign in to see your dashboard."],
-        ["/admin/messages", "Sign in with an admin account to open the admin area."],
-        ["/tools/summarize", "Sign in to use this tool."],
+        ["/nuvara", "Log in to use the assistant."],
+        ["/dashboard", "Log in to see your dashboard."],
+        ["/admin/messages", "Log in with an admin account to open the admin area."],
+        ["/tools/summarize", "Log in to use this tool."],
       ];
       for (const [path, reason] of cases) {
         await page.goto(path);
         await expect(page).toHaveURL(`/login?redirectTo=${encodeURIComponent(path)}`);
-        await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
+        await expect(page.getByRole("heading", { level: 1, name: "Log in" })).toBeVisible();
         await expect(page.getByText(reason)).toBeVisible();
       }
       await expectNoAxeViolations(page, `login with a reason (${size.name})`);
 
       // Opened of their own accord: no reason.
       await page.goto("/login");
-      await expect(page.getByRole("heading", { level: 1, name: "Sign in" })).toBeVisible();
-      await expect(page.getByText(/^Sign in to /)).toHaveCount(0);
+      await expect(page.getByRole("heading", { level: 1, name: "Log in" })).toBeVisible();
+      await expect(page.getByText(/^Log in to /)).toHaveCount(0);
       // A redirectTo off the site gives no reason and is not followed.
       await page.goto(`/login?redirectTo=${encodeURIComponent("https://evil.test/nuvara")}`);
-      await expect(page.getByText(/^Sign in to /)).toHaveCount(0);
+      await expect(page.getByText(/^Log in to /)).toHaveCount(0);
 
       // The redirectTo still works: signing in from the bounce goes to the assistant.
       const account = await newAccount();
       await page.goto("/nuvara");
       await page.getByLabel("Email").fill(account.email);
       await page.getByLabel("Password", { exact: true }).fill(account.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.getByRole("button", { name: "Log in", exact: true }).click();
       await expect(page).toHaveURL(/\/nuvara$/);
     });
 
-    test('Logout says "You\'re signed out" where it lands, once', async ({ page, newAccount }) => {
+    test('Logout says "You\'re logged out" where it lands, once', async ({ page, newAccount }) => {
       await signIn(page, await newAccount());
       await page.goto("/dashboard");
       if (size.name === "phone") await mainNav(page).getByRole("button", { name: "Menu" }).click();
       await mainNav(page).getByRole("button", { name: "Logout" }).click();
       await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/$/);
-      await expect(page.getByRole("status").filter({ hasText: "You're signed out." })).toBeVisible();
+      await expect(page.getByRole("status").filter({ hasText: "You're logged out." })).toBeVisible();
       await expect(mainNav(page).getByRole("link", { name: "Login", includeHidden: true })).toHaveCount(1);
       await expectNoAxeViolations(page, `home after logout (${size.name})`);
       // Said once: a reload, or a later visit, does not repeat it.
       await page.reload();
       await expect(page.getByRole("heading", { level: 1, name: "Nuvara2" })).toBeVisible();
-      await expect(page.getByText("You're signed out.")).toHaveCount(0);
+      await expect(page.getByText("You're logged out.")).toHaveCount(0);
     });
   });
 }

@@ -67,7 +67,7 @@ export { expect };
 /** The session cookie of the page's browser context (its value), as the app set it at sign-in. */
 export async function sessionCookieOf(page: Page): Promise<string> {
   const cookie = (await page.context().cookies()).find((candidate) => candidate.name === "__session");
-  if (!cookie) throw new Error("The page is not signed in.");
+  if (!cookie) throw new Error("The page is not logged in.");
   return cookie.value;
 }
 

@@ -5,7 +5,7 @@ test.describe("protected pages and the admin gate", () => {
     test(`${path} sends a signed-out visitor to /login?redirectTo=${path}`, async ({ page }) => {
       await page.goto(path);
       await expect(page).toHaveURL(`/login?redirectTo=${encodeURIComponent(path)}`);
-      await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
     });
   }
 
@@ -17,7 +17,7 @@ test.describe("protected pages and the admin gate", () => {
     await expect(page.getByRole("heading", { level: 1, name: "Tools" })).toBeVisible();
     await page.getByRole("link", { name: "Summarize" }).click();
     await expect(page).toHaveURL("/login?redirectTo=%2Ftools%2Fsummarize");
-    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
   });
 
   test("/admin/messages: anonymous is sent to login", async ({ page }) => {
@@ -70,12 +70,12 @@ test.describe("protected pages and the admin gate", () => {
 });
 
 test.describe("redirectTo", () => {
-  test("is honoured after signing in through the form", async ({ page, newAccount }) => {
+  test("is honoured after logging in through the form", async ({ page, newAccount }) => {
     const account = await newAccount();
     await page.goto("/dashboard");
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Password", { exact: true }).fill(account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page).toHaveURL(/\/dashboard$/);
     await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
   });

@@ -34,7 +34,7 @@ for (const size of SIZES) {
     test("the fields line up with the buttons, inside the screen", async ({ page }) => {
       await page.goto("/login");
       const right = async (box: { x: number; width: number } | null) => Math.round(box!.x + box!.width);
-      const signIn = await right(await page.getByRole("button", { name: "Sign in", exact: true }).boundingBox());
+      const signIn = await right(await page.getByRole("button", { name: "Log in", exact: true }).boundingBox());
       expect(await right(await page.getByLabel("Email").boundingBox())).toBe(signIn);
       expect(await right(await page.getByRole("button", { name: "Show password" }).boundingBox())).toBe(signIn);
       expect(signIn).toBeLessThanOrEqual(size.width);
@@ -77,12 +77,12 @@ for (const size of SIZES) {
       await page.goto("/login");
       await page.getByLabel("Email").fill(`nobody-${Date.now()}@example.com`);
       await page.getByLabel("Password", { exact: true }).fill("whatever-1");
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.getByRole("button", { name: "Log in", exact: true }).click();
       await expect(page.getByRole("alert")).toHaveText(WRONG);
 
       await page.getByLabel("Email").fill(account.email);
       await page.getByLabel("Password", { exact: true }).fill("not-the-password");
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.getByRole("button", { name: "Log in", exact: true }).click();
       await expect(page.getByRole("alert")).toHaveText(WRONG);
       await expect(page.getByLabel("Password", { exact: true })).toHaveValue("not-the-password");
     });
@@ -98,12 +98,16 @@ for (const size of SIZES) {
       await expect(page.getByRole("alert")).toHaveCount(0);
     });
 
-    test('"Sign in" everywhere but the nav, which keeps Login', async ({ page }) => {
+    test('"Log in" everywhere but the nav, which keeps Login', async ({ page }) => {
       for (const path of ["/", "/login", "/login?mode=signup", "/login?mode=reset", "/nuvara", "/tools/summarize"]) {
         await page.goto(path);
         const text = await page.locator("main").innerText();
-        expect(text, path).not.toMatch(/\blog ?in\b/i);
+        // One wording, the nav's (docs/decisions/083): never "sign in" or "sign out".
+        expect(text, path).not.toMatch(/\bsign(ed|ing)?[ -]?(in|out)\b/i);
       }
+      await page.goto("/login");
+      await expect(page.getByRole("heading", { level: 1, name: "Log in" })).toBeVisible();
+      await expect(page.getByRole("button", { name: "Log in", exact: true })).toBeVisible();
       await expect(
         page
           .getByRole("navigation", { name: "Main" })
@@ -120,7 +124,7 @@ test.describe("before the script has loaded", () => {
     await page.goto("/login");
     await page.getByLabel("Email").fill("early@example.com");
     await page.getByLabel("Password", { exact: true }).fill("typed-too-early-1");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await page.waitForLoadState();
     expect(page.url()).not.toContain("typed-too-early-1");
     expect(page.url()).not.toContain("password=");

@@ -30,9 +30,9 @@ test.describe("the login page", () => {
     const demo = DEMO_ACCOUNTS.find((a) => a.role === "")!;
     await page.goto("/");
     await mainNav(page).getByRole("link", { name: "Login" }).click();
-    await expect(page).toHaveTitle("Sign in · Nuvara²");
+    await expect(page).toHaveTitle("Log in · Nuvara²");
     await fillSignIn(page, demo.email, demo.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/$/);
     await expect(mainNav(page).getByRole("button", { name: "Logout" })).toBeVisible();
     await expect(mainNav(page).getByRole("link", { name: "Admin" })).toHaveCount(0);
@@ -42,7 +42,7 @@ test.describe("the login page", () => {
     const demo = DEMO_ACCOUNTS.find((a) => a.role === "admin")!;
     await page.goto("/login");
     await fillSignIn(page, demo.email, demo.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await mainNav(page).getByRole("link", { name: "Admin" }).click();
     await expect(page.getByRole("heading", { name: "Admin messages" })).toBeVisible();
   });
@@ -58,12 +58,21 @@ test.describe("the login page", () => {
     await page.getByLabel("Password", { exact: true }).fill("abc");
     const rules = page.getByRole("list", { name: "Password requirements" });
     await expect(rules.getByText("At least 6 characters")).toContainText("(not met yet)");
+    // Said in words a sighted user reads too, with a mark of its own, not by colour alone.
+    await expect(rules.getByText("(not met yet)")).toBeVisible();
+    await expect(rules.getByRole("listitem").first()).toContainText("✗");
+    // Screen readers hear how far the password has got, politely.
+    const progress = page.getByRole("status").filter({ hasText: /^Password requirements met|meets every requirement/ });
+    await expect(progress).toHaveText("Password requirements met: 0 of 1. Still needed: At least 6 characters.");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(page.getByRole("alert")).toHaveText(
       "Choose a password that meets every requirement in the list above.",
     );
     await page.getByLabel("Password", { exact: true }).fill("abcdef1");
     await expect(rules.getByText("At least 6 characters")).toContainText("(met)");
+    await expect(rules.getByText("(met)")).toBeVisible();
+    await expect(rules.getByRole("listitem").first()).toContainText("✓");
+    await expect(progress).toHaveText("The password meets every requirement.");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(mainNav(page).getByRole("button", { name: "Logout" })).toBeVisible();
     await expect(page).toHaveURL(/\/nuvara$/);
@@ -82,7 +91,7 @@ test.describe("the login page", () => {
     );
   });
 
-  test("shows a pending nav while signing in", async ({ page, newAccount }) => {
+  test("shows a pending nav while logging in", async ({ page, newAccount }) => {
     const account = await newAccount();
     await page.goto("/login");
     let release!: () => void;
@@ -92,13 +101,13 @@ test.describe("the login page", () => {
       await route.continue();
     });
     await fillSignIn(page, account.email, account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect(mainNav(page).getByRole("status")).toHaveText("Signing in…");
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
+    await expect(mainNav(page).getByRole("status")).toHaveText("Logging in…");
     release();
     await expect(mainNav(page).getByRole("button", { name: "Logout" })).toBeVisible();
   });
 
-  test("Google sign-in starts the SDK's popup flow and, offline, fails with a clear message", async ({ page }) => {
+  test("Google login starts the SDK's popup flow and, offline, fails with a clear message", async ({ page }) => {
     // The SDK loads Google's gapi script before it opens the popup; no Google
     // host can be reached here (ADR 003), so the flow stops there.
     const gapi = page.waitForRequest((request) => request.url().startsWith("https://apis.google.com/js/api.js"));
@@ -146,7 +155,7 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await fillSignIn(page, account.email, "another-pass-1");
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(page.getByRole("alert")).toHaveText(
-      "An account with this email already exists. Sign in instead, or reset your password.",
+      "An account with this email already exists. Log in instead, or reset your password.",
     );
     await expect(page.getByLabel("Email")).toHaveValue(account.email);
     await expect(page.getByLabel("Password", { exact: true })).toHaveValue("another-pass-1");
@@ -156,7 +165,7 @@ test.describe("identity errors show human messages and keep what was typed (app/
     const account = await newAccount();
     await page.goto("/login");
     await fillSignIn(page, account.email, "not-the-password");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(
       "That email and password don't match. Check them and try again, or reset your password.",
     );
@@ -166,7 +175,7 @@ test.describe("identity errors show human messages and keep what was typed (app/
   test("user-not-found: the same message as a wrong password (no account is revealed)", async ({ page }) => {
     await page.goto("/login");
     await fillSignIn(page, `nobody-${Date.now()}@example.com`, "whatever-1");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(
       "That email and password don't match. Check them and try again, or reset your password.",
     );
@@ -177,7 +186,7 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await firebase.auth.updateUser(account.uid, { disabled: true });
     await page.goto("/login");
     await fillSignIn(page, account.email, account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(
       "This account has been disabled. Contact the site's administrators if you think this is a mistake.",
     );
@@ -185,11 +194,11 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
   });
 
-  test("an address with “/” cannot sign up or sign in, says why, and keeps what was typed (docs/decisions/075)", async ({
+  test("an address with “/” cannot sign up or log in, says why, and keeps what was typed (docs/decisions/075)", async ({
     page,
   }) => {
     const unusable =
-      "This email address can't be used here: an address with “/” in it (or of another rare form our account records can't store) can't sign in. Please use another address.";
+      "This email address can't be used here: an address with “/” in it (or of another rare form our account records can't store) can't log in. Please use another address.";
     // Sign-up says so before any account is made.
     const typed = `a/new-${Date.now()}@example.com`;
     await page.goto("/login?mode=signup");
@@ -213,9 +222,9 @@ test.describe("identity errors show human messages and keep what was typed (app/
       },
     );
     expect(made.ok).toBe(true);
-    await page.getByRole("button", { name: "Have an account? Sign in" }).click();
+    await page.getByRole("button", { name: "Have an account? Log in" }).click();
     await fillSignIn(page, existing.email, existing.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(unusable);
     await expect(page.getByLabel("Email")).toHaveValue(existing.email);
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
@@ -226,8 +235,8 @@ test.describe("identity errors show human messages and keep what was typed (app/
       "TOO_MANY_ATTEMPTS_TRY_LATER",
       "Too many attempts in a short time. Please wait a few minutes and try again, or reset your password.",
     ],
-    ["TOKEN_EXPIRED", "Your sign-in has expired. Please sign in again."],
-    ["CREDENTIAL_TOO_OLD_LOGIN_AGAIN", "For your security, please sign in again to continue."],
+    ["TOKEN_EXPIRED", "Your login has expired. Please log in again."],
+    ["CREDENTIAL_TOO_OLD_LOGIN_AGAIN", "For your security, please log in again to continue."],
   ];
   for (const [serverCode, message] of scripted) {
     test(`${serverCode} from the identity service`, async ({ page, newAccount }) => {
@@ -235,7 +244,7 @@ test.describe("identity errors show human messages and keep what was typed (app/
       await identityAnswers(page, serverCode);
       await page.goto("/login");
       await fillSignIn(page, account.email, account.password);
-      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.getByRole("button", { name: "Log in", exact: true }).click();
       await expect(page.getByRole("alert")).toHaveText(message);
       await expect(page.getByLabel("Email")).toHaveValue(account.email);
       await expect(page.getByRole("alert")).not.toContainText("auth/");
@@ -247,9 +256,9 @@ test.describe("identity errors show human messages and keep what was typed (app/
     await page.route("**/accounts:signInWithPassword**", (route) => route.abort("internetdisconnected"));
     await page.goto("/login");
     await fillSignIn(page, account.email, account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("alert")).toHaveText(
-      "We couldn't reach the sign-in service. Check your connection and try again.",
+      "We couldn't reach the login service. Check your connection and try again.",
     );
     await expect(page.getByLabel("Password", { exact: true })).toHaveValue(account.password);
   });

@@ -2,7 +2,7 @@ import { pastSignInSecond } from "../support/identity";
 import { env, expect, mainNav, sessionCookieOf, signIn, test } from "./fixtures";
 
 test.describe("logout", () => {
-  test("by the nav's Logout button: signed out, on /, cookie gone", async ({ page, context, newAccount }) => {
+  test("by the nav's Logout button: logged out, on /, cookie gone", async ({ page, context, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/tools");
     await mainNav(page).getByRole("button", { name: "Logout" }).click();
@@ -49,7 +49,7 @@ test.describe("logout", () => {
     await expect(page.getByRole("heading", { name: "Dashboard" })).toBeVisible();
   });
 
-  test("the nav shows a pending state while signing out", async ({ page, newAccount }) => {
+  test("the nav shows a pending state while logging out", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await page.goto("/");
     // Hold the logout request so the in-flight state can be seen.
@@ -60,7 +60,7 @@ test.describe("logout", () => {
       await route.continue();
     });
     await mainNav(page).getByRole("button", { name: "Logout" }).click();
-    await expect(mainNav(page).getByRole("status")).toHaveText("Signing out…");
+    await expect(mainNav(page).getByRole("status")).toHaveText("Logging out…");
     await expect(mainNav(page).getByRole("link", { name: "Assistant" })).toHaveCount(0);
     release();
     await expect(mainNav(page).getByRole("link", { name: "Login" })).toBeVisible();
@@ -68,7 +68,7 @@ test.describe("logout", () => {
 });
 
 test.describe("freshness (ADR 002): changes show within the cache TTL", () => {
-  test("a disabled user is signed out", async ({ page, context, firebase, newAccount }) => {
+  test("a disabled user is logged out", async ({ page, context, firebase, newAccount }) => {
     const account = await newAccount();
     await signIn(page, account);
     await page.goto("/dashboard");
@@ -81,7 +81,7 @@ test.describe("freshness (ADR 002): changes show within the cache TTL", () => {
     expect((await context.cookies()).find((c) => c.name === "__session")).toBeUndefined();
   });
 
-  test("a revoked session is signed out", async ({ page, firebase, newAccount }) => {
+  test("a revoked session is logged out", async ({ page, firebase, newAccount }) => {
     const account = await newAccount();
     await signIn(page, account);
     await page.goto("/");

@@ -1,7 +1,7 @@
 import { env, expect, mainNav, signIn, test } from "./fixtures";
 
 test.describe("navigation (docs/features.md)", () => {
-  test("signed out: Assistant, Dashboard, Tools and Login; no Admin, no Logout", async ({ page }) => {
+  test("logged out: Assistant, Dashboard, Tools and Login; no Admin, no Logout", async ({ page }) => {
     await page.goto("/");
     await expect(page).toHaveTitle("Nuvara²");
     const nav = mainNav(page);
@@ -26,7 +26,7 @@ test.describe("navigation (docs/features.md)", () => {
     expect(nav).not.toContain('href="/login"');
   });
 
-  test("signed in as a user: Logout button, no Admin, no Login", async ({ page, newAccount }) => {
+  test("logged in as a user: Logout button, no Admin, no Login", async ({ page, newAccount }) => {
     await signIn(page, await newAccount({ role: "premium" }));
     await page.goto("/");
     const nav = mainNav(page);
@@ -35,7 +35,7 @@ test.describe("navigation (docs/features.md)", () => {
     await expect(nav.getByRole("link", { name: "Admin" })).toHaveCount(0);
   });
 
-  test("signed in as an admin: Admin link to /admin/messages", async ({ page, newAccount }) => {
+  test("logged in as an admin: Admin link to /admin/messages", async ({ page, newAccount }) => {
     await signIn(page, await newAccount({ role: "admin" }));
     await page.goto("/");
     await expect(mainNav(page).getByRole("link", { name: "Admin" })).toHaveAttribute("href", "/admin/messages");
@@ -96,7 +96,7 @@ test.describe("navigation (docs/features.md)", () => {
 
 test("the home page calls to action by state", async ({ page, newAccount }) => {
   await page.goto("/");
-  await expect(page.getByRole("main").getByRole("link", { name: "Sign in", exact: true })).toBeVisible();
+  await expect(page.getByRole("main").getByRole("link", { name: "Log in", exact: true })).toBeVisible();
   await signIn(page, await newAccount({ displayName: "Hana Home" }));
   await page.goto("/");
   await expect(page.getByText("Welcome back, Hana Home.")).toBeVisible();

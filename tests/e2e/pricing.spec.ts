@@ -56,6 +56,8 @@ test.describe("plans", () => {
       await expect(budgetLine).not.toHaveText(before ?? "");
     }
     await expect(spent).toBeVisible();
+    // One status line says why sending stopped and when it starts again: no count of messages beside it.
+    await expect(page.getByText(/messages? left today/)).toHaveCount(0);
     await expect(page.getByRole("link", { name: "See plans" }).first()).toBeVisible();
     await expectNoAxeViolations(page, "/nuvara with the budget spent");
   });

@@ -68,10 +68,10 @@ test.describe("security headers", () => {
     });
     await page.goto("/");
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Login" }).click();
-    await expect(page.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
     await page.getByLabel("Email").fill("user@example.com");
     await page.getByLabel("Password", { exact: true }).fill("nuvara-user-demo");
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Logout" })).toBeVisible();
     expect(violations).toEqual([]);
   });

@@ -26,7 +26,7 @@ async function signedOutPage(browser: Browser, options: Parameters<Browser["newC
   return { context, page: await context.newPage() };
 }
 
-test("share from the chat, read it signed out, continue it as a visitor, revoke it from the dashboard", async ({
+test("share from the chat, read it logged out, continue it as a visitor, revoke it from the dashboard", async ({
   page,
   browser,
   newAccount,
@@ -81,7 +81,7 @@ test("share from the chat, read it signed out, continue it as a visitor, revoke 
       await expect(visitor.page.getByRole("textbox")).toHaveCount(0);
       await expect(visitor.page.getByText(owner.email)).toHaveCount(0);
       await expect(visitor.page.getByText("Owner Private")).toHaveCount(0);
-      await expect(visitor.page.getByRole("link", { name: "Sign in to continue" })).toHaveAttribute(
+      await expect(visitor.page.getByRole("link", { name: "Log in to continue" })).toHaveAttribute(
         "href",
         `/login?redirectTo=${encodeURIComponent(new URL(url).pathname)}`,
       );

@@ -12,7 +12,7 @@ function promptTool(page: import("@playwright/test").Page, name: string) {
 }
 
 test.describe("the catalogue", () => {
-  test("signed out: browse, search and filter; opening a tool goes through sign-in and back to it", async ({
+  test("logged out: browse, search and filter; opening a tool goes through login and back to it", async ({
     page,
     newAccount,
   }) => {
@@ -54,7 +54,7 @@ test.describe("the catalogue", () => {
     await expect(page).toHaveURL("/login?redirectTo=%2Ftools%2Fsummarize");
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Password", { exact: true }).fill(account.password);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("button", { name: "Log in", exact: true }).click();
     await expect(page).toHaveURL(/\/tools\/summarize$/);
     await expect(page.getByRole("heading", { level: 1, name: "Summarize" })).toBeVisible();
   });
@@ -77,7 +77,7 @@ test.describe("the catalogue", () => {
     await page.getByRole("button", { name: "Start chat" }).click();
     // A new chat with the tool: no conversation exists until the first message is sent (and answered).
     await expect(page).toHaveURL(/\/nuvara\?tool=translate$/);
-    await expect(page.getByText("Tool instructions on")).toBeVisible();
+    await expect(page.getByText("Using the tool “Translate”").first()).toBeVisible();
     await expect(conversationList(page).getByRole("link", { name: "Translate" })).toHaveCount(0);
     const { box, send } = composer(page);
     await expect(box).toHaveValue("Text to translate:\nGood morning, how are you?\n\nTranslate into:\nFrench");
@@ -97,6 +97,55 @@ test.describe("the catalogue", () => {
       content: expect.stringContaining("Translate into:\nFrench"),
     });
   });
+
+  for (const size of [
+    { name: "desktop", width: 1280, height: 800 },
+    { name: "phone", width: 390, height: 844 },
+  ] as const) {
+    test(`a tool's chat shows no starters, names its tool, and can leave it keeping the message (${size.name})`, async ({
+      page,
+      newAccount,
+    }) => {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      await signIn(page, await newAccount());
+      await page.goto("/tools/translate");
+      await page.getByLabel("Text to translate").fill("Good night");
+      await page.getByLabel("Translate into").fill("German");
+      await page.getByRole("button", { name: "Start chat" }).click();
+      await expect(page).toHaveURL(/\/nuvara\?tool=translate$/);
+
+      const header = page.locator("header.chat-header");
+      await expect(header.getByText("Using the tool “Translate”")).toBeVisible();
+      await expect(page.getByRole("list", { name: "Suggestions" })).toHaveCount(0);
+      await expect(page.getByRole("button", { name: "Explain a concept" })).toHaveCount(0);
+      const leave = page.getByRole("link", { name: "Stop using the tool “Translate”" });
+      await expect(leave).toBeVisible();
+      // Whole on the screen, not clipped by a narrow bar: a tap on it reaches it.
+      expect(
+        await leave.evaluate((link) => {
+          const box = link.getBoundingClientRect();
+          return link.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
+        }),
+      ).toBe(true);
+      // The header fits the screen with the tool named in it.
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width).toBeLessThanOrEqual(size.width);
+      await page.screenshot({ path: `/tmp/tool-mode-${size.name}.png` });
+
+      await leave.click();
+      await expect(page).toHaveURL(/\/nuvara$/);
+      await expect(header.getByText(/Using the tool/)).toHaveCount(0);
+      await expect(page.getByRole("list", { name: "Suggestions" })).toBeVisible();
+      // What the tool prepared stays in the box, to send as an ordinary message.
+      await expect(composer(page).box).toHaveValue("Text to translate:\nGood night\n\nTranslate into:\nGerman");
+      await sendMessage(page, "plain question");
+      await expect(replies(page).first()).toContainText("You said: plain question");
+      const request = await lastModelRequest();
+      expect(String(request?.messages?.find((message) => message.role === "system")?.content)).not.toContain(
+        "careful translator",
+      );
+    });
+  }
 
   test("switching a function off: the switch remembers it, and the model is no longer offered that function", async ({
     page,

@@ -78,7 +78,7 @@ describe("POST /api/account/export", () => {
     expect(data.preferences.customInstructions).toBe("Be terse.");
   });
 
-  it("is refused cross-origin, sends a signed-out visitor to sign in, and is POST only", async () => {
+  it("is refused cross-origin, sends a signed-out visitor to log in, and is POST only", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
     expect(
@@ -141,7 +141,7 @@ describe("POST /api/account/delete", () => {
     expect((await firebase.auth.getUser(account.uid)).uid).toBe(account.uid);
   });
 
-  it("asks for a new sign-in when the session's sign-in is over five minutes old, deleting nothing", async () => {
+  it("asks for a new login when the session's login is over five minutes old, deleting nothing", async () => {
     const account = await createAccount(firebase, { role: "premium" });
     await backdateAccount(process.env.TEST_AUTH_EMULATOR_DIRECT!, process.env.FIREBASE_PROJECT_ID!, account.uid, 3600);
     const stale = withSignInAge(await sessionCookieFor(account), 6 * 60);
@@ -154,13 +154,13 @@ describe("POST /api/account/delete", () => {
     expect(response.status).toBe(401);
     expect(await response.json()).toEqual({
       reauth: true,
-      error: "For your security, please sign in again to continue.",
+      error: "For your security, please log in again to continue.",
     });
     expect((await firebase.auth.getUser(account.uid)).disabled).toBe(false);
     expect((await firebase.firestore.collection("users").doc(account.email).get()).exists).toBe(true);
   });
 
-  it("with a recent sign-in and the email typed (any case), deletes the account and clears the cookie", async () => {
+  it("with a recent login and the email typed (any case), deletes the account and clears the cookie", async () => {
     const account = await createAccount(firebase, { role: "premium" });
     const cookie = await sessionCookieFor(account);
     const db = await getDb();

@@ -84,7 +84,7 @@ const endpoints: Endpoint[] = [
 ];
 
 describe.each(endpoints)("$name", (endpoint) => {
-  it("anonymous → redirected to sign in, back to this page after", async () => {
+  it("anonymous → redirected to log in, back to this page after", async () => {
     const response = await endpoint.call();
     expect([302, 303]).toContain(response.status);
     expect(response.headers.get("Location")).toBe(`/login?redirectTo=${encodeURIComponent(endpoint.path())}`);

@@ -127,8 +127,8 @@ describe("who sent it", () => {
     const [row] = (await list(`?q=${marker}`)).page.messages;
     const html = await page(`/admin/messages/${row.id}`);
     expect(html).toContain(unverified.email);
-    expect(html).toContain("(signed in, address not verified)");
-    expect(html).not.toMatch(/\(signed in\)/);
+    expect(html).toContain("(logged in, address not verified)");
+    expect(html).not.toMatch(/\(logged in\)/);
     expect(await page(`/admin/messages?q=${marker}`)).toContain("address not verified");
   });
 
@@ -146,9 +146,9 @@ describe("who sent it", () => {
     const { messages } = (await list(`?q=${marker}`)).page;
     const fromMember = messages.find((m) => m.senderEmail === member.email)!;
     const fromVisitor = messages.find((m) => m.senderEmail === "typed@example.com")!;
-    expect(await page(`/admin/messages/${fromMember.id}`)).toContain("(signed in, verified)");
+    expect(await page(`/admin/messages/${fromMember.id}`)).toContain("(logged in, verified)");
     expect(await page(`/admin/messages/${fromVisitor.id}`)).toContain(
-      "(signed out: the address was typed, not verified)",
+      "(logged out: the address was typed, not verified)",
     );
   });
 
@@ -161,8 +161,8 @@ describe("who sent it", () => {
     );
     expect(old.senderVerified).toBeNull();
     const html = await page(`/admin/messages/${old.id}`);
-    expect(html).toContain("(signed in, verification not recorded)");
-    expect(html).not.toMatch(/\(signed in\)|signed in, verified/);
+    expect(html).toContain("(logged in, verification not recorded)");
+    expect(html).not.toMatch(/\(logged in\)|logged in, verified/);
   });
 });
 

@@ -111,7 +111,7 @@ describe("POST /api/reports", () => {
     expect((await report({ messageId: randomUUID(), reason: "other" })).status).toBe(404);
   });
 
-  it("signed out → 401; cross-origin → 403; bad input → 400 with field errors", async () => {
+  it("logged out → 401; cross-origin → 403; bad input → 400 with field errors", async () => {
     const { replies } = await conversationOf(reporter.uid, uniqueText("guard"));
     expect((await report({ messageId: replies[0], reason: "wrong" }, "")).status).toBe(401);
     const cross = appRequest("/api/reports", {

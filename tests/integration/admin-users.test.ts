@@ -56,7 +56,7 @@ function grantAdmin(email: string, cookie = myCookie) {
 }
 
 describe("the users list", () => {
-  it("joins the identity service with users/{email}: email, name, role, created, last sign-in; search by email", async () => {
+  it("joins the identity service with users/{email}: email, name, role, created, last login; search by email", async () => {
     const other = await createAccount(firebase, { role: "premium", displayName: "Pia Premium", prefix: "listed" });
     const { users } = (await usersPage(`?q=${encodeURIComponent(other.email.slice(0, 15))}`)).listing;
     expect(users.map((u) => u.email)).toEqual([other.email]);
@@ -169,17 +169,17 @@ describe("an account's use this month", () => {
   });
 });
 
-describe("disabling, enabling and signing out an account", () => {
-  it("disable: their session ends, they cannot sign in; enable: they can again; both are recorded", async () => {
+describe("disabling, enabling and logging out an account", () => {
+  it("disable: their session ends, they cannot log in; enable: they can again; both are recorded", async () => {
     const target = await createAccount(firebase, { prefix: "disable-me" });
     const cookie = await sessionCookieFor(target);
     expect(await signedIn(cookie)).toBe(true);
-    await pastSignInSecond(cookie); // so that the revocation that comes with disabling is after this sign-in
+    await pastSignInSecond(cookie); // so that the revocation that comes with disabling is after this login
 
     const response = await accountAction("disable", target.uid);
     expect(response.status).toBe(200);
     expect((await response.json()).notice).toBe(
-      `${target.email} is disabled: they are signed out everywhere and cannot sign in.`,
+      `${target.email} is disabled: they are logged out everywhere and cannot log in.`,
     );
     expect((await firebase.auth.getUser(target.uid)).disabled).toBe(true);
     expect(await signedIn(cookie)).toBe(false);
@@ -204,13 +204,13 @@ describe("disabling, enabling and signing out an account", () => {
     ]);
   });
 
-  it("sign out everywhere ends every session of theirs, and is recorded; they may sign in again", async () => {
+  it("log out everywhere ends every session of theirs, and is recorded; they may log in again", async () => {
     const target = await createAccount(firebase, { prefix: "signout" });
     const [phone, laptop] = [await sessionCookieFor(target), await sessionCookieFor(target)];
     await pastSignInSecond(phone, laptop);
     const response = await accountAction("sign-out-everywhere", target.uid);
     expect(response.status).toBe(200);
-    expect((await response.json()).notice).toBe(`${target.email} is signed out on every device.`);
+    expect((await response.json()).notice).toBe(`${target.email} is logged out on every device.`);
     expect(await signedIn(phone)).toBe(false);
     expect(await signedIn(laptop)).toBe(false);
     // At once: a sign-in in the revocation's own second is valid too (ADR 042).

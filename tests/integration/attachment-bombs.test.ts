@@ -137,9 +137,9 @@ describe("a chunked upload refused", () => {
     });
   });
 
-  it("before it is read (not signed in) gets its JSON answer too", async () => {
+  it("before it is read (not logged in) gets its JSON answer too", async () => {
     const answer = await chunkedUpload(undefined);
     expect(answer.status).toBe(401);
-    expect(JSON.parse(answer.body)).toEqual({ error: "Please sign in." });
+    expect(JSON.parse(answer.body)).toEqual({ error: "Please log in." });
   });
 });

@@ -84,7 +84,7 @@ describe.skipIf(!serverUrl)("auth caches invalidated on every instance", () => {
     expect(await dashboardOn(b, cookie)).toEqual({ signedIn: false, location: expect.stringMatching(/^\/login/) });
   });
 
-  it("a role change by an admin on A: B shows the new plan at once, and a disabled account is signed out", async () => {
+  it("a role change by an admin on A: B shows the new plan at once, and a disabled account is logged out", async () => {
     const boss = await createAccount(firebase, { role: "admin", prefix: "inval-admin" });
     const bossCookie = await sessionCookieFor(boss);
     const account = await createAccount(firebase, { prefix: "inval-role" });

@@ -346,7 +346,7 @@ function forged(): string {
 describe("malformed session cookies: every page and GET API route", () => {
   for (const { route, signedOut } of GET_ROUTES) {
     for (const { input, cookie } of BAD_COOKIES) {
-      it(`GET ${route} · cookie ${input} → ${signedOut} as signed out`, async () => {
+      it(`GET ${route} · cookie ${input} → ${signedOut} as logged out`, async () => {
         const response = await send("GET", resolve(route), { cookie: cookie() });
         expectNoServerError(response, `${route} ${input}`);
         expect(response.status).toBe(signedOut);
@@ -389,12 +389,12 @@ const HOSTILE_REDIRECTS = [
 describe("hostile redirectTo values", () => {
   for (const value of HOSTILE_REDIRECTS) {
     const label = JSON.stringify(value.length > 40 ? `${value.slice(0, 20)}…(${value.length})` : value);
-    it(`GET /login?redirectTo=${label} (signed in) → a same-origin redirect`, async () => {
+    it(`GET /login?redirectTo=${label} (logged in) → a same-origin redirect`, async () => {
       const response = await send("GET", `/login?redirectTo=${encodeURIComponent(value)}`, { cookie: user });
       expect(response.status).toBe(302);
       expectSafeLocation(response);
     });
-    it(`GET /login?redirectTo=${label} (signed out) → the page, with a same-origin redirectTo`, async () => {
+    it(`GET /login?redirectTo=${label} (logged out) → the page, with a same-origin redirectTo`, async () => {
       const response = await send("GET", `/login?_data=routes%2Flogin&redirectTo=${encodeURIComponent(value)}`);
       expect(response.status).toBe(200);
       const { redirectTo } = await response.json();
@@ -646,7 +646,7 @@ const TEXT_FIELDS: FieldCase[] = [
     body: (text) => ({ email: `v${text}@example.com`, message: "hi" }),
   },
   {
-    field: "contact message (signed in)",
+    field: "contact message (logged in)",
     method: "POST",
     route: "/api/contact",
     who: "user",
@@ -789,7 +789,7 @@ function dataRouteId(route: string): string {
 
 // ---- two session cookies ----------------------------------------------------------------
 
-describe("two session cookies in one request (cookie tossing) → signed out, never a 500", () => {
+describe("two session cookies in one request (cookie tossing) → logged out, never a 500", () => {
   const TWO_COOKIES: Array<{ input: string; cookie: () => Promise<string> }> = [
     { input: "__session=a; __session=b", cookie: async () => "__session=a; __session=b" },
     { input: "a valid session, then another", cookie: async () => `${user}; ${await cookieOf("fresh")}` },
@@ -802,7 +802,7 @@ describe("two session cookies in one request (cookie tossing) → signed out, ne
       expect(response.status).toBe(302);
       expect(response.headers.get("Location")).toMatch(/^\/login\?redirectTo=%2Fdashboard/);
     });
-    it(`GET / · ${input} → the page, signed out`, async () => {
+    it(`GET / · ${input} → the page, logged out`, async () => {
       const response = await send("GET", "/?_data=root", { cookie: await cookie() });
       expect(response.status).toBe(200);
       expect((await response.json()).user ?? null).toBeNull();
@@ -960,14 +960,14 @@ describe("hostile Markdown replies open their conversation; tossed session cooki
     });
   }
 
-  it("two session cookies → signed out, and the cookie a sibling can plant is cleared", async () => {
+  it("two session cookies → logged out, and the cookie a sibling can plant is cleared", async () => {
     // The valid one first: it used to win, keeping the victim signed in next to a planted cookie.
     const response = await send("GET", "/dashboard", { cookie: `${user}; __session=planted` });
     expect(response.status).toBe(302);
     expect(response.headers.get("Set-Cookie")).toMatch(/^__session=;.*Max-Age=0/);
   });
 
-  it("both names, __session and __Host-session → signed out", async () => {
+  it("both names, __session and __Host-session → logged out", async () => {
     const response = await send("GET", "/?_data=root", { cookie: `${user}; __Host-session=${user.split("=")[1]}` });
     expect(response.status).toBe(200);
     expect((await response.json()).user ?? null).toBeNull();

@@ -103,9 +103,9 @@ const MISCONFIGURATIONS: Array<{ problem: string; env: Record<string, string>; s
     says: /SMTP_URL: must start with smtp:\/\/ or smtps:\/\//,
   },
   {
-    problem: "a sign-in provider Firebase has no such id for",
+    problem: "a login provider Firebase has no such id for",
     env: { AUTH_PROVIDERS: "password,github" },
-    says: /AUTH_PROVIDERS: "github" is not a sign-in provider/,
+    says: /AUTH_PROVIDERS: "github" is not a login provider/,
   },
   {
     problem: "an SSO provider without a name for its button",

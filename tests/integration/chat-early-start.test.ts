@@ -119,7 +119,7 @@ describe("POST /api/chat: started early, confirmed before anything is shown", ()
     const response = await postChat(body, { cookie });
 
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Please sign in to chat." });
+    expect(await response.json()).toEqual({ error: "Please log in to chat." });
     expect(response.headers.get("Set-Cookie")).toMatch(/__session=;/);
     // The early model request (if it got that far) was cancelled.
     expect(await everyModelRequestClosedWithoutAnswer(before)).not.toContain("completed");

@@ -78,7 +78,7 @@ describe("POST /api/chat: who may send what", () => {
   it("answers 401 JSON without a session (no redirect)", async () => {
     const response = await postChat(firstMessage("hello"));
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: "Please sign in to chat." });
+    expect(await response.json()).toEqual({ error: "Please log in to chat." });
   });
 
   it("refuses bad input with 400 and a clear message, storing nothing and counting nothing", async () => {

@@ -340,7 +340,7 @@ describe("the attacks ADR 047 describes, end to end", () => {
     expect(await readRole(target.email)).toBe("");
   });
 
-  it("a logout form on another origin leaves the session signed in; this origin's logs out", async () => {
+  it("a logout form on another origin leaves the session logged in; this origin's logs out", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
     const forged = await post("/api/auth/logout", { cookie, origin: "http://evil.example", form: {} });

@@ -39,7 +39,7 @@ async function signedIn(options: Parameters<typeof createAccount>[1] = {}) {
 }
 
 describe("dashboard loader", () => {
-  it("sends a signed-out visitor to sign in", async () => {
+  it("sends a signed-out visitor to log in", async () => {
     const thrown = await dashboard().catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(Response);
     expect((thrown as Response).status).toBe(302);

@@ -64,10 +64,10 @@ describe("/login says why the visitor is there", () => {
 
   it("from the redirectTo the guards set, through a fixed list", async () => {
     expect(await login("?redirectTo=%2Fnuvara")).toMatchObject({
-      reason: "Sign in to use the assistant.",
+      reason: "Log in to use the assistant.",
       redirectTo: "/nuvara",
     });
-    expect(await login("?redirectTo=%2Fdashboard")).toMatchObject({ reason: "Sign in to see your dashboard." });
+    expect(await login("?redirectTo=%2Fdashboard")).toMatchObject({ reason: "Log in to see your dashboard." });
     expect(await login("")).toMatchObject({ reason: null, redirectTo: "/" });
     expect(await login(`?redirectTo=${encodeURIComponent("https://evil.test/nuvara")}`)).toMatchObject({
       reason: null,

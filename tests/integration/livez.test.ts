@@ -3,7 +3,7 @@ import { appRequest } from "../support/app-env";
 import { appHandler } from "../support/remix-app";
 
 describe("GET /livez", () => {
-  it("answers 200 with the API headers and no cookie, signed out", async () => {
+  it("answers 200 with the API headers and no cookie, logged out", async () => {
     const handle = await appHandler();
     const response = await handle(appRequest("/livez"));
     expect(response.status).toBe(200);

@@ -79,7 +79,7 @@ describe("POST /api/auth/session", () => {
     expect(noOrigin.status).toBe(403);
   });
 
-  it("refuses an ID token whose sign-in is over 5 minutes old with 401", async () => {
+  it("refuses an ID token whose login is over 5 minutes old with 401", async () => {
     const old = await createAccount(firebase);
     await backdateAccount(process.env.TEST_AUTH_EMULATOR_DIRECT!, process.env.FIREBASE_PROJECT_ID!, old.uid, 3600);
     const stale = staleIdToken(await freshIdToken(old), 6 * 60);
@@ -127,7 +127,7 @@ describe("POST /api/auth/session", () => {
       const refused = await post(JSON.stringify({ idToken }));
       expect(refused.status).toBe(429);
       expect(refused.headers.get("Retry-After")).toBe("45");
-      expect((await refused.json()).error).toBe("Too many sign-in attempts. Please wait 45 seconds and try again.");
+      expect((await refused.json()).error).toBe("Too many login attempts. Please wait 45 seconds and try again.");
     } finally {
       pinClock(undefined);
     }

@@ -28,13 +28,13 @@ async function thrown(promise: Promise<unknown>): Promise<Response> {
 }
 
 describe("root loader: session and role", () => {
-  it("signed out without a cookie: no user, role empty, nothing cleared", async () => {
+  it("logged out without a cookie: no user, role empty, nothing cleared", async () => {
     const { data, setCookie } = await root();
     expect(data).toMatchObject({ user: null, role: "", isAdmin: false });
     expect(setCookie).toBeNull();
   });
 
-  it("signed in: the user's fields and the role from users/{email}.stripeRole", async () => {
+  it("logged in: the user's fields and the role from users/{email}.stripeRole", async () => {
     const account = await createAccount(firebase, { role: "premium", displayName: "Pat Premium" });
     const { data } = await root(await sessionCookieFor(account));
     expect(data.user).toMatchObject({
@@ -80,7 +80,7 @@ describe("root loader: session and role", () => {
     expect(result.setCookie).toMatch(/^__session=;/);
   });
 
-  it("a disabled user is signed out and the cookie cleared", async () => {
+  it("a disabled user is logged out and the cookie cleared", async () => {
     const account = await createAccount(firebase);
     const cookie = await sessionCookieFor(account);
     expect((await root(cookie)).data.user).not.toBeNull();
@@ -200,7 +200,7 @@ describe("faults: a backend stopped or stalled", () => {
 
   for (const backend of ["firestore", "identity", "postgres"] as const) {
     for (const mode of ["refuse", "stall"] as const) {
-      it(`${backend} ${mode === "refuse" ? "stopped" : "stalled"}: the page renders signed in with role "", the cookie is kept, /admin answers 503`, async () => {
+      it(`${backend} ${mode === "refuse" ? "stopped" : "stalled"}: the page renders logged in with role "", the cookie is kept, /admin answers 503`, async () => {
         await setFault(backend, mode);
         const started = Date.now();
         const { data, setCookie } = await root(adminCookie);
@@ -221,7 +221,7 @@ describe("faults: a backend stopped or stalled", () => {
     }
   }
 
-  it("after recovery the admin is an admin again, never having been signed out", async () => {
+  it("after recovery the admin is an admin again, never having been logged out", async () => {
     await healAll();
     // gRPC reconnects with a short backoff after a fault.
     await vi.waitFor(async () => expect((await root(adminCookie)).data.isAdmin).toBe(true), {

@@ -81,7 +81,7 @@ async function share(conversationId: string, fields: Record<string, string> = {}
 }
 
 describe("sharing a conversation", () => {
-  it("makes a link with a long random id that anyone can open signed out: title, messages, noindex, no composer", async () => {
+  it("makes a link with a long random id that anyone can open logged out: title, messages, noindex, no composer", async () => {
     const id = await conversationOf(owner.uid, [
       ["Plan a trip to Lisbon", "Start at **Belém**."],
       ["And day two?", "Take tram 28 to Alfama."],
@@ -105,7 +105,7 @@ describe("sharing a conversation", () => {
     expect(order.every((at) => at > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(html).not.toContain("<textarea");
-    expect(html).toContain("Sign in to continue");
+    expect(html).toContain("Log in to continue");
     expect(html).toContain(`href="/login?redirectTo=${encodeURIComponent(link.path)}"`);
     // Nothing of the owner: not their email, name or uid.
     for (const secret of [owner.email, "Private Owner Name", owner.uid]) expect(html).not.toContain(secret);
@@ -162,7 +162,7 @@ describe("sharing a conversation", () => {
     expect(html).not.toContain("Later secret");
   });
 
-  it("another user's conversation cannot be shared (404), nor an unknown one; signed out goes to sign in", async () => {
+  it("another user's conversation cannot be shared (404), nor an unknown one; logged out goes to log in", async () => {
     const id = await conversationOf(owner.uid, [["Mine", "Yours."]]);
     expect((await post(`/api/conversations/${id}/share`, { intent: "create" }, visitorCookie)).status).toBe(404);
     expect((await get(`/api/conversations/${id}/share`, visitorCookie)).status).toBe(404);
@@ -231,7 +231,7 @@ describe("sharing a conversation", () => {
     expect(await db.select().from(messages).where(eq(messages.conversationId, id))).toHaveLength(4);
   });
 
-  it("a signed-out visitor who posts Continue is sent to sign in and back to the link; a revoked link cannot be continued", async () => {
+  it("a signed-out visitor who posts Continue is sent to log in and back to the link; a revoked link cannot be continued", async () => {
     const id = await conversationOf(owner.uid, [["Q", "A."]]);
     const link = await share(id);
     const anon = await post(link.path, { intent: "continue" });

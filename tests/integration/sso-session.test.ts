@@ -124,7 +124,7 @@ describe("only the listed methods become a session (ADR 053)", () => {
   let restore: (() => void) | undefined;
   afterEach(() => restore?.());
 
-  it("default (password,google): an OIDC sign-in is refused with 403 and a clear message, no cookie", async () => {
+  it("default (password,google): an OIDC login is refused with 403 and a clear message, no cookie", async () => {
     const idToken = await signInWithIdp("oidc.acme", {
       sub: `idp-${randomUUID()}`,
       email: `sso-${randomUUID().slice(0, 8)}@acme.example`,
@@ -133,12 +133,12 @@ describe("only the listed methods become a session (ADR 053)", () => {
     const response = await startSession(idToken);
     expect(response.status).toBe(403);
     expect(await response.json()).toEqual({
-      error: "This sign-in method is not offered here. Please use one of those on the sign-in page.",
+      error: "This login method is not offered here. Please use one of those on the login page.",
     });
     expect(response.headers.get("Set-Cookie")).toBeNull();
   });
 
-  it("SSO only (oidc.acme): a password sign-in is refused, the OIDC one accepted", async () => {
+  it("SSO only (oidc.acme): a password login is refused, the OIDC one accepted", async () => {
     restore = setAppEnv({ AUTH_PROVIDERS: "oidc.acme", AUTH_PROVIDER_NAMES: "oidc.acme=Acme SSO" });
     const password = await startSession(await freshIdToken(await createAccount(firebase)));
     expect(password.status).toBe(403);

@@ -165,7 +165,7 @@ describe("function tools: each user's switch, which the assistant respects", () 
 });
 
 describe("using a prompt tool", () => {
-  it("goes through sign-in for a signed-out visitor", async () => {
+  it("goes through login for a signed-out visitor", async () => {
     const result = await run(toolLoader as Handler, "/tools/summarize", { params: { toolId: "summarize" } });
     expect(result).toMatchObject({ status: 302, location: "/login?redirectTo=%2Ftools%2Fsummarize" });
   });
@@ -260,7 +260,7 @@ describe("using a prompt tool", () => {
 });
 
 describe("admins manage prompt tools", () => {
-  it("refuses every admin action to other users (403) and to signed-out visitors (sign in), changing nothing", async () => {
+  it("refuses every admin action to other users (403) and to signed-out visitors (log in), changing nothing", async () => {
     const { cookie } = await session("premium");
     const unverifiedAdmin = (await session("admin")).account;
     await firebase.auth.updateUser(unverifiedAdmin.uid, { emailVerified: false });

@@ -106,7 +106,7 @@ function faults(logs: ReturnType<typeof captureLogs>) {
   return logs.entries().filter((entry) => entry.level >= 40);
 }
 
-describe("signing in with an address that cannot key users/{email}", () => {
+describe("logging in with an address that cannot key users/{email}", () => {
   it("is refused with a clear code and message, and no session is made", async () => {
     for (const shape of ["odd", "even"] as const) {
       const account = await signUp(slashed(shape));
@@ -126,7 +126,7 @@ describe("signing in with an address that cannot key users/{email}", () => {
     expect(response.status).toBe(204);
   });
 
-  it("an account already signed in on this browser may confirm its identity again (to delete itself)", async () => {
+  it("an account already logged in on this browser may confirm its identity again (to delete itself)", async () => {
     const account = await signUp(slashed());
     const cookie = await existingSession(account);
     expect((await postSession(await signInToken(account), cookie)).status).toBe(204);

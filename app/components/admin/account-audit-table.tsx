@@ -21,7 +21,7 @@ export function AccountAuditTable({ actions }: { actions: AccountActionRow[] }) 
     <AuditTable
       id="account-actions-title"
       title="Account changes"
-      empty="No account has been disabled, enabled, signed out or deleted from here yet."
+      empty="No account has been disabled, enabled, logged out or deleted from here yet."
       entries={actions.map((entry) => ({ ...entry, change: ACTION_WORDS[entry.action] }))}
     />
   );

@@ -6,8 +6,8 @@
  * verification was recorded say so rather than imply it.
  */
 export function senderLabel(row: { senderUid: string | null; senderVerified: boolean | null }): string {
-  if (!row.senderUid) return "signed out: the address was typed, not verified";
-  if (row.senderVerified === true) return "signed in, verified";
-  if (row.senderVerified === false) return "signed in, address not verified";
-  return "signed in, verification not recorded";
+  if (!row.senderUid) return "logged out: the address was typed, not verified";
+  if (row.senderVerified === true) return "logged in, verified";
+  if (row.senderVerified === false) return "logged in, address not verified";
+  return "logged in, verification not recorded";
 }

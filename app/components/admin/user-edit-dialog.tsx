@@ -172,11 +172,11 @@ export function UserEditDialog({
         <h3 id={`${titleId}-account`}>Account</h3>
         {isMe ? (
           <p className="fine-print">
-            This is your own account: to sign out on every device, use “Sign out everywhere” on your dashboard.
+            This is your own account: to log out on every device, use “Log out everywhere” on your dashboard.
           </p>
         ) : (
           <>
-            <p>{user.disabled ? "This account is disabled: they cannot sign in." : "This account is active."}</p>
+            <p>{user.disabled ? "This account is disabled: they cannot log in." : "This account is active."}</p>
             <fetcher.Form method="post" action="/admin/users" className="user-dialog-actions">
               <input type="hidden" name="uid" value={user.uid} />
               <button
@@ -190,24 +190,24 @@ export function UserEditDialog({
               </button>
               <span className="fine-print">
                 {user.disabled
-                  ? "They can sign in again; their earlier sessions stay ended."
-                  : "They are signed out on every device at once and cannot sign in until enabled."}
+                  ? "They can log in again; their earlier sessions stay ended."
+                  : "They are logged out on every device at once and cannot log in until enabled."}
               </span>
             </fetcher.Form>
             {user.disabled ? null : (
               <fetcher.Form method="post" action="/admin/users" className="user-dialog-actions">
                 <input type="hidden" name="uid" value={user.uid} />
                 <button type="submit" name="intent" value="sign-out-everywhere" className="button" disabled={busy}>
-                  Sign out everywhere
+                  Log out everywhere
                 </button>
-                <span className="fine-print">Ends their sessions on every device; they can sign in again.</span>
+                <span className="fine-print">Ends their sessions on every device; they can log in again.</span>
               </fetcher.Form>
             )}
             {askingDelete ? (
               <Form method="post" action="/admin/users" className="confirm-panel" aria-labelledby={`${titleId}-delete`}>
                 <h4 id={`${titleId}-delete`}>Delete {user.email}&apos;s account?</h4>
                 <p>
-                  Their sign-in, conversations, files and messages to the admins are deleted, and it cannot be undone.
+                  Their login, conversations, files and messages to the admins are deleted, and it cannot be undone.
                   Disable the account instead to keep them.
                 </p>
                 <input type="hidden" name="uid" value={user.uid} />

@@ -39,7 +39,7 @@ export function UsersTable({
             <th scope="col">User</th>
             <th scope="col">Role</th>
             <th scope="col">This month</th>
-            <th scope="col">Last sign-in</th>
+            <th scope="col">Last login</th>
             <th scope="col">
               <span className="visually-hidden">Actions</span>
             </th>
@@ -86,7 +86,7 @@ export function UsersTable({
                   </span>
                 )}
               </td>
-              <td data-label="Last sign-in">
+              <td data-label="Last login">
                 <LocalTime value={row.lastSignInAt} />
               </td>
               <td className="user-actions">

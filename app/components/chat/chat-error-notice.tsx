@@ -1,16 +1,21 @@
 import type { ShownError } from "~/chat/client-errors";
 
-/** A failed send, in plain words, with the way on: sign in again, the plans for a limit Retry can't get past, or Retry. */
+/**
+ * A failed send or reply, in plain words, with the way on: sign in again, the plans for a limit Retry can't get
+ * past, or Retry (and Continue, for a reply cut off part way). One notice, in one place, for every failure.
+ */
 export function ChatErrorNotice({
   error,
   chatId,
   upgradeUrl,
   onRetry,
+  onContinue,
 }: {
   error: ShownError | null;
   chatId: string;
   upgradeUrl: string | null | undefined;
   onRetry: () => void;
+  onContinue?: () => void;
 }) {
   if (!error) return null;
   return (
@@ -18,7 +23,7 @@ export function ChatErrorNotice({
       <p>{error.message}</p>
       {error.signedOut ? (
         <a className="button" href={`/login?redirectTo=${encodeURIComponent(`/nuvara/${chatId}`)}`}>
-          Sign in again
+          Log in again
         </a>
       ) : error.quotaExhausted ? (
         // A limit Retry can't get past: the way to more, when plans are on offer.
@@ -28,9 +33,16 @@ export function ChatErrorNotice({
           </a>
         ) : null
       ) : (
-        <button type="button" className="button primary" onClick={onRetry}>
-          Retry
-        </button>
+        <div className="chat-error-actions">
+          <button type="button" className="button primary" onClick={onRetry}>
+            Retry
+          </button>
+          {onContinue ? (
+            <button type="button" className="button" onClick={onContinue}>
+              Continue
+            </button>
+          ) : null}
+        </div>
       )}
     </div>
   );

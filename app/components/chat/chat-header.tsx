@@ -1,6 +1,9 @@
+import { Link } from "@remix-run/react";
+import { useRef } from "react";
 import { ShareButton } from "~/components/share/share-button";
 import type { ModelChoice } from "./chat-view-types";
 import { SidebarToggle } from "./sidebar-toggle";
+import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 
 /** The conversation's header: its title, the instructions in effect, the model menu, Export and Share. */
 export function ChatHeader({
@@ -9,6 +12,7 @@ export function ChatHeader({
   title,
   customInstructions,
   toolInstructions,
+  tool,
   picker,
 }: {
   chatId: string;
@@ -16,6 +20,7 @@ export function ChatHeader({
   title: string | null;
   customInstructions: string | null;
   toolInstructions: boolean;
+  tool: { id: string; name: string } | null;
   picker: ModelPickerProps;
 }) {
   return (
@@ -31,7 +36,11 @@ export function ChatHeader({
             <p>{customInstructions}</p>
           </details>
         ) : null}
-        {toolInstructions ? <span className="badge">Tool instructions on</span> : null}
+        {tool ? (
+          <ToolBadge name={tool.name} />
+        ) : toolInstructions ? (
+          <span className="badge">Tool instructions on</span>
+        ) : null}
         <ModelPicker {...picker} />
         {!isNew ? (
           <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
@@ -44,23 +53,47 @@ export function ChatHeader({
   );
 }
 
+/** A new chat in a prompt tool's mode says which tool, and leaves it (the message in the box stays, app/components/chat/drafts.ts). */
+function ToolBadge({ name }: { name: string }) {
+  return (
+    <span className="badge tool-badge">
+      <span className="tool-badge-name">Using the tool “{name}”</span>
+      <Link
+        to="/nuvara"
+        className="tool-leave"
+        aria-label={`Stop using the tool “${name}”`}
+        title="Stop using the tool"
+      >
+        <span aria-hidden="true">×</span>
+      </Link>
+    </span>
+  );
+}
+
 interface ModelPickerProps {
   models: ModelChoice[];
   model: string;
   onChoose: (id: string) => void;
-  hydrated: boolean;
   busy: boolean;
 }
 
-function ModelPicker({ models, model, onChoose, hydrated, busy }: ModelPickerProps) {
+function ModelPicker({ models, model, onChoose, busy }: ModelPickerProps) {
+  const select = useRef<HTMLSelectElement>(null);
+  // A model chosen in the server's page, before it came alive, is in the menu but not yet in state (no change event
+  // reached React): taken over as the page hydrates, before the next render would set the menu back to the default.
+  useBrowserLayoutEffect(() => {
+    const chosen = select.current?.value;
+    if (chosen && chosen !== model && models.some((option) => option.id === chosen)) onChoose(chosen);
+    // Once, at hydration.
+  }, []);
   return (
     <label className="model-picker">
       <span>Model</span>
       <select
+        ref={select}
         value={model}
         onChange={(event) => onChoose(event.target.value)}
-        // Before the page is live a choice would be undone by hydration: it waits, like Send.
-        disabled={!hydrated || busy || models.length === 0}
+        disabled={busy || models.length === 0}
       >
         {models.map((option) => (
           <option key={option.id} value={option.id}>

@@ -23,8 +23,6 @@ export interface MessageActions {
   onEdit?: (text: string) => void;
   /** ‹ n/m ›: the message has other versions (docs/decisions/069). */
   versions?: Versions;
-  /** Offered on the last reply when it was interrupted (its server went away). */
-  onContinue?: () => void;
   /** Offered on stored replies. */
   onReport?: () => void;
   /** 👍/👎, offered on stored replies. */
@@ -97,7 +95,8 @@ export function ChatMessageView({
             </CitedReply>
           )}
           {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
-          {status === "interrupted" && !streaming ? (
+          {/* The last reply's failure is said by the notice under it (app/components/chat/chat-error-notice.tsx). */}
+          {status === "interrupted" && !streaming && actions.onRegenerate ? (
             <p className="interrupted-note">
               The server writing this reply went away before it finished{text ? "; what it wrote is kept" : ""}.
             </p>
@@ -114,14 +113,9 @@ export function ChatMessageView({
               Edit
             </button>
           ) : null}
-          {actions.onContinue ? (
-            <button type="button" className="chip-button" onClick={actions.onContinue}>
-              Continue
-            </button>
-          ) : null}
           {actions.onRegenerate ? (
             <button type="button" className="chip-button" onClick={actions.onRegenerate}>
-              {status === "interrupted" ? "Retry" : "Regenerate"}
+              Regenerate
             </button>
           ) : null}
           {actions.feedback ? <FeedbackButtons messageId={message.id} feedback={actions.feedback} /> : null}

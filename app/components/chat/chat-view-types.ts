@@ -36,6 +36,8 @@ export interface ChatViewProps {
   /** Instructions in effect for this conversation, shown so the user knows. */
   customInstructions: string | null;
   toolInstructions: boolean;
+  /** A new chat opened from a prompt tool (/nuvara?tool=<id>): named in the header, with the way out; no starters. */
+  tool?: { id: string; name: string } | null;
   toolNames: Record<string, string>;
   /** The owner's 👍/👎 by reply id. */
   feedback?: Record<string, 1 | -1>;

@@ -30,7 +30,8 @@ export function ChatView(props: ChatViewProps) {
         title={props.title}
         customInstructions={props.customInstructions}
         toolInstructions={props.toolInstructions}
-        picker={{ models, model, onChoose: chooseModel, hydrated: chat.hydrated, busy }}
+        tool={props.tool ?? null}
+        picker={{ models, model, onChoose: chooseModel, busy }}
       />
       <ModelBanner noModel={models.length === 0} demo={demoIds.has(model)} />
       <Transcript follow={chat.follow} busy={busy} onEscape={chat.stopOnEscape}>
@@ -39,6 +40,7 @@ export function ChatView(props: ChatViewProps) {
           status={status}
           busy={busy}
           startDisabled={busy || chat.blockedReason !== null}
+          toolName={props.tool?.name ?? null}
           onStart={chat.send}
           demoIds={demoIds}
           toolNames={props.toolNames}
@@ -49,6 +51,7 @@ export function ChatView(props: ChatViewProps) {
           chatId={chatId}
           upgradeUrl={props.quota.upgradeUrl}
           onRetry={chat.retry}
+          onContinue={chat.continueReply}
         />
       </Transcript>
       <Composer
@@ -63,7 +66,14 @@ export function ChatView(props: ChatViewProps) {
         onEscape={chat.stopOnEscape}
         busy={busy}
         blockedReason={chat.blockedReason}
-        footer={<ComposerFooter restoredNotice={chat.restoredNotice} quota={props.quota} timeZone={chat.timeZone} />}
+        footer={
+          <ComposerFooter
+            restoredNotice={chat.restoredNotice}
+            quota={props.quota}
+            timeZone={chat.timeZone}
+            refusedByLimit={chat.shownError?.quotaExhausted === true}
+          />
+        }
       />
       <LazyReportDialog messageId={chat.report.messageId} onClose={chat.report.close} />
       <ReplyAnnouncement text={chat.announcement} />

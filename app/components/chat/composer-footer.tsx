@@ -3,22 +3,28 @@ import { budgetLeftText, budgetSpentMessage, fallbackText, type BudgetView } fro
 import { formatResetTime, quotaExhaustedMessage, remainingText } from "~/budgets/quota-text";
 import type { QuotaView } from "./chat-view-types";
 
-/** Under the message box: a message given back after a reload (app/components/chat/use-unsent-restore.ts), and what is left to send. */
+/**
+ * Under the message box: a message given back after a reload (app/components/chat/use-unsent-restore.ts), and what is left to send.
+ * A limit that stops sending is said once: while the server's refusal is shown above (`refusedByLimit`) the page's
+ * counts, read before that refusal, are stale and stay hidden.
+ */
 export function ComposerFooter({
   restoredNotice,
   quota,
   timeZone,
+  refusedByLimit,
 }: {
   restoredNotice: boolean;
   quota: QuotaView;
   timeZone: string | undefined;
+  refusedByLimit: boolean;
 }) {
   return (
     <>
       {restoredNotice ? (
         <span role="status">Your last message wasn't confirmed as sent, so it's back in the box.</span>
       ) : null}
-      <QuotaLine quota={quota} timeZone={timeZone} />
+      {refusedByLimit ? null : <QuotaLine quota={quota} timeZone={timeZone} />}
     </>
   );
 }
@@ -31,7 +37,9 @@ function QuotaLine({ quota, timeZone }: { quota: QuotaView; timeZone: string | u
     </>
   ) : null;
   const budget = quota.budget ? <BudgetLine budget={quota.budget} timeZone={timeZone} upgrade={upgrade} /> : null;
-  if (quota.remaining === null || quota.limit === null) return budget;
+  // A spent budget with no fallback stops sending: its line alone, not beside a count of messages that can't be sent.
+  const budgetBlocks = quota.budget?.spent === true && !quota.budget.fallback;
+  if (quota.remaining === null || quota.limit === null || budgetBlocks) return budget;
   const resetsAt = new Date(quota.resetsAt);
   if (quota.remaining === 0) {
     return (

@@ -12,7 +12,7 @@ function tabStops(container: HTMLElement) {
  * Keeps focus inside `container` (a drawer over the page): everything else is
  * made inert, so neither Tab nor a screen reader's cursor leaves it, and Tab
  * wraps from the last stop to the first (and back), as in a modal dialog.
- * Escape calls `onEscape` — unless a dialog opened from inside handles it.
+ * Escape calls `onEscape` — unless a dialog or a menu opened from inside handles it.
  * Returns the undo.
  */
 export function trapFocus(container: HTMLElement, onEscape: () => void) {
@@ -29,6 +29,8 @@ export function trapFocus(container: HTMLElement, onEscape: () => void) {
   const onKeyDown = (event: KeyboardEvent) => {
     if ((event.target as Element | null)?.closest("dialog")) return;
     if (event.key === "Escape") {
+      // A menu open inside (the settings menu) closes first: one Escape, one thing closed.
+      if ((event.target as Element | null)?.closest('[role="menu"]')) return;
       event.preventDefault();
       onEscape();
       return;

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from "react";
+import { lazy, Suspense } from "react";
 import { useOpenedOnce } from "./opened-once";
 
 // The form is fetched when first opened: not part of the page's first load (ADR 051).
@@ -8,20 +8,12 @@ const InstructionsForm = lazy(() =>
   })),
 );
 
-/** Custom instructions: applied to every new chat, edited here. */
-export function CustomInstructions({ text }: { text: string }) {
-  const [open, setOpen] = useState(false);
+/** Custom instructions: applied to every new chat, edited in this dialog (opened from the settings menu). */
+export function InstructionsDialog({ text, open, onClose }: { text: string; open: boolean; onClose: () => void }) {
   const loaded = useOpenedOnce(open);
-  return (
-    <>
-      <button type="button" className="link-button" onClick={() => setOpen(true)}>
-        Custom instructions: {text ? "on" : "off"}
-      </button>
-      {loaded ? (
-        <Suspense fallback={null}>
-          <InstructionsForm text={text} open={open} onClose={() => setOpen(false)} />
-        </Suspense>
-      ) : null}
-    </>
-  );
+  return loaded ? (
+    <Suspense fallback={null}>
+      <InstructionsForm text={text} open={open} onClose={onClose} />
+    </Suspense>
+  ) : null;
 }

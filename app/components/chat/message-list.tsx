@@ -9,6 +9,7 @@ export function MessageList({
   status,
   busy,
   startDisabled,
+  toolName,
   onStart,
   demoIds,
   toolNames,
@@ -19,6 +20,8 @@ export function MessageList({
   busy: boolean;
   /** The suggestions can't be sent (a reply on its way, or sending is blocked). */
   startDisabled: boolean;
+  /** A prompt tool's chat: its first message waits in the box, so no starters compete with it. */
+  toolName: string | null;
   onStart: (prompt: string) => void;
   demoIds: Set<string>;
   toolNames: Record<string, string>;
@@ -28,7 +31,11 @@ export function MessageList({
   return (
     <>
       {messages.length === 0 ? (
-        <EmptyChat onStart={onStart} disabled={startDisabled} />
+        toolName !== null ? (
+          <ToolChatIntro name={toolName} />
+        ) : (
+          <EmptyChat onStart={onStart} disabled={startDisabled} />
+        )
       ) : (
         messages.map((message, index) => (
           <ChatMessageView
@@ -57,6 +64,18 @@ function EmptyChat({ onStart, disabled }: { onStart: (prompt: string) => void; d
       <StarterSuggestions onPick={onStart} disabled={disabled} />
       <p className="fine-print">
         Enter sends, Shift+Enter adds a line. Replies can use a calculator, the date and time, and unit conversion.
+      </p>
+    </div>
+  );
+}
+
+function ToolChatIntro({ name }: { name: string }) {
+  return (
+    <div className="empty-chat">
+      <p className="lead">Using the tool “{name}”</p>
+      <p className="fine-print">
+        Your message is ready in the box below: read it, change it if you like, and send it. The assistant follows the
+        tool&apos;s instructions in this chat.
       </p>
     </div>
   );

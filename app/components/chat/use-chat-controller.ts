@@ -1,5 +1,6 @@
 import { useState } from "react";
-import { describeChatError } from "~/chat/client-errors";
+import { describeChatError, type ShownError } from "~/chat/client-errors";
+import type { ChatMessage } from "~/conversation/message-types";
 import { readyFiles, useAttachmentUploads } from "./attachment-uploads";
 import { useAssistantData } from "./assistant-data";
 import type { ChatViewProps, ModelChoice, QuotaView } from "./chat-view-types";
@@ -75,9 +76,7 @@ export function useChatController(props: ChatViewProps) {
     chatId,
     isNew,
     conversation,
-    blockedReason,
     feedback: props.feedback,
-    send,
     jumpToLatest: follow.jump,
     onReport: setReporting,
   });
@@ -100,7 +99,9 @@ export function useChatController(props: ChatViewProps) {
     stopOnEscape,
     retry,
     fileProblem: imageProblem(modelChoice.chosenModel, models, uploads.files),
-    shownError: error ? describeChatError(error, timeZone) : null,
+    shownError: error ? describeChatError(error, timeZone) : interruptedFailure(messages, busy),
+    // Cut off when its server went away: the last reply can also go on where it stopped.
+    continueReply: lastReplyInterrupted(messages, busy) && !blockedReason ? () => send(CONTINUE_PROMPT) : undefined,
     report: { messageId: reporting, close: () => setReporting(null) },
   };
 }
@@ -119,6 +120,25 @@ function useFocusComposerOnOpen() {
     if (window.matchMedia("(pointer: coarse)").matches) return;
     focusComposer();
   }, []);
+}
+
+/** What Continue sends after an interrupted reply: the model sees its partial reply and goes on. */
+const CONTINUE_PROMPT = "Please continue from where your last reply stopped.";
+
+function lastReplyInterrupted(messages: ChatMessage[], busy: boolean): boolean {
+  const last = messages.at(-1);
+  return !busy && last?.role === "assistant" && last.metadata?.status === "interrupted";
+}
+
+/** A reply cut off by its server going away is a failure like any other: said once, under it, with Retry. */
+function interruptedFailure(messages: ChatMessage[], busy: boolean): ShownError | null {
+  if (!lastReplyInterrupted(messages, busy)) return null;
+  const kept = messages.at(-1)!.parts.some((part) => part.type === "text" && part.text !== "");
+  return {
+    message: `The server writing this reply went away before it finished${kept ? "; what it wrote is kept" : ""}.`,
+    quotaExhausted: false,
+    signedOut: false,
+  };
 }
 
 /** Why nothing can be sent: no model, the message quota or the budget spent (its fallback model, if any, still answers). */

@@ -10,19 +10,14 @@ import type { Conversation } from "./use-conversation";
 const PREVIOUS_VERSION = "Previous version";
 const NEXT_VERSION = "Next version";
 
-/** What Continue sends after an interrupted reply: the model sees its partial reply and goes on. */
-const CONTINUE_PROMPT = "Please continue from where your last reply stopped.";
-
 type Tree = ReturnType<typeof messageTree>;
 
 interface Options {
   chatId: string;
   isNew: boolean;
   conversation: Conversation;
-  blockedReason: string | null;
   /** The owner's 👍/👎 by reply id. */
   feedback: Record<string, 1 | -1> | undefined;
-  send: (text: string) => void;
   jumpToLatest: () => void;
   onReport: (messageId: string) => void;
 }
@@ -84,21 +79,20 @@ function userActions({ conversation, jumpToLatest }: Options, index: number): Me
 }
 
 function replyActions(options: Options, message: ChatMessage, index: number): MessageActions {
-  const { chatId, conversation, blockedReason, feedback, send, jumpToLatest, onReport } = options;
-  const lastIndex = conversation.messages.length - 1;
+  const { chatId, conversation, feedback, jumpToLatest, onReport } = options;
+  const isLast = index === conversation.messages.length - 1;
+  // The last reply failed (an error, or cut off when its server went away): the notice under it offers the one Retry.
+  const failed = isLast && (conversation.error !== undefined || message.metadata?.status === "interrupted");
   return {
     // A new version of this reply, beside it.
     // The button goes with the old version: the cursor goes to the message box, as after a send.
-    onRegenerate: () => {
-      void conversation.regenerate({ messageId: message.id });
-      jumpToLatest();
-      focusComposer();
-    },
-    // Cut off when its server went away: the last one can go on where it stopped.
-    onContinue:
-      message.metadata?.status === "interrupted" && index === lastIndex && !blockedReason
-        ? () => send(CONTINUE_PROMPT)
-        : undefined,
+    onRegenerate: failed
+      ? undefined
+      : () => {
+          void conversation.regenerate({ messageId: message.id });
+          jumpToLatest();
+          focusComposer();
+        },
     onReport: message.metadata?.status ? () => onReport(message.id) : undefined,
     feedback: message.metadata?.status
       ? {

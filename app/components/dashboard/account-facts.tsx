@@ -41,7 +41,7 @@ export function AccountFacts({
         </dd>
       </div>
       <div>
-        <dt>Sign-in methods</dt>
+        <dt>Login methods</dt>
         <dd>{account.providers.length > 0 ? account.providers.map((provider) => provider.label).join(", ") : "—"}</dd>
       </div>
       <div>
@@ -51,7 +51,7 @@ export function AccountFacts({
         </dd>
       </div>
       <div>
-        <dt>Last sign-in</dt>
+        <dt>Last login</dt>
         <dd>
           <LocalTime value={account.lastSignInAt} />
         </dd>

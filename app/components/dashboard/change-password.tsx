@@ -2,6 +2,7 @@ import { useRevalidator } from "@remix-run/react";
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { authErrorMessage, PASSWORD_RULES_UNMET } from "~/auth/auth-errors";
 import type { PasswordCheck, PublicFirebaseConfig } from "~/auth/firebase-client";
+import { PasswordRules } from "~/components/login/password-rules";
 
 /**
  * Change password: the current password first (re-authentication, ADR 030:
@@ -69,7 +70,7 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
       <div>
         {done ? (
           <p className="form-notice" role="status">
-            Your password was changed. You're still signed in here; your other devices were signed out.
+            Your password was changed. You're still logged in here; your other devices were logged out.
           </p>
         ) : null}
         <button type="button" className="button" onClick={() => setOpen(true)}>
@@ -101,14 +102,7 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
         onChange={(event) => setNext(event.target.value)}
         aria-describedby={`${id}-rules`}
       />
-      <ul id={`${id}-rules`} className="password-rules" aria-label="Password requirements">
-        {checks.map((check) => (
-          <li key={check.label} className={check.met ? "met" : "unmet"}>
-            <span aria-hidden="true">{check.met ? "✓" : "•"}</span> {check.label}
-            <span className="visually-hidden">{check.met ? " (met)" : " (not met yet)"}</span>
-          </li>
-        ))}
-      </ul>
+      <PasswordRules id={`${id}-rules`} checks={checks} typed={next !== ""} />
       <label htmlFor={`${id}-repeat`}>New password again</label>
       <input
         id={`${id}-repeat`}

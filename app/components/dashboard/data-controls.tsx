@@ -3,7 +3,7 @@ import { Form, useSearchParams } from "@remix-run/react";
 /** What the document posts below come back with when they fail (?export=failed, ?signout=failed). */
 const EXPORT_FAILED = "Your data could not be collected right now. Please try again shortly.";
 const SIGN_OUT_FAILED =
-  "Signing out of your other devices didn't work right now. Nothing changed; please try again shortly.";
+  "Logging out of your other devices didn't work right now. Nothing changed; please try again shortly.";
 
 /** Download all my data; sign out of all devices. */
 export function DataControls() {
@@ -26,14 +26,14 @@ export function DataControls() {
         ) : null}
       </div>
       <div>
-        <h3>Sign out of all devices</h3>
+        <h3>Log out of all devices</h3>
         <p>
-          Ends every session of your account, on this device and everywhere else; other devices are signed out on their
+          Ends every session of your account, on this device and everywhere else; other devices are logged out on their
           next page.
         </p>
         <Form method="post" action="/api/account/sign-out-everywhere">
           <button type="submit" className="button">
-            Sign out of all devices
+            Log out of all devices
           </button>
         </Form>
         {searchParams.get("signout") === "failed" ? (

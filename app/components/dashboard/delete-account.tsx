@@ -83,7 +83,7 @@ export function DeleteAccount({
           email={email}
           hasPassword={hasPassword}
           hasGoogle={hasGoogle}
-          intro={result.error ?? "For your security, please sign in again to continue."}
+          intro={result.error ?? "For your security, please log in again to continue."}
           submitLabel="Confirm and delete my account"
           // The session now has a sign-in of now: send what was confirmed again.
           onConfirmed={async () => fetcher.submit(formRef.current)}

@@ -48,7 +48,7 @@ async function startSession(idToken: string): Promise<void> {
   });
   if (!response.ok) {
     const body = (await response.json().catch(() => null)) as { error?: string } | null;
-    throw new Error(body?.error ?? "Signing in again didn't work. Please try again.");
+    throw new Error(body?.error ?? "Logging in again didn't work. Please try again.");
   }
 }
 
@@ -72,7 +72,7 @@ export async function changePassword(
   const auth = await clientAuth(config);
   try {
     await signInForIdToken(auth, { kind: "password", email, password: current });
-    if (!auth.currentUser) throw new Error("Signing in again didn't work. Please try again.");
+    if (!auth.currentUser) throw new Error("Logging in again didn't work. Please try again.");
     await updatePassword(auth.currentUser, next);
     await clientSignOut(auth);
     await startSession(await signInForIdToken(auth, { kind: "password", email, password: next }));

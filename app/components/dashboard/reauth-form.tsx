@@ -91,7 +91,7 @@ export function ReauthForm({
           </button>
         </p>
       ) : null}
-      {!hasPassword && !hasGoogle ? <p>Sign out, sign in again, and come back here within five minutes.</p> : null}
+      {!hasPassword && !hasGoogle ? <p>Log out, log in again, and come back here within five minutes.</p> : null}
       {error ? (
         <p id={`${id}-error`} className="form-error" role="alert">
           {error}

@@ -7,7 +7,7 @@ export function ModeSwitch({ mode, onSwitch }: { mode: LoginMode; onSwitch: (nex
       {/* One place for the first link in every mode: React keeps its button, and the focus on it, when its label changes. */}
       {mode !== "signin" ? (
         <button type="button" className="link-button" onClick={() => onSwitch("signin")}>
-          Have an account? Sign in
+          Have an account? Log in
         </button>
       ) : (
         <button type="button" className="link-button" onClick={() => onSwitch("signup")}>

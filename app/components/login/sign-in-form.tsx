@@ -15,7 +15,7 @@ export function SignInForm({ signIn, credentials }: { signIn: SignIn; credential
   }
 
   return (
-    <AuthForm signIn={signIn} credentials={credentials} submitLabel="Sign in" onSubmit={onSubmit}>
+    <AuthForm signIn={signIn} credentials={credentials} submitLabel="Log in" onSubmit={onSubmit}>
       <PasswordField credentials={credentials} autoComplete="current-password" />
     </AuthForm>
   );

@@ -1,8 +1,9 @@
 import { PASSWORD_RULES_UNMET, UNUSABLE_EMAIL } from "~/auth/auth-errors";
-import { checkPassword, type PasswordCheck } from "~/auth/firebase-client";
+import { checkPassword } from "~/auth/firebase-client";
 import { canHoldRole } from "~/auth/role-key";
 import { AuthForm } from "./auth-form";
 import { PasswordField } from "./password-field";
+import { PasswordRules } from "./password-rules";
 import type { Credentials, Typed } from "./use-credentials";
 import { checksFor, type CheckedPassword } from "./use-password-checks";
 import type { SignIn } from "./use-sign-in";
@@ -40,21 +41,7 @@ export function SignUpForm({
   return (
     <AuthForm signIn={signIn} credentials={credentials} submitLabel="Create account" onSubmit={onSubmit}>
       <PasswordField credentials={credentials} autoComplete="new-password" describedBy="password-rules" />
-      <PasswordRules checks={checked.checks} />
+      <PasswordRules id="password-rules" checks={checked.checks} typed={checked.password !== ""} />
     </AuthForm>
-  );
-}
-
-/** The policy's requirements, each saying in words (not only its mark and colour) whether it is met. */
-function PasswordRules({ checks }: { checks: PasswordCheck[] }) {
-  return (
-    <ul id="password-rules" className="password-rules" aria-label="Password requirements">
-      {checks.map((check) => (
-        <li key={check.label} className={check.met ? "met" : "unmet"}>
-          <span aria-hidden="true">{check.met ? "✓" : "•"}</span> {check.label}
-          <span className="visually-hidden">{check.met ? " (met)" : " (not met yet)"}</span>
-        </li>
-      ))}
-    </ul>
   );
 }

@@ -42,7 +42,7 @@ export function useSignIn(firebase: PublicFirebaseConfig, redirectTo: string) {
       if (!response.ok) {
         const body = (await response.json().catch(() => null)) as { error?: string } | null;
         setPending(null);
-        setError(body?.error ?? "Sign-in didn't work. Please try again.");
+        setError(body?.error ?? "Logging in didn't work. Please try again.");
         return;
       }
       // A full page load: every page, nav included, is rendered from the new session.

@@ -159,7 +159,7 @@ export function ShareDialog({ conversationId, onClose }: { conversationId: strin
       ) : (
         <form className="dialog-form" onSubmit={create}>
           <p className="fine-print">
-            Makes a read-only copy of the messages so far that anyone with the link can open, without signing in.
+            Makes a read-only copy of the messages so far that anyone with the link can open, without logging in.
             Nothing else of yours is shown.
           </p>
           <label>

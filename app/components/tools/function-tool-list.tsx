@@ -13,7 +13,7 @@ export function FunctionToolList({ tools, signedIn }: { tools: FunctionToolSumma
         <p className="fine-print">Switch off a function and the assistant will not call it in your chats.</p>
       ) : (
         <p className="fine-print">
-          <Link to="/login?redirectTo=%2Ftools">Sign in</Link> to choose which functions your assistant may use.
+          <Link to="/login?redirectTo=%2Ftools">Log in</Link> to choose which functions your assistant may use.
         </p>
       )}
       <ul className="function-tools">

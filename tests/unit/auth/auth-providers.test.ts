@@ -38,15 +38,15 @@ describe("sign-in providers", () => {
     [
       "an unknown provider",
       { AUTH_PROVIDERS: "password,github" },
-      /AUTH_PROVIDERS: "github" is not a sign-in provider: use password, google, oidc.<id> or saml.<id>/,
+      /AUTH_PROVIDERS: "github" is not a login provider: use password, google, oidc.<id> or saml.<id>/,
     ],
     [
       "Google's Firebase id instead of google",
       { AUTH_PROVIDERS: "google.com" },
-      /AUTH_PROVIDERS: "google.com" is not a sign-in provider/,
+      /AUTH_PROVIDERS: "google.com" is not a login provider/,
     ],
-    ["a prefix without an id", { AUTH_PROVIDERS: "oidc." }, /AUTH_PROVIDERS: "oidc." is not a sign-in provider/],
-    ["only commas", { AUTH_PROVIDERS: ",," }, /AUTH_PROVIDERS: list at least one sign-in provider/],
+    ["a prefix without an id", { AUTH_PROVIDERS: "oidc." }, /AUTH_PROVIDERS: "oidc." is not a login provider/],
+    ["only commas", { AUTH_PROVIDERS: ",," }, /AUTH_PROVIDERS: list at least one login provider/],
     [
       "a provider listed twice",
       { AUTH_PROVIDERS: "password,google,password" },

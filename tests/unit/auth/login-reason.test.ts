@@ -5,19 +5,19 @@ import { safeRedirect } from "~/auth/redirect";
 
 describe("why a visitor is on /login (a fixed list, read from the safe redirectTo)", () => {
   it("names the page the visitor was sent from", () => {
-    expect(loginReason("/nuvara")).toBe("Sign in to use the assistant.");
-    expect(loginReason("/nuvara/0c8e4c1e-1b7a-4f7e-9d43-111111111111?x=1")).toBe("Sign in to use the assistant.");
-    expect(loginReason("/dashboard")).toBe("Sign in to see your dashboard.");
-    expect(loginReason("/dashboard#account")).toBe("Sign in to see your dashboard.");
-    expect(loginReason("/tools/summarize")).toBe("Sign in to use this tool.");
-    expect(loginReason("/admin/messages")).toBe("Sign in with an admin account to open the admin area.");
-    expect(loginReason("/s/abc")).toBe("Sign in to continue this conversation.");
+    expect(loginReason("/nuvara")).toBe("Log in to use the assistant.");
+    expect(loginReason("/nuvara/0c8e4c1e-1b7a-4f7e-9d43-111111111111?x=1")).toBe("Log in to use the assistant.");
+    expect(loginReason("/dashboard")).toBe("Log in to see your dashboard.");
+    expect(loginReason("/dashboard#account")).toBe("Log in to see your dashboard.");
+    expect(loginReason("/tools/summarize")).toBe("Log in to use this tool.");
+    expect(loginReason("/admin/messages")).toBe("Log in with an admin account to open the admin area.");
+    expect(loginReason("/s/abc")).toBe("Log in to continue this conversation.");
   });
 
   it("says nothing for the home page (the default), and something general for any other page", () => {
     expect(loginReason("/")).toBeNull();
-    expect(loginReason("/nuvaraX")).toBe("Sign in to continue to the page you opened.");
-    expect(loginReason("/administrator")).toBe("Sign in to continue to the page you opened.");
+    expect(loginReason("/nuvaraX")).toBe("Log in to continue to the page you opened.");
+    expect(loginReason("/administrator")).toBe("Log in to continue to the page you opened.");
   });
 
   it("never shows text from the URL: an off-site redirectTo is the home page, so no reason", () => {
@@ -29,7 +29,7 @@ describe("why a visitor is on /login (a fixed list, read from the safe redirectT
     ]) {
       expect(loginReason(safeRedirect(hostile))).toBeNull();
     }
-    expect(loginReason(safeRedirect("/<script>alert(1)</script>"))).toBe("Sign in to continue to the page you opened.");
+    expect(loginReason(safeRedirect("/<script>alert(1)</script>"))).toBe("Log in to continue to the page you opened.");
   });
 });
 

@@ -62,7 +62,7 @@ describe("errors in plain words", () => {
     expect(describeChatError(http(400, { error: "Your message is too long." }))).toMatchObject({
       message: "Your message is too long.",
     });
-    expect(describeChatError(http(401, { error: "Please sign in to chat." }))).toMatchObject({ signedOut: true });
+    expect(describeChatError(http(401, { error: "Please log in to chat." }))).toMatchObject({ signedOut: true });
     const quota = describeChatError(http(429, { error: "x", resetsAt: "2025-06-02T00:00:00.000Z", limit: 20 }), "UTC");
     expect(quota).toEqual({
       message: "You've used all 20 of your messages for today. Your quota resets at 00:00 UTC.",
