@@ -6,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
-import { chatLayoutPage, updateInstructions } from "~/chat/chat-pages.server";
+import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
 import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
 import { MESSAGE_BOX_ID } from "~/components/chat/composer";
 import { CustomInstructions } from "~/components/chat/instructions-dialog";
@@ -32,7 +32,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 }
 
 export function action({ request }: ActionFunctionArgs) {
-  return updateInstructions(request);
+  return changeChats(request);
 }
 
 export default function AssistantLayout() {
