@@ -57,6 +57,8 @@ export default function AssistantLayout() {
       <div className={classes.join(" ")}>
         <ConversationSidebar
           conversations={data.conversations}
+          folders={data.folders}
+          view={data.view}
           search={data.search}
           activeId={conversationId ?? null}
           open={sidebar.drawerOpen}
