@@ -35,7 +35,9 @@ export function MenuButton({
   useEffect(() => {
     if (!open) return;
     const entries = menuItems(menu.current);
-    (focusOn === "last" ? entries.at(-1) : entries[0])?.focus();
+    // A menu opened near the foot of the scrolling list is scrolled into view, not cut off.
+    menu.current?.scrollIntoView?.({ block: "nearest" });
+    (focusOn === "last" ? entries.at(-1) : entries[0])?.focus({ preventScroll: true });
     const onPointerDown = (event: PointerEvent) => {
       if (!wrapper.current?.contains(event.target as Node)) setOpen(false);
     };
