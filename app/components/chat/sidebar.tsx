@@ -206,8 +206,9 @@ function ListTools({
   return (
     <div className="list-tools">
       {archivedView ? <h2 className="list-title">Archived chats</h2> : null}
+      {/* Its name says what it does next (Select, Done): no pressed state besides. */}
       {canSelect || selecting ? (
-        <button type="button" className="chip-button" aria-pressed={selecting} onClick={() => onSelectMode(!selecting)}>
+        <button type="button" className="chip-button" onClick={() => onSelectMode(!selecting)}>
           {selecting ? "Done" : "Select"}
         </button>
       ) : null}
