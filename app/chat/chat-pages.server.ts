@@ -3,11 +3,17 @@ import { isSameOrigin } from "~/auth/request.server";
 import { requireUser, type SignedIn } from "~/auth/session.server";
 import {
   deleteConversation,
+  deleteTemporaryConversation,
   getConversation,
   listConversations,
+  listFolders,
   MAX_TITLE_LENGTH,
+  moveToFolder,
   renameConversation,
+  setArchived,
   setConversationModel,
+  setPinned,
+  type ConversationView,
 } from "~/data/conversations.server";
 import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
 import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
@@ -27,6 +33,8 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
+import { ensureTemporarySweeper } from "./temporary-chats.server";
+import { organiseIntent } from "./organise-actions.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 import { isUuid } from "~/ids/uuid";
 
@@ -58,16 +66,25 @@ export async function chatLayoutPage(request: Request) {
   return json({ ...assistant, verifyEmail }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-/** The layout: conversation list (searched), quota, models, instructions. */
+/** ?view=archived: the archived chats instead of those in use (docs/decisions/085). */
+function viewOf(url: URL): ConversationView {
+  return url.searchParams.get("view") === "archived" ? "archived" : "active";
+}
+
+/** The layout: conversation list (searched, or the archived view), folders, quota, models, instructions. */
 export async function loadAssistant(request: Request) {
   const session = await requireUser(request);
-  const search = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, MAX_SEARCH_LENGTH);
+  const url = new URL(request.url);
+  const search = (url.searchParams.get("q") ?? "").trim().slice(0, MAX_SEARCH_LENGTH);
+  const view = viewOf(url);
   // A NUL in the query would fail it (a 500): a clear 400 instead (docs/security.md).
   if (!isStorableText(search)) throw json({ error: UNSTORABLE_TEXT_MESSAGE }, { status: 400 });
   const db = await database();
   const uid = session.user.uid;
-  const [conversations, quota, budget, customInstructions, registry, running] = await Promise.all([
-    listConversations(db, uid, { search }),
+  ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
+  const [conversations, folders, quota, budget, customInstructions, registry, running] = await Promise.all([
+    listConversations(db, uid, { search, view }),
+    listFolders(db, uid),
     getQuotaStatus(db, uid, session),
     getBudgetStatus(db, uid, session),
     getCustomInstructions(db, uid),
@@ -77,27 +94,34 @@ export async function loadAssistant(request: Request) {
   const writing = new Set(running.map((run) => run.conversationId));
   const listed = new Set(conversations.map((item) => item.id));
   // A new chat whose first reply is still being written is not stored yet, but it is listed (docs/decisions/070).
-  const pending = search
-    ? []
-    : running
-        .filter((run) => !listed.has(run.conversationId) && run.exchange.create)
-        .map((run) => ({
-          id: run.conversationId,
-          title: run.exchange.create?.title ?? run.exchange.title,
-          updatedAt: run.startedAt.toISOString(),
-          writing: true,
-          pending: true,
-        }));
+  // A temporary chat is never listed (docs/decisions/085), nor is anything in the archived view.
+  const pending =
+    search || view === "archived"
+      ? []
+      : running
+          .filter((run) => !listed.has(run.conversationId) && run.exchange.create && !run.exchange.create.temporary)
+          .map((run) => ({
+            id: run.conversationId,
+            title: run.exchange.create?.title ?? run.exchange.title,
+            updatedAt: run.startedAt.toISOString(),
+            writing: true,
+            pending: true,
+          }));
   return {
     user: session.user,
     role: session.role,
     search,
+    view,
+    folders,
     conversations: [
       ...pending,
       ...conversations.map((item) => ({
         id: item.id,
         title: item.title,
         updatedAt: item.updatedAt.toISOString(),
+        pinned: item.pinned,
+        archived: item.archived,
+        folderId: item.folderId,
         ...(writing.has(item.id) ? { writing: true } : {}),
       })),
     ],
@@ -118,11 +142,16 @@ export async function loadAssistant(request: Request) {
   };
 }
 
-export async function updateInstructions(request: Request) {
+/** POST /nuvara: the custom instructions, or organising the list (folders, several chats at once). */
+export async function changeChats(request: Request) {
   requireSameOrigin(request);
   const session = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.message);
-  if (form.get("intent") !== "instructions") return json({ error: "Unknown action." }, { status: 400 });
+  if (form.get("intent") === "instructions") return updateInstructions(session, form);
+  return organiseIntent(await database(), session.user.uid, form);
+}
+
+async function updateInstructions(session: SignedIn, form: FormData) {
   const text = String(form.get("instructions") ?? "");
   // Unstorable text would fail the save with a 500: a clear 400 instead (docs/security.md).
   const problem = isStorableText(text) ? checkCustomInstructions(text) : UNSTORABLE_TEXT_MESSAGE;
@@ -184,6 +213,7 @@ export async function loadConversation(request: Request, conversationId: string 
       conversation: {
         id,
         title: run.exchange.create.title ?? run.exchange.title,
+        temporary: Boolean(run.exchange.create.temporary),
         model: run.model,
         customInstructions: run.exchange.create.customInstructions,
         hasToolInstructions: Boolean(run.exchange.create.systemPrompt),
@@ -202,6 +232,7 @@ export async function loadConversation(request: Request, conversationId: string 
     conversation: {
       id: conversation.id,
       title: conversation.title,
+      temporary: conversation.temporary,
       model: conversation.model,
       customInstructions: conversation.customInstructions,
       hasToolInstructions: Boolean(conversation.systemPrompt),
@@ -219,14 +250,16 @@ export async function loadConversation(request: Request, conversationId: string 
   };
 }
 
-/** Rename, delete, or change the model of a conversation; another user's is a 404. */
+/** Rename, delete, pin, archive, file, or change the model of a conversation; another user's is a 404. */
 export async function changeConversation(request: Request, conversationId: string | undefined) {
   requireSameOrigin(request);
   const { session, db, id } = await ownConversation(request, conversationId);
   const uid = session.user.uid;
-  if (!(await getConversation(db, uid, id))) throw notFound();
   const form = await readForm(request, BODY_LIMITS.small);
   const intent = form.get("intent");
+  // A temporary chat's page was left (docs/decisions/085): one not stored yet, or already gone, is no error.
+  if (intent === "leave") return json({ ok: true, deleted: await deleteTemporaryConversation(db, uid, id) });
+  if (!(await getConversation(db, uid, id))) throw notFound();
 
   if (intent === "rename") {
     const title = String(form.get("title") ?? "")
@@ -242,6 +275,20 @@ export async function changeConversation(request: Request, conversationId: strin
   }
   if (intent === "delete") {
     if (!(await deleteConversation(db, uid, id))) throw notFound();
+    return json({ ok: true });
+  }
+  if (intent === "pin" || intent === "unpin") {
+    if (!(await setPinned(db, uid, id, intent === "pin"))) throw notFound();
+    return json({ ok: true });
+  }
+  if (intent === "archive" || intent === "restore") {
+    if ((await setArchived(db, uid, [id], intent === "archive")) === 0) throw notFound();
+    return json({ ok: true });
+  }
+  if (intent === "move") {
+    const folder = String(form.get("folder") ?? "");
+    if (folder !== "" && !isUuid(folder)) return json({ error: FOLDER_GONE }, { status: 400 });
+    if (!(await moveToFolder(db, uid, id, folder || null))) return json({ error: FOLDER_GONE }, { status: 400 });
     return json({ ok: true });
   }
   if (intent === "model") {
@@ -265,12 +312,17 @@ export async function changeConversation(request: Request, conversationId: strin
   return json({ error: "Unknown action." }, { status: 400 });
 }
 
-/** The conversation as a Markdown file. */
+const FOLDER_GONE = "That folder doesn't exist any more. Reload the page to see your folders.";
+
+/** The conversation as a Markdown file; a temporary chat is never exported (docs/decisions/085). */
 export async function exportConversation(request: Request, conversationId: string | undefined) {
   const { session, db, id } = await ownConversation(request, conversationId);
   const found = await getConversationWithMessages(db, session.user.uid, id);
   if (!found) throw notFound();
   const { conversation, messages: rows } = found;
+  if (conversation.temporary) {
+    return json({ error: "A temporary chat isn't saved, so it can't be exported." }, { status: 409 });
+  }
   const markdown = conversationToMarkdown({
     title: conversation.title,
     createdAt: conversation.createdAt,

@@ -35,3 +35,31 @@ export function groupByDay<T extends DatedItem>(
   }
   return GROUP_LABELS.map((label) => ({ label, items: groups.get(label)! })).filter((group) => group.items.length > 0);
 }
+
+export interface OrganisedItem extends DatedItem {
+  pinned?: boolean;
+  folderId?: string | null;
+}
+
+/**
+ * The list as the sidebar shows it (docs/decisions/085): pinned chats first,
+ * then each folder's chats (every folder, in the order given, empty ones
+ * too), then the loose chats by day. A pinned chat is shown among the pinned
+ * only; one whose folder is not known is loose.
+ */
+export function arrangeConversations<T extends OrganisedItem, F extends { id: string }>(
+  items: readonly T[],
+  folders: readonly F[],
+  now: Date,
+  timeZone?: string,
+): { pinned: T[]; folders: Array<{ folder: F; items: T[] }>; days: Array<{ label: GroupLabel; items: T[] }> } {
+  const known = new Set(folders.map((folder) => folder.id));
+  const pinned = items.filter((item) => item.pinned);
+  const filed = items.filter((item) => !item.pinned && item.folderId && known.has(item.folderId));
+  const loose = items.filter((item) => !item.pinned && !(item.folderId && known.has(item.folderId)));
+  return {
+    pinned,
+    folders: folders.map((folder) => ({ folder, items: filed.filter((item) => item.folderId === folder.id) })),
+    days: groupByDay(loose, now, timeZone),
+  };
+}

@@ -89,6 +89,7 @@ export function planReply(
           systemPrompt: tool?.systemPrompt ?? null,
           customInstructions: context.customInstructions,
           title: tool?.name ?? null,
+          ...(input.temporary ? { temporary: true } : {}),
         },
   };
 }

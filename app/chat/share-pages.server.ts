@@ -26,6 +26,9 @@ import { isUuid } from "~/ids/uuid";
 
 export const SHARE_DISPLAY_NAME_MAX = 80;
 
+export const TEMPORARY_NOT_SHARED =
+  "A temporary chat can't be shared: it is deleted when you leave it. Start an ordinary chat to share one.";
+
 /** A revoked link must stop working at once: no cache may keep a copy, and search engines stay out. */
 export const PUBLIC_SHARE_HEADERS = { "X-Robots-Tag": "noindex", "Cache-Control": "no-store" };
 const PRIVATE = { "Cache-Control": "private, no-store" };
@@ -104,6 +107,10 @@ export async function shareConversation(request: Request, conversationId: string
   }
   const displayName = parsed.data.displayName || null;
   const db = await database();
+  // A temporary chat is never shared (docs/decisions/085): it is gone once its page is left.
+  if ((await getConversation(db, session.user.uid, id))?.temporary) {
+    return json({ error: TEMPORARY_NOT_SHARED }, { status: 409, headers: PRIVATE });
+  }
   const limit = await hitRateLimit(db, shareRateKey(session.user.uid), SHARES_PER_HOUR, HOUR);
   if (!limit.allowed) {
     const wait = waitInWords(limit.retryAfterSeconds);

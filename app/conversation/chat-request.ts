@@ -41,6 +41,11 @@ export const chatRequestSchema = z
       conversationId: z.uuid({ error: "The conversation id must be a UUID." }),
       /** A new chat: create the conversation (with its first exchange) if it does not exist yet. */
       create: z.boolean().default(false),
+      /**
+       * A new chat that is temporary (docs/decisions/085): not listed, not kept
+       * once its page is left. Read only with `create`.
+       */
+      temporary: z.boolean({ error: "temporary must be true or false." }).optional(),
       /** A new chat opened from a prompt tool: the tool's instructions become the conversation's. */
       toolId: z
         .string({ error: "The tool id must be text." })

@@ -1,4 +1,4 @@
-import { asc, eq, getTableName, inArray, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableName, inArray, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { UserRecord } from "firebase-admin/auth";
@@ -13,6 +13,7 @@ import {
   billingSubscriptions,
   limitRefusals,
   attachments,
+  conversationFolders,
   conversations,
   inboxMessages,
   messages,
@@ -157,6 +158,8 @@ export async function revokeAllSessions(uid: string, email: string | null): Prom
  */
 export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: conversations, owner: conversations.uid },
+  // The folders they filed chats in (a chat's folder is cleared with it: on delete set null).
+  { table: conversationFolders, owner: conversationFolders.uid },
   { table: usageDaily, owner: usageDaily.uid },
   { table: quotaReservations, owner: quotaReservations.uid },
   { table: userPreferences, owner: userPreferences.uid },
@@ -209,6 +212,9 @@ export interface AccountExport {
     customInstructions: string | null;
     createdAt: string;
     updatedAt: string;
+    pinnedAt: string | null;
+    archivedAt: string | null;
+    folderId: string | null;
     messages: Array<{
       id: string;
       role: string;
@@ -222,6 +228,8 @@ export interface AccountExport {
       completedAt: string | null;
     }>;
   }>;
+  /** The folders their chats are filed in. */
+  folders: Array<{ id: string; name: string; createdAt: string }>;
   usage: Array<{ day: string; messages: number; inputTokens: number; outputTokens: number }>;
   messagesToAdmins: Array<{
     kind: string;
@@ -263,24 +271,22 @@ export async function exportAccountData(
   now = new Date(),
 ): Promise<AccountExport> {
   const uid = account.uid;
+  // A temporary chat is never exported (docs/decisions/085): it is not part of the user's history.
+  const kept = and(eq(conversations.uid, uid), eq(conversations.temporary, false));
   // One snapshot: a reply saved meanwhile is either wholly in the file or not at all.
   const rows = await db.transaction(
     async (tx) => ({
-      conversations: await tx
-        .select()
-        .from(conversations)
-        .where(eq(conversations.uid, uid))
-        .orderBy(asc(conversations.createdAt)),
+      conversations: await tx.select().from(conversations).where(kept).orderBy(asc(conversations.createdAt)),
       messages: await tx
         .select()
         .from(messages)
-        .where(
-          inArray(
-            messages.conversationId,
-            tx.select({ id: conversations.id }).from(conversations).where(eq(conversations.uid, uid)),
-          ),
-        )
+        .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(kept)))
         .orderBy(asc(messages.seq)),
+      folders: await tx
+        .select()
+        .from(conversationFolders)
+        .where(eq(conversationFolders.uid, uid))
+        .orderBy(asc(conversationFolders.createdAt)),
       usage: await tx.select().from(usageDaily).where(eq(usageDaily.uid, uid)).orderBy(asc(usageDaily.day)),
       preferences: await tx.select().from(userPreferences).where(eq(userPreferences.uid, uid)),
       toolSettings: await tx
@@ -361,8 +367,12 @@ export async function exportAccountData(
       customInstructions: row.customInstructions,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
+      pinnedAt: row.pinnedAt?.toISOString() ?? null,
+      archivedAt: row.archivedAt?.toISOString() ?? null,
+      folderId: row.folderId,
       messages: byConversation.get(row.id) ?? [],
     })),
+    folders: rows.folders.map((row) => ({ id: row.id, name: row.name, createdAt: row.createdAt.toISOString() })),
     usage: rows.usage.map((row) => ({
       day: row.day,
       messages: row.messages,

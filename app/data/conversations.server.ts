@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, exists, ilike, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, ilike, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { conversations, messages } from "~/db/schema";
+import { conversationFolders, conversations, messages } from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";
 
 /**
@@ -15,7 +15,13 @@ export interface ConversationSummary {
   id: string;
   title: string | null;
   updatedAt: Date;
+  pinned: boolean;
+  archived: boolean;
+  folderId: string | null;
 }
+
+/** Which of the user's chats a list shows: the ones in use, or the archived ones (docs/decisions/085). */
+export type ConversationView = "active" | "archived";
 
 export const MAX_TITLE_LENGTH = 120;
 
@@ -28,6 +34,7 @@ export interface NewConversation {
   /** The user's custom instructions at creation; later edits apply to new chats only. */
   customInstructions?: string | null;
   model?: string | null;
+  temporary?: boolean;
 }
 
 /**
@@ -46,6 +53,7 @@ export async function createConversation(db: Db, input: NewConversation): Promis
         systemPrompt: emptyToNull(input.systemPrompt),
         customInstructions: emptyToNull(input.customInstructions),
         model: input.model ?? null,
+        temporary: input.temporary ?? false,
       })
       .returning(),
   );
@@ -68,16 +76,23 @@ function containsPattern(text: string): string {
 
 /**
  * The user's conversations, most recently active first; with `search`, only
- * those whose title or any message contains it (case-insensitive). Scoped to
- * one user's rows through the (uid, updated_at) index, so a substring match
- * stays cheap without a trigram index.
+ * those whose title or any message contains it (case-insensitive), archived
+ * ones included (marked). Without it, the view's: those in use, or the
+ * archived ones. A temporary chat is never listed nor found (docs/decisions/085).
+ * Scoped to one user's rows through the (uid, updated_at) index, so a
+ * substring match stays cheap without a trigram index.
  */
 export async function listConversations(
   db: Db,
   uid: string,
-  { search, limit = 200 }: { search?: string; limit?: number } = {},
+  { search, view = "active", limit = 200 }: { search?: string; view?: ConversationView; limit?: number } = {},
 ): Promise<ConversationSummary[]> {
   const query = search?.trim();
+  const inView = query
+    ? undefined
+    : view === "archived"
+      ? isNotNull(conversations.archivedAt)
+      : isNull(conversations.archivedAt);
   const matches = query
     ? or(
         ilike(conversations.title, containsPattern(query)),
@@ -89,12 +104,24 @@ export async function listConversations(
         ),
       )
     : undefined;
-  return db
-    .select({ id: conversations.id, title: conversations.title, updatedAt: conversations.updatedAt })
+  const rows = await db
+    .select({
+      id: conversations.id,
+      title: conversations.title,
+      updatedAt: conversations.updatedAt,
+      pinnedAt: conversations.pinnedAt,
+      archivedAt: conversations.archivedAt,
+      folderId: conversations.folderId,
+    })
     .from(conversations)
-    .where(and(eq(conversations.uid, uid), matches))
+    .where(and(eq(conversations.uid, uid), eq(conversations.temporary, false), inView, matches))
     .orderBy(desc(conversations.updatedAt))
     .limit(limit);
+  return rows.map(({ pinnedAt, archivedAt, ...row }) => ({
+    ...row,
+    pinned: pinnedAt !== null,
+    archived: archivedAt !== null,
+  }));
 }
 
 /** Renames; false when the user has no such conversation. */
@@ -122,6 +149,133 @@ export async function deleteConversation(db: Db, uid: string, id: string): Promi
     .delete(conversations)
     .where(and(eq(conversations.id, id), eq(conversations.uid, uid)))
     .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** The conversation is one of the user's. */
+const owned = (uid: string, id: string) => and(eq(conversations.id, id), eq(conversations.uid, uid));
+
+/** Pins or unpins; false when the user has no such conversation. */
+export async function setPinned(db: Db, uid: string, id: string, pinned: boolean): Promise<boolean> {
+  const rows = await db
+    .update(conversations)
+    .set({ pinnedAt: pinned ? sql`now()` : null })
+    .where(owned(uid, id))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** Archives or restores the user's conversations among `ids`; how many were changed. */
+export async function setArchived(db: Db, uid: string, ids: string[], archived: boolean): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db
+    .update(conversations)
+    .set({ archivedAt: archived ? sql`now()` : null })
+    .where(and(eq(conversations.uid, uid), inArray(conversations.id, ids)))
+    .returning({ id: conversations.id });
+  return rows.length;
+}
+
+/** Deletes the user's conversations among `ids` with their messages; how many were deleted. */
+export async function deleteConversations(db: Db, uid: string, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db
+    .delete(conversations)
+    .where(and(eq(conversations.uid, uid), inArray(conversations.id, ids)))
+    .returning({ id: conversations.id });
+  return rows.length;
+}
+
+/**
+ * Files the conversation in one of the user's folders (null: out of any).
+ * False when the user has no such conversation or no such folder.
+ */
+export async function moveToFolder(db: Db, uid: string, id: string, folderId: string | null): Promise<boolean> {
+  const folderIsTheirs = folderId
+    ? exists(
+        db
+          .select({ one: sql`1` })
+          .from(conversationFolders)
+          .where(and(eq(conversationFolders.id, folderId), eq(conversationFolders.uid, uid))),
+      )
+    : undefined;
+  const rows = await db
+    .update(conversations)
+    .set({ folderId })
+    .where(and(owned(uid, id), folderIsTheirs))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/**
+ * Deletes a temporary chat, as its page is left; false when the user has no
+ * such temporary chat (an ordinary one is never deleted this way).
+ */
+export async function deleteTemporaryConversation(db: Db, uid: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(conversations)
+    .where(and(owned(uid, id), eq(conversations.temporary, true)))
+    .returning({ id: conversations.id });
+  return rows.length > 0;
+}
+
+/** Temporary chats are kept at most this long, for a page left without a word (a crash, a lost network). */
+export const TEMPORARY_CHAT_HOURS = 24;
+
+/** Deletes every temporary chat made before `now` less TEMPORARY_CHAT_HOURS; how many. */
+export async function sweepTemporaryConversations(db: Db, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - TEMPORARY_CHAT_HOURS * 3_600_000);
+  const rows = await db
+    .delete(conversations)
+    .where(and(eq(conversations.temporary, true), lt(conversations.createdAt, before)))
+    .returning({ id: conversations.id });
+  return rows.length;
+}
+
+// ---- folders ----------------------------------------------------------------------
+
+export const MAX_FOLDER_NAME_LENGTH = 60;
+
+export interface FolderSummary {
+  id: string;
+  name: string;
+}
+
+/** The user's folders, oldest first (the order they were made in). */
+export async function listFolders(db: Db, uid: string): Promise<FolderSummary[]> {
+  return db
+    .select({ id: conversationFolders.id, name: conversationFolders.name })
+    .from(conversationFolders)
+    .where(eq(conversationFolders.uid, uid))
+    .orderBy(asc(conversationFolders.createdAt), asc(conversationFolders.name));
+}
+
+export async function createFolder(db: Db, uid: string, name: string): Promise<FolderSummary> {
+  const [row] = await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(conversationFolders)
+      .values({ id: randomUUID(), uid, name })
+      .returning({ id: conversationFolders.id, name: conversationFolders.name }),
+  );
+  return row;
+}
+
+/** Renames; false when the user has no such folder. */
+export async function renameFolder(db: Db, uid: string, id: string, name: string): Promise<boolean> {
+  const rows = await db
+    .update(conversationFolders)
+    .set({ name })
+    .where(and(eq(conversationFolders.id, id), eq(conversationFolders.uid, uid)))
+    .returning({ id: conversationFolders.id });
+  return rows.length > 0;
+}
+
+/** Deletes the folder; its chats are kept, back among the loose ones (on delete set null). */
+export async function deleteFolder(db: Db, uid: string, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(conversationFolders)
+    .where(and(eq(conversationFolders.id, id), eq(conversationFolders.uid, uid)))
+    .returning({ id: conversationFolders.id });
   return rows.length > 0;
 }
 

@@ -86,7 +86,13 @@ export interface Exchange {
    * transaction, so a send that fails leaves no empty conversation behind
    * (docs/decisions/033). Nothing is created when the id exists already.
    */
-  create?: { systemPrompt: string | null; customInstructions: string | null; title: string | null };
+  create?: {
+    systemPrompt: string | null;
+    customInstructions: string | null;
+    title: string | null;
+    /** A temporary chat (docs/decisions/085): never listed, titled by a model, exported or shared. */
+    temporary?: boolean;
+  };
   /** Stopped before anything was shown: the message's quota unit is given back (docs/decisions/044). */
   refund?: boolean;
 }
@@ -122,6 +128,7 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
           systemPrompt: emptyToNull(exchange.create.systemPrompt),
           customInstructions: emptyToNull(exchange.create.customInstructions),
           model: reply.model,
+          temporary: exchange.create.temporary ?? false,
         })
         .onConflictDoNothing({ target: conversations.id });
     }

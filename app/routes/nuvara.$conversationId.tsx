@@ -27,6 +27,7 @@ export default function ConversationPage() {
       // A new chat whose first reply is still being written is stored only with it.
       isNew={isNew}
       title={conversation.title}
+      temporary={conversation.temporary}
       // Serialized from ChatMessage objects: the JSON round trip keeps their shape.
       initialMessages={messages as unknown as ChatMessage[]}
       leafId={conversation.leafId}

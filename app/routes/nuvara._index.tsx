@@ -6,6 +6,7 @@ import { uuid } from "~/ids/uuid";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
+import { isTemporaryUrl } from "~/components/chat/use-temporary-chat";
 import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 
@@ -13,6 +14,8 @@ import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
  * /nuvara: a new chat. Its id is chosen here; the first message creates the
  * conversation with it. /nuvara?tool=<id>: a prompt tool's chat — the first
  * send carries the tool, whose instructions the conversation starts with.
+ * /nuvara?temporary=1: a temporary chat, which keeps this address while open
+ * and is deleted when left (docs/decisions/085).
  */
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -35,11 +38,14 @@ export default function NewChat() {
   // The first page load uses the server's id (same in both renders); every later visit to /nuvara, a new one.
   const chatId = useMemo(() => (location.key === "default" ? newId : uuid()), [location.key, newId]);
   const data = useAssistantData();
+  const temporary = isTemporaryUrl(location.search);
   return (
     <ChatView
       key={chatId}
       chatId={chatId}
       isNew
+      temporary={temporary}
+      temporarySwitch
       draftKey="new"
       title={null}
       initialMessages={[]}

@@ -6,7 +6,7 @@ import {
 } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useState } from "react";
-import { chatLayoutPage, updateInstructions } from "~/chat/chat-pages.server";
+import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
 import { SettingsMenu } from "~/components/account/settings-menu";
 import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
 import { MESSAGE_BOX_ID } from "~/components/chat/composer";
@@ -33,7 +33,7 @@ export function loader({ request }: LoaderFunctionArgs) {
 }
 
 export function action({ request }: ActionFunctionArgs) {
-  return updateInstructions(request);
+  return changeChats(request);
 }
 
 export default function AssistantLayout() {
@@ -60,6 +60,8 @@ export default function AssistantLayout() {
       <div className={classes.join(" ")}>
         <ConversationSidebar
           conversations={data.conversations}
+          folders={data.folders}
+          view={data.view}
           search={data.search}
           activeId={conversationId ?? null}
           open={sidebar.drawerOpen}

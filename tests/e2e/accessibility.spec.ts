@@ -46,6 +46,8 @@ const USER: Array<[string, PathOf]> = [
   ["pricing", () => "/pricing"],
   ["the assistant", () => "/nuvara"],
   ["a conversation", (world) => world.conversationPath],
+  ["the archived chats", () => "/nuvara?view=archived"],
+  ["a temporary chat", () => "/nuvara?temporary=1"],
 ];
 const ADMIN: Array<[string, PathOf]> = [
   ["messages", () => "/admin/messages"],
@@ -192,6 +194,52 @@ for (const size of SIZES) {
           await close();
         });
       }
+
+      /** The conversation list, opened as a drawer on a phone. */
+      async function openList(page: Page) {
+        if (size.phone) {
+          const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+          await expect(toggle).toHaveAttribute("title", "Conversations");
+          await toggle.click();
+        }
+        const list = page.getByRole("navigation", { name: "Conversations" });
+        await expect(list).toBeVisible();
+        return list;
+      }
+
+      test("a user: a chat's ⋯ menu open", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto((await world!).conversationPath);
+        const list = await openList(page);
+        await list
+          .getByRole("button", { name: /^Actions for “/ })
+          .first()
+          .click();
+        await expect(list.getByRole("menu")).toBeVisible();
+        await expectAccessible(page, `user, row menu open, ${state}`, { focus: false });
+        await close();
+      });
+
+      test("a user: selecting chats", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto((await world!).conversationPath);
+        const list = await openList(page);
+        await list.getByRole("button", { name: "Select" }).click();
+        await list.getByRole("checkbox").first().check();
+        await expect(list.getByRole("group", { name: "Selected chats" })).toContainText("1 selected");
+        await expectAccessible(page, `user, select mode, ${state}`, { focus: false });
+        await close();
+      });
+
+      test("a user: a temporary chat with a reply", async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto("/nuvara?temporary=1");
+        await sendMessage(page, "A question not kept");
+        await expect(replies(page)).toHaveText([/A question not kept/]);
+        await expect(page.getByText("Temporary chat — not saved to your history.")).toBeVisible();
+        await expectAccessible(page, `user, temporary chat, ${state}`, { focus: false });
+        await close();
+      });
 
       test("a user: the report dialog", async ({ browser }) => {
         const { page, close } = await asUser(browser);

@@ -53,7 +53,8 @@ test.describe("the conversation list", () => {
     await signIn(page, await newAccount());
     await startConversation(page, "Original title here");
     const list = conversationList(page);
-    await list.getByRole("button", { name: "Rename “Original title here”" }).click();
+    await list.getByRole("button", { name: "Actions for “Original title here”" }).click();
+    await list.getByRole("menuitem", { name: "Rename" }).click();
     await list.getByRole("textbox", { name: "New title" }).fill("My renamed chat");
     await list.getByRole("button", { name: "Save" }).click();
     await expect(list.getByRole("link", { name: "My renamed chat" })).toBeVisible();
@@ -66,14 +67,16 @@ test.describe("the conversation list", () => {
     await signIn(page, await newAccount());
     const url = await startConversation(page, "Delete me later");
     const list = conversationList(page);
-    await list.getByRole("button", { name: "Delete “Delete me later”" }).click();
+    await list.getByRole("button", { name: "Actions for “Delete me later”" }).click();
+    await list.getByRole("menuitem", { name: "Delete" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete this conversation?" });
     await expect(dialog).toContainText("“Delete me later” and all its messages will be deleted.");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await expect(dialog).toBeHidden();
     await expect(list.getByRole("link", { name: "Delete me later" })).toBeVisible();
 
-    await list.getByRole("button", { name: "Delete “Delete me later”" }).click();
+    await list.getByRole("button", { name: "Actions for “Delete me later”" }).click();
+    await list.getByRole("menuitem", { name: "Delete" }).click();
     await dialog.getByRole("button", { name: "Delete" }).click();
     await expect(page).toHaveURL(/\/nuvara$/);
     await expect(list.getByRole("link", { name: "Delete me later" })).toHaveCount(0);

@@ -85,7 +85,14 @@ describe("/nuvara (layout)", () => {
     await conversationWithExchange(account.uid);
     const data = await (await respond(layoutLoader, appRequest("/nuvara", { cookie }))).json();
     expect(data.conversations).toEqual([
-      { id: expect.any(String), title: "Lisbon trip", updatedAt: expect.any(String) },
+      {
+        id: expect.any(String),
+        title: "Lisbon trip",
+        updatedAt: expect.any(String),
+        pinned: false,
+        archived: false,
+        folderId: null,
+      },
     ]);
     expect(data.models).toEqual([
       { id: "test-model", label: "test-model", demo: false, vision: false },

@@ -1,15 +1,21 @@
-import { Link } from "@remix-run/react";
+import { Link, useNavigate } from "@remix-run/react";
 import { useRef } from "react";
 import { ShareButton } from "~/components/share/share-button";
 import type { ModelChoice } from "./chat-view-types";
 import { SidebarToggle } from "./sidebar-toggle";
 import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 
-/** The conversation's header: its title, the instructions in effect, the model menu, Export and Share. */
+/**
+ * The conversation's header: its title, the instructions in effect, the model
+ * menu, Export and Share; on the new-chat page, the Temporary switch. A
+ * temporary chat is never exported or shared (docs/decisions/085).
+ */
 export function ChatHeader({
   chatId,
   isNew,
   title,
+  temporary,
+  temporarySwitch,
   customInstructions,
   toolInstructions,
   tool,
@@ -18,6 +24,8 @@ export function ChatHeader({
   chatId: string;
   isNew: boolean;
   title: string | null;
+  temporary: boolean;
+  temporarySwitch: boolean;
   customInstructions: string | null;
   toolInstructions: boolean;
   tool: { id: string; name: string } | null;
@@ -27,9 +35,10 @@ export function ChatHeader({
     <header className="chat-header">
       <SidebarToggle />
       <h2 id="chat-title" className="chat-title">
-        {title ?? "New chat"}
+        {temporary ? "Temporary chat" : (title ?? "New chat")}
       </h2>
       <div className="chat-tools">
+        {temporarySwitch ? <TemporarySwitch on={temporary} /> : null}
         {customInstructions ? (
           <details className="instructions-badge">
             <summary>Custom instructions on</summary>
@@ -42,12 +51,12 @@ export function ChatHeader({
           <span className="badge">Tool instructions on</span>
         ) : null}
         <ModelPicker {...picker} />
-        {!isNew ? (
+        {!isNew && !temporary ? (
           <a className="button" href={`/api/conversations/${chatId}/markdown`} download>
             Export
           </a>
         ) : null}
-        {!isNew ? <ShareButton conversationId={chatId} /> : null}
+        {!isNew && !temporary ? <ShareButton conversationId={chatId} /> : null}
       </div>
     </header>
   );
@@ -67,6 +76,28 @@ function ToolBadge({ name }: { name: string }) {
         <span aria-hidden="true">×</span>
       </Link>
     </span>
+  );
+}
+
+/**
+ * Between an ordinary new chat and a temporary one. Switching leaves the chat
+ * shown (a temporary one is then deleted); what is typed in the box stays.
+ */
+function TemporarySwitch({ on }: { on: boolean }) {
+  const navigate = useNavigate();
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={on}
+      className="temporary-switch"
+      onClick={() => navigate(on ? "/nuvara" : "/nuvara?temporary=1")}
+    >
+      <span className="switch-track" aria-hidden="true">
+        <span className="switch-thumb" />
+      </span>
+      Temporary
+    </button>
   );
 }
 

@@ -20,6 +20,16 @@ export function ModelBanner({ noModel, demo }: { noModel: boolean; demo: boolean
   ) : null;
 }
 
+/** A temporary chat says so while it is open (docs/decisions/085). */
+export function TemporaryBanner() {
+  return (
+    <p className="banner temporary-banner">
+      <strong>Temporary chat — not saved to your history.</strong> It is deleted when you leave it, and never listed,
+      exported or shared.
+    </p>
+  );
+}
+
 /** Announces a finished reply once; the transcript itself is not live, so tokens are not read out as they come. */
 export function ReplyAnnouncement({ text }: { text: string }) {
   return (

@@ -23,7 +23,7 @@ export interface ChatEvents {
 export interface ChatSession {
   chat: StreamChat;
   /** Read each time a request is sent. */
-  settings: { model: string; create: boolean };
+  settings: { model: string; create: boolean; temporary?: boolean };
   events: ChatEvents;
 }
 
@@ -48,6 +48,8 @@ export function chatRequestBody(
     conversationId,
     parentId: parentOf(messages[index - 1]),
     create: settings.create,
+    // Read by the server only when it creates the conversation (docs/decisions/085).
+    ...(settings.create && settings.temporary ? { temporary: true } : {}),
     // A new chat opened from a prompt tool (/nuvara?tool=<id>): the server starts it with the tool's instructions.
     toolId: settings.create ? (newChatTool() ?? undefined) : undefined,
     message: { id: last.id, role: "user", parts: [{ type: "text", text: messageText(last) }] },

@@ -43,6 +43,13 @@ export interface ChatViewProps {
   feedback?: Record<string, 1 | -1>;
   /** A reply being written for this conversation, possibly by another tab or device (docs/decisions/070). */
   running?: RunningReply | null;
+  /**
+   * A temporary chat (docs/decisions/085): marked while open, never listed,
+   * and deleted when its page is left.
+   */
+  temporary?: boolean;
+  /** The new-chat page: the header offers the switch between an ordinary and a temporary chat. */
+  temporarySwitch?: boolean;
   /** Where the composer's text is kept (app/components/chat/drafts.ts): "new" on /nuvara, otherwise the conversation's id. */
   draftKey?: string;
 }

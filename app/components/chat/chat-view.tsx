@@ -1,6 +1,6 @@
 import { ChatErrorNotice } from "./chat-error-notice";
 import { ChatHeader } from "./chat-header";
-import { DropOverlay, ModelBanner, ReplyAnnouncement } from "./chat-notices";
+import { DropOverlay, ModelBanner, ReplyAnnouncement, TemporaryBanner } from "./chat-notices";
 import type { ChatViewProps } from "./chat-view-types";
 import { Composer } from "./composer";
 import { ComposerFooter } from "./composer-footer";
@@ -28,11 +28,14 @@ export function ChatView(props: ChatViewProps) {
         chatId={chatId}
         isNew={isNew}
         title={props.title}
+        temporary={Boolean(props.temporary)}
+        temporarySwitch={Boolean(props.temporarySwitch)}
         customInstructions={props.customInstructions}
         toolInstructions={props.toolInstructions}
         tool={props.tool ?? null}
         picker={{ models, model, onChoose: chooseModel, busy }}
       />
+      {props.temporary ? <TemporaryBanner /> : null}
       <ModelBanner noModel={models.length === 0} demo={demoIds.has(model)} />
       <Transcript follow={chat.follow} busy={busy} onEscape={chat.stopOnEscape}>
         <MessageList

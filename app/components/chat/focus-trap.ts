@@ -12,7 +12,8 @@ function tabStops(container: HTMLElement) {
  * Keeps focus inside `container` (a drawer over the page): everything else is
  * made inert, so neither Tab nor a screen reader's cursor leaves it, and Tab
  * wraps from the last stop to the first (and back), as in a modal dialog.
- * Escape calls `onEscape` — unless a dialog or a menu opened from inside handles it.
+ * Escape calls `onEscape` — unless a dialog or a menu opened from inside handles it, or
+ * an element marked `data-own-escape` (a rename box: Escape closes it).
  * Returns the undo.
  */
 export function trapFocus(container: HTMLElement, onEscape: () => void) {
@@ -27,7 +28,7 @@ export function trapFocus(container: HTMLElement, onEscape: () => void) {
   }
 
   const onKeyDown = (event: KeyboardEvent) => {
-    if ((event.target as Element | null)?.closest("dialog")) return;
+    if ((event.target as Element | null)?.closest("dialog, [data-own-escape]")) return;
     if (event.key === "Escape") {
       // A menu open inside (the settings menu) closes first: one Escape, one thing closed.
       if ((event.target as Element | null)?.closest('[role="menu"]')) return;

@@ -1,10 +1,12 @@
-import { Form, Link, NavLink, useFetcher, useLocation, useNavigate, useSubmit } from "@remix-run/react";
-import { useEffect, useRef, useState, type ReactNode } from "react";
-import { groupByDay } from "~/chat/grouping";
-import { forgetChat } from "./chat-sessions";
-import { Dialog } from "./dialog";
+import { Form, Link, useFetcher, useLocation, useSubmit } from "@remix-run/react";
+import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from "react";
+import { arrangeConversations, groupByDay } from "~/chat/grouping";
+import { ConversationEntry, DRAGGED_CHAT, type RowRequest } from "./conversation-entry";
+import { MenuButton } from "./menu-button";
+import { BulkDeleteDialog, DeleteDialog, DeleteFolderDialog, FolderNameDialog, MoveDialog } from "./sidebar-dialogs";
 import { trapFocus } from "./focus-trap";
 import { useHydrated } from "./use-hydrated";
+import { PHONE_QUERY, useMedia } from "./use-media";
 
 export interface ConversationItem {
   id: string;
@@ -14,17 +16,42 @@ export interface ConversationItem {
   writing?: boolean;
   /** A new chat stored only once its first reply ends: nothing to rename or delete yet. */
   pending?: boolean;
+  /** Listed first, under Pinned (docs/decisions/085). */
+  pinned?: boolean;
+  /** In the Archived view, or a search result marked as archived. */
+  archived?: boolean;
+  /** The folder it is filed in. */
+  folderId?: string | null;
 }
+
+export interface FolderItem {
+  id: string;
+  name: string;
+}
+
+export type ListView = "active" | "archived";
 
 const SEARCH_DELAY_MS = 250;
 
+type Dialogs =
+  | RowRequest
+  | { kind: "new-folder" }
+  | { kind: "rename-folder"; folder: FolderItem }
+  | { kind: "delete-folder"; folder: FolderItem }
+  | { kind: "bulk-delete" }
+  | null;
+
 /**
- * The conversation list: New chat, search over titles and messages, the
- * conversations by day, and rename and delete. On narrow screens a drawer
- * over the chat: while open, focus stays inside; Escape or Close closes it.
+ * The conversation list: New chat, search over titles and messages, then
+ * pinned chats, folders and the loose chats by day, each with its actions
+ * behind "⋯"; a Select mode for several chats at once; the Archived view.
+ * On narrow screens a drawer over the chat: while open, focus stays inside;
+ * Escape or Close closes it.
  */
 export function ConversationSidebar({
   conversations,
+  folders = [],
+  view = "active",
   search,
   activeId,
   open,
@@ -32,6 +59,8 @@ export function ConversationSidebar({
   footer,
 }: {
   conversations: ConversationItem[];
+  folders?: FolderItem[];
+  view?: ListView;
   search: string;
   activeId: string | null;
   /** Open as a drawer (phones). */
@@ -39,11 +68,10 @@ export function ConversationSidebar({
   onClose: () => void;
   footer: ReactNode;
 }) {
-  // Grouped by the reader's own calendar once in the browser; by UTC in the server's render.
-  const hydrated = useHydrated();
-  const groups = groupByDay(conversations, new Date(), hydrated ? undefined : "UTC");
-  const [deleting, setDeleting] = useState<ConversationItem | null>(null);
   const navRef = useRef<HTMLElement>(null);
+  const [dialog, setDialog] = useState<Dialogs>(null);
+  const closeDialog = useCallback(() => setDialog(null), []);
+  const selection = useSelection(conversations);
 
   useEffect(() => {
     const nav = navRef.current;
@@ -53,6 +81,14 @@ export function ConversationSidebar({
     return release;
   }, [open, onClose]);
 
+  const rowProps = {
+    activeId,
+    selecting: selection.on,
+    selected: selection.ids,
+    onSelect: selection.toggle,
+    onRequest: setDialog,
+  };
+  const archivedView = view === "archived" && !search;
   return (
     <nav ref={navRef} id="conversation-list" aria-label="Conversations" className={open ? "sidebar open" : "sidebar"}>
       <div className="sidebar-top">
@@ -67,30 +103,347 @@ export function ConversationSidebar({
         </button>
       </div>
       <SearchBox search={search} />
+      <ListTools
+        selecting={selection.on}
+        canSelect={conversations.some((item) => !item.pending)}
+        archivedView={archivedView}
+        onSelectMode={selection.setOn}
+        onNewFolder={() => setDialog({ kind: "new-folder" })}
+      />
+      {selection.on ? (
+        <BulkBar
+          ids={selection.list}
+          archivedView={archivedView}
+          onDelete={() => setDialog({ kind: "bulk-delete" })}
+          onDone={selection.stop}
+        />
+      ) : null}
       <div className="conversation-groups">
-        {groups.length === 0 ? (
-          <p className="fine-print">{search ? `No conversations match “${search}”.` : "No conversations yet."}</p>
+        {archivedView ? (
+          <ArchivedList conversations={conversations} {...rowProps} />
         ) : (
-          groups.map((group) => (
-            <section key={group.label} aria-label={group.label}>
-              <h2 className="group-label">{group.label}</h2>
-              <ul className="conversation-items">
-                {group.items.map((item) => (
-                  <ConversationEntry
-                    key={item.id}
-                    item={item}
-                    active={item.id === activeId}
-                    onDelete={() => setDeleting(item)}
-                  />
-                ))}
-              </ul>
-            </section>
-          ))
+          <OrganisedList
+            conversations={conversations}
+            folders={search ? [] : folders}
+            search={search}
+            onFolder={setDialog}
+            {...rowProps}
+          />
         )}
       </div>
+      <ViewLink archivedView={archivedView} />
       <div className="sidebar-footer">{footer}</div>
-      <DeleteDialog target={deleting} activeId={activeId} onClose={() => setDeleting(null)} />
+      <DeleteDialog target={dialog?.kind === "delete" ? dialog.item : null} activeId={activeId} onClose={closeDialog} />
+      <MoveDialog
+        target={dialog?.kind === "move" ? dialog.item : null}
+        folders={folders}
+        onNewFolder={() => setDialog({ kind: "new-folder" })}
+        onClose={closeDialog}
+      />
+      <FolderNameDialog
+        key={dialog?.kind === "rename-folder" ? dialog.folder.id : "new"}
+        open={dialog?.kind === "new-folder" || dialog?.kind === "rename-folder"}
+        folder={dialog?.kind === "rename-folder" ? dialog.folder : null}
+        onClose={closeDialog}
+      />
+      <DeleteFolderDialog
+        folder={dialog?.kind === "delete-folder" ? dialog.folder : null}
+        count={
+          dialog?.kind === "delete-folder"
+            ? conversations.filter((item) => item.folderId === dialog.folder.id).length
+            : 0
+        }
+        onClose={closeDialog}
+      />
+      <BulkDeleteDialog
+        ids={selection.list}
+        open={dialog?.kind === "bulk-delete"}
+        activeId={activeId}
+        onDone={() => {
+          closeDialog();
+          selection.stop();
+        }}
+        onClose={closeDialog}
+      />
     </nav>
+  );
+}
+
+/** Which chats are ticked in Select mode; a chat that leaves the list leaves the selection. */
+function useSelection(conversations: ConversationItem[]) {
+  const [on, setOn] = useState(false);
+  const [ids, setIds] = useState<ReadonlySet<string>>(new Set());
+  const listed = new Set(conversations.map((item) => item.id));
+  const list = [...ids].filter((id) => listed.has(id));
+  const toggle = useCallback((id: string, checked: boolean) => {
+    setIds((current) => {
+      const next = new Set(current);
+      if (checked) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+  const stop = useCallback(() => {
+    setOn(false);
+    setIds(new Set());
+  }, []);
+  return { on, setOn: (value: boolean) => (value ? setOn(true) : stop()), ids, list, toggle, stop };
+}
+
+function ListTools({
+  selecting,
+  canSelect,
+  archivedView,
+  onSelectMode,
+  onNewFolder,
+}: {
+  selecting: boolean;
+  canSelect: boolean;
+  archivedView: boolean;
+  onSelectMode: (on: boolean) => void;
+  onNewFolder: () => void;
+}) {
+  return (
+    <div className="list-tools">
+      {archivedView ? <h2 className="list-title">Archived chats</h2> : null}
+      {/* Its name says what it does next (Select, Done): no pressed state besides. */}
+      {canSelect || selecting ? (
+        <button type="button" className="chip-button" onClick={() => onSelectMode(!selecting)}>
+          {selecting ? "Done" : "Select"}
+        </button>
+      ) : null}
+      {archivedView ? null : (
+        <button type="button" className="chip-button" onClick={onNewFolder}>
+          New folder
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** Select mode's actions on the ticked chats. */
+function BulkBar({
+  ids,
+  archivedView,
+  onDelete,
+  onDone,
+}: {
+  ids: string[];
+  archivedView: boolean;
+  onDelete: () => void;
+  onDone: () => void;
+}) {
+  const archive = useFetcher<{ ok?: boolean; error?: string }>();
+  const waiting = useRef(false);
+  useEffect(() => {
+    if (archive.state !== "idle" || !waiting.current) return;
+    waiting.current = false;
+    if (archive.data?.ok) onDone();
+  }, [archive.state, archive.data, onDone]);
+  const none = ids.length === 0;
+  return (
+    <div className="bulk-bar" role="group" aria-label="Selected chats">
+      <span className="bulk-count" role="status">
+        {ids.length} selected
+      </span>
+      {archivedView ? null : (
+        <button
+          type="button"
+          className="chip-button"
+          disabled={none || archive.state !== "idle"}
+          onClick={() => {
+            waiting.current = true;
+            archive.submit(new URLSearchParams([["intent", "bulk-archive"], ...ids.map((id) => ["id", id])]), {
+              method: "post",
+              action: "/nuvara",
+            });
+          }}
+        >
+          Archive
+        </button>
+      )}
+      <button type="button" className="chip-button danger" disabled={none} onClick={onDelete}>
+        Delete
+      </button>
+      {archive.state === "idle" && archive.data?.error ? (
+        <p className="form-error" role="alert">
+          {archive.data.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+interface RowProps {
+  activeId: string | null;
+  selecting: boolean;
+  selected: ReadonlySet<string>;
+  onSelect: (id: string, on: boolean) => void;
+  onRequest: (request: RowRequest) => void;
+}
+
+function Rows({ items, draggable = false, ...row }: RowProps & { items: ConversationItem[]; draggable?: boolean }) {
+  return (
+    <ul className="conversation-items">
+      {items.map((item) => (
+        <ConversationEntry
+          key={item.id}
+          item={item}
+          active={item.id === row.activeId}
+          selecting={row.selecting}
+          selected={row.selected.has(item.id)}
+          onSelect={row.onSelect}
+          onRequest={row.onRequest}
+          draggable={draggable}
+        />
+      ))}
+    </ul>
+  );
+}
+
+/** Pinned, then folders, then the loose chats by day (app/chat/grouping.ts). */
+function OrganisedList({
+  conversations,
+  folders,
+  search,
+  onFolder,
+  ...row
+}: RowProps & {
+  conversations: ConversationItem[];
+  folders: FolderItem[];
+  search: string;
+  onFolder: (dialog: Dialogs) => void;
+}) {
+  // Grouped by the reader's own calendar once in the browser; by UTC in the server's render.
+  const hydrated = useHydrated();
+  // Dragging a chat onto a folder is a shortcut on desktop; the row's menu does the same everywhere.
+  const phone = useMedia(PHONE_QUERY);
+  const draggable = hydrated && !phone;
+  const arranged = arrangeConversations(conversations, folders, new Date(), hydrated ? undefined : "UTC");
+  const drop = useDropToFolder();
+  if (conversations.length === 0 && folders.length === 0) {
+    return <p className="fine-print">{search ? `No conversations match “${search}”.` : "No conversations yet."}</p>;
+  }
+  return (
+    <>
+      {arranged.pinned.length > 0 ? (
+        <section aria-label="Pinned">
+          <h2 className="group-label">Pinned</h2>
+          <Rows items={arranged.pinned} draggable={draggable} {...row} />
+        </section>
+      ) : null}
+      {arranged.folders.map(({ folder, items }) => (
+        <FolderSection key={folder.id} folder={folder} drop={drop} onFolder={onFolder}>
+          <Rows items={items} draggable={draggable} {...row} />
+        </FolderSection>
+      ))}
+      <div className="loose-chats" {...drop.target(null)}>
+        {arranged.days.map((group) => (
+          <section key={group.label} aria-label={group.label}>
+            <h2 className="group-label">{group.label}</h2>
+            <Rows items={group.items} draggable={draggable} {...row} />
+          </section>
+        ))}
+      </div>
+      {drop.error ? (
+        <p className="form-error" role="alert">
+          {drop.error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** Drop targets for dragged rows: a folder, or the loose list (out of any folder). */
+function useDropToFolder() {
+  const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
+  const [over, setOver] = useState<string | null | undefined>(undefined);
+  const target = (folderId: string | null) => ({
+    "data-drop-over": over === folderId ? "" : undefined,
+    onDragOver: (event: DragEvent) => {
+      if (!event.dataTransfer.types.includes(DRAGGED_CHAT)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "move";
+      setOver(folderId);
+    },
+    onDragLeave: () => setOver(undefined),
+    onDrop: (event: DragEvent) => {
+      const id = event.dataTransfer.getData(DRAGGED_CHAT);
+      setOver(undefined);
+      if (!id) return;
+      event.preventDefault();
+      fetcher.submit({ intent: "move", folder: folderId ?? "" }, { method: "post", action: `/nuvara/${id}` });
+    },
+  });
+  return { target, error: fetcher.state === "idle" ? fetcher.data?.error : undefined };
+}
+
+function FolderSection({
+  folder,
+  drop,
+  onFolder,
+  children,
+}: {
+  folder: FolderItem;
+  drop: ReturnType<typeof useDropToFolder>;
+  onFolder: (dialog: Dialogs) => void;
+  children: ReactNode;
+}) {
+  const [expanded, setExpanded] = useState(true);
+  return (
+    <section aria-label={`Folder ${folder.name}`} className="folder" {...drop.target(folder.id)}>
+      <div className="folder-head">
+        <h2 className="group-label folder-label">
+          <button
+            type="button"
+            className="folder-toggle"
+            aria-expanded={expanded}
+            onClick={() => setExpanded((value) => !value)}
+          >
+            <span className="folder-caret" aria-hidden="true">
+              {expanded ? "▾" : "▸"}
+            </span>
+            {folder.name}
+          </button>
+        </h2>
+        <span className="item-actions">
+          <MenuButton
+            label={`Actions for folder “${folder.name}”`}
+            items={[
+              { label: "Rename folder", onSelect: () => onFolder({ kind: "rename-folder", folder }) },
+              { label: "Delete folder", onSelect: () => onFolder({ kind: "delete-folder", folder }), danger: true },
+            ]}
+          />
+        </span>
+      </div>
+      {expanded ? children : null}
+    </section>
+  );
+}
+
+function ArchivedList({ conversations, ...row }: RowProps & { conversations: ConversationItem[] }) {
+  const hydrated = useHydrated();
+  const groups = groupByDay(conversations, new Date(), hydrated ? undefined : "UTC");
+  if (groups.length === 0) return <p className="fine-print">No archived chats.</p>;
+  return groups.map((group) => (
+    <section key={group.label} aria-label={group.label}>
+      <h2 className="group-label">{group.label}</h2>
+      <Rows items={group.items} {...row} />
+    </section>
+  ));
+}
+
+/** Between the list in use and the Archived view; the conversation open stays open. */
+function ViewLink({ archivedView }: { archivedView: boolean }) {
+  const location = useLocation();
+  return (
+    <p className="view-link">
+      {archivedView ? (
+        <Link to={location.pathname}>← Back to chats</Link>
+      ) : (
+        <Link to={`${location.pathname}?view=archived`}>Archived chats</Link>
+      )}
+    </p>
   );
 }
 
@@ -115,120 +468,5 @@ function SearchBox({ search }: { search: string }) {
         }}
       />
     </Form>
-  );
-}
-
-function ConversationEntry({
-  item,
-  active,
-  onDelete,
-}: {
-  item: ConversationItem;
-  active: boolean;
-  onDelete: () => void;
-}) {
-  const [renaming, setRenaming] = useState(false);
-  const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
-  const title = item.title ?? "New chat";
-  const pendingTitle = fetcher.formData?.get("title");
-  const shownTitle = typeof pendingTitle === "string" ? pendingTitle : title;
-
-  useEffect(() => {
-    if (fetcher.state === "idle" && fetcher.data?.ok) setRenaming(false);
-  }, [fetcher.state, fetcher.data]);
-
-  if (renaming) {
-    return (
-      <li className="conversation-item renaming">
-        <fetcher.Form method="post" action={`/nuvara/${item.id}`} className="rename-form">
-          <input type="hidden" name="intent" value="rename" />
-          <input name="title" aria-label="New title" defaultValue={title} maxLength={120} required autoFocus />
-          <button type="submit" className="chip-button">
-            Save
-          </button>
-          <button type="button" className="chip-button" onClick={() => setRenaming(false)}>
-            Cancel
-          </button>
-          {fetcher.data?.error ? (
-            <p className="form-error" role="alert">
-              {fetcher.data.error}
-            </p>
-          ) : null}
-        </fetcher.Form>
-      </li>
-    );
-  }
-  return (
-    <li className={active ? "conversation-item active" : "conversation-item"}>
-      <NavLink to={`/nuvara/${item.id}`} aria-current={active ? "page" : undefined}>
-        {shownTitle}
-        {item.writing ? <span className="writing-note">still writing…</span> : null}
-      </NavLink>
-      {item.pending ? null : (
-        <span className="item-actions">
-          <button
-            type="button"
-            className="icon-button"
-            aria-label={`Rename “${title}”`}
-            onClick={() => setRenaming(true)}
-          >
-            ✎
-          </button>
-          <button type="button" className="icon-button" aria-label={`Delete “${title}”`} onClick={onDelete}>
-            ×
-          </button>
-        </span>
-      )}
-    </li>
-  );
-}
-
-function DeleteDialog({
-  target,
-  activeId,
-  onClose,
-}: {
-  target: ConversationItem | null;
-  activeId: string | null;
-  onClose: () => void;
-}) {
-  const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
-  const navigate = useNavigate();
-  const [deletedId, setDeletedId] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data?.ok || !deletedId) return;
-    forgetChat(deletedId);
-    if (deletedId === activeId) navigate("/nuvara", { replace: true });
-    setDeletedId(null);
-    onClose();
-  }, [fetcher.state, fetcher.data, deletedId, activeId, navigate, onClose]);
-
-  return (
-    <Dialog open={target !== null} onClose={onClose} title="Delete this conversation?">
-      <p>“{target?.title ?? "New chat"}” and all its messages will be deleted. This can't be undone.</p>
-      {fetcher.data?.error ? (
-        <p className="form-error" role="alert">
-          {fetcher.data.error}
-        </p>
-      ) : null}
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger"
-          disabled={fetcher.state !== "idle"}
-          onClick={() => {
-            if (!target) return;
-            setDeletedId(target.id);
-            fetcher.submit({ intent: "delete" }, { method: "post", action: `/nuvara/${target.id}` });
-          }}
-        >
-          Delete
-        </button>
-      </div>
-    </Dialog>
   );
 }

@@ -15,6 +15,7 @@ import { useMessageActions } from "./use-message-actions";
 import { imageProblem, useModelChoice } from "./use-model-choice";
 import { useReplyAnnouncement } from "./use-reply-announcement";
 import { useSessionEvents } from "./use-session-events";
+import { useLeaveTemporaryChat } from "./use-temporary-chat";
 import { useUnsentRestore } from "./use-unsent-restore";
 
 /**
@@ -41,7 +42,9 @@ export function useChatController(props: ChatViewProps) {
   useRunningReply(session, conversation.shownBranch, conversation.setMessages, props.running);
   useStoredMessages(session, isNew, conversation.stored, conversation.shownBranch, conversation.setMessages);
   const [restoredNotice, setRestoredNotice] = useUnsentRestore(unsentKey, session, draft, setDraft);
-  useSessionEvents({ session, isNew, chatId, setMessages: conversation.setMessages, moveDraftTo });
+  const temporary = Boolean(props.temporary);
+  useSessionEvents({ session, isNew, temporary, chatId, setMessages: conversation.setMessages, moveDraftTo });
+  useLeaveTemporaryChat(chatId, temporary);
   const blockedReason = blockedReasonOf(models, props.quota);
   const announcement = useReplyAnnouncement(chatId, status, messages, Boolean(error));
 

@@ -20,6 +20,7 @@ export function useConversation(props: ChatViewProps) {
   const session = chatSession(chatId, shownBranch, {
     model: initialModel,
     create: isNew,
+    temporary: Boolean(props.temporary),
   });
   const { messages, status, error, sendMessage, regenerate, stop, setMessages } = useStreamChat(session.chat);
   const busy = status === "submitted" || status === "streaming";

@@ -14,12 +14,15 @@ type SetMessages = Conversation["setMessages"];
 export function useSessionEvents({
   session,
   isNew,
+  temporary,
   chatId,
   setMessages,
   moveDraftTo,
 }: {
   session: ChatSession;
   isNew: boolean;
+  /** A temporary chat keeps the new-chat page's address: it is gone once left (docs/decisions/085). */
+  temporary: boolean;
   chatId: string;
   setMessages: SetMessages;
   moveDraftTo: (id: string) => void;
@@ -29,7 +32,7 @@ export function useSessionEvents({
   useEffect(() => {
     session.events = {
       onConversation(id) {
-        if (!isNew) return;
+        if (!isNew || temporary) return;
         // The conversation exists now: give it its own URL (same chat, no reload).
         unsent.move("new", id);
         moveDraftTo(id);
@@ -51,7 +54,7 @@ export function useSessionEvents({
     return () => {
       session.events = {};
     };
-  }, [session, isNew, chatId, navigate, revalidator, setMessages, moveDraftTo]);
+  }, [session, isNew, temporary, chatId, navigate, revalidator, setMessages, moveDraftTo]);
 }
 
 /** The saved reply with its stored status and a time (which marks it as stored, app/components/chat/chat-sessions.ts). */

@@ -40,8 +40,38 @@ export const conversations = pgTable(
     currentLeafId: uuid("current_leaf_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Pinned: listed first (docs/decisions/085); null when not pinned. */
+    pinnedAt: timestamp("pinned_at", { withTimezone: true }),
+    /** Archived: out of the list, in the Archived view and in search (docs/decisions/085). */
+    archivedAt: timestamp("archived_at", { withTimezone: true }),
+    /** The folder it is filed in; deleting the folder puts it back among the loose chats. */
+    folderId: uuid("folder_id").references((): AnyPgColumn => conversationFolders.id, { onDelete: "set null" }),
+    /**
+     * A temporary chat (docs/decisions/085): never listed, searched, titled by
+     * a model, exported or shared, and deleted when its page is left (or by the
+     * sweep, a day after it was made).
+     */
+    temporary: boolean("temporary").notNull().default(false),
   },
-  (t) => [index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc())],
+  (t) => [
+    index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc()),
+    // The sweep of abandoned temporary chats reads only these.
+    index("conversations_temporary_created_idx")
+      .on(t.createdAt)
+      .where(sql`${t.temporary}`),
+  ],
+);
+
+/** A user's folders of conversations (docs/decisions/085). */
+export const conversationFolders = pgTable(
+  "conversation_folders",
+  {
+    id: uuid("id").primaryKey(),
+    uid: text("uid").notNull(),
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("conversation_folders_uid_idx").on(t.uid)],
 );
 
 export const messages = pgTable(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupByDay } from "~/chat/grouping";
+import { arrangeConversations, groupByDay } from "~/chat/grouping";
 
 const at = (iso: string) => ({ id: iso, updatedAt: iso });
 
@@ -30,5 +30,42 @@ describe("groupByDay", () => {
 
   it("leaves out empty groups", () => {
     expect(groupByDay([], now, "UTC")).toEqual([]);
+  });
+});
+
+describe("arrangeConversations", () => {
+  const now = new Date("2026-03-10T12:00:00Z");
+  const item = (id: string, extra: { pinned?: boolean; folderId?: string | null; updatedAt?: string } = {}) => ({
+    id,
+    updatedAt: extra.updatedAt ?? "2026-03-10T09:00:00Z",
+    ...extra,
+  });
+
+  it("puts pinned chats first, then every folder's chats (empty folders too), then the loose ones by day", () => {
+    const folders = [
+      { id: "f1", name: "Work" },
+      { id: "f2", name: "Empty" },
+    ];
+    const arranged = arrangeConversations(
+      [
+        item("a", { pinned: true, folderId: "f1" }),
+        item("b", { folderId: "f1" }),
+        item("c"),
+        item("d", { folderId: "gone" }),
+        item("e", { updatedAt: "2026-03-09T09:00:00Z" }),
+      ],
+      folders,
+      now,
+      "UTC",
+    );
+    expect(arranged.pinned.map((row) => row.id)).toEqual(["a"]);
+    expect(arranged.folders.map((group) => [group.folder.name, group.items.map((row) => row.id)])).toEqual([
+      ["Work", ["b"]],
+      ["Empty", []],
+    ]);
+    expect(arranged.days.map((group) => [group.label, group.items.map((row) => row.id)])).toEqual([
+      ["Today", ["c", "d"]],
+      ["Yesterday", ["e"]],
+    ]);
   });
 });
