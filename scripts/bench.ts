@@ -16,6 +16,7 @@ import { benchInstances } from "./perf/instances";
 import { benchRuns } from "./perf/runs";
 import { benchAttachments } from "./perf/attachments";
 import { benchBudgets } from "./perf/budgets";
+import { benchStream } from "./perf/stream-markdown";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -40,6 +41,9 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      first-token overhead, the server's memory around documents that inflate
  *                                      to 1 GiB, another account's upload while one account's slow PDFs are
  *                                      read; see scripts/perf/attachments.ts)
+ *   npm run bench -- --stream [--words 1000] [--tokens-per-second 45]
+ *                                      (long tasks while a 1,000-word Markdown reply streams, at 1× and 4× CPU
+ *                                      slowdown, against targets; see scripts/perf/stream-markdown.ts)
  *   npm run bench -- --budgets [--messages 150]
  *                                      (the budget check's overhead on a reply's first token; see scripts/perf/budgets.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
@@ -60,6 +64,12 @@ if (process.argv.includes("--runs")) {
 if (process.argv.includes("--budgets")) {
   await benchBudgets();
   process.exit(0);
+}
+
+// `--stream`: long tasks while a long Markdown reply streams, at 1× and 4× CPU (scripts/perf/stream-markdown.ts); exits 1 if a target is missed.
+if (process.argv.includes("--stream")) {
+  const met = await benchStream();
+  process.exit(met ? 0 : 1);
 }
 
 // `--attachments`: files in the chat (scripts/perf/attachments.ts).

@@ -348,13 +348,13 @@ test.describe("the chat on a phone (390×844)", () => {
     // (Polled: the reply's Markdown may still be loading its code highlighting.)
     const table = reply.locator(".md-table");
     await expect.poll(() => table.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    // The code scrolls in its own box (ScrollRegion), around the <pre>.
+    const codeBox = reply.locator(".code-block .code-scroll");
     await expect
-      .poll(() =>
-        pre.evaluate((element) => ({
-          overflows: element.scrollWidth > element.clientWidth,
-          whiteSpace: getComputedStyle(element).whiteSpace,
-        })),
-      )
+      .poll(async () => ({
+        overflows: await codeBox.evaluate((element) => element.scrollWidth > element.clientWidth),
+        whiteSpace: await pre.evaluate((element) => getComputedStyle(element).whiteSpace),
+      }))
       .toEqual({ overflows: true, whiteSpace: "pre" });
     await expectPageDoesNotScroll(page);
 
@@ -375,8 +375,8 @@ test.describe("the chat on a phone (390×844)", () => {
     // Sideways scrolling moves the table, not the page.
     await table.evaluate((element) => element.scrollBy({ left: 200 }));
     expect(await table.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
-    await pre.evaluate((element) => element.scrollBy({ left: 200 }));
-    expect(await pre.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
+    await codeBox.evaluate((element) => element.scrollBy({ left: 200 }));
+    expect(await codeBox.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0);
     expect(await page.evaluate(() => window.scrollX)).toBe(0);
   });
 

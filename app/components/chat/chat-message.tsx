@@ -88,7 +88,13 @@ export function ChatMessageView({
           ) : (
             <CitedReply passages={sourcesOf(message)} text={text}>
               {message.parts.map((part, index) => {
-                if (part.type === "text") return <Markdown key={index}>{part.text}</Markdown>;
+                if (part.type === "text")
+                  return (
+                    // Only the part being written is still open: its last block waits for math and highlighting.
+                    <Markdown key={index} streaming={streaming && index === message.parts.length - 1}>
+                      {part.text}
+                    </Markdown>
+                  );
                 if (isToolPart(part)) return <ToolStep key={part.toolCallId} part={part} toolNames={toolNames} />;
                 return null;
               })}

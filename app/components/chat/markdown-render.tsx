@@ -1,13 +1,15 @@
-import type { ReactNode } from "react";
+import { memo, useEffect, useSyncExternalStore, type ReactNode } from "react";
 import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useHighlightedCode } from "./code-highlight";
 import { citationComponents } from "./citation-links";
 import { rehypeCitations } from "./citations";
 import { CopyButton } from "./copy-button";
+import { splitBlocks } from "./markdown-blocks";
 import { markdownVerdict } from "./markdown-budget";
-import { normalizeMathDelimiters } from "./math-text";
+import { hasMath, normalizeMathDelimiters } from "./math-text";
 import { PlainOnError, PlainReply, safeUrl } from "./markdown-plain";
+import { ScrollRegion } from "./scroll-region";
 
 /**
  * Model output as Markdown (GFM: tables, task lists, strikethrough,
@@ -26,6 +28,14 @@ import { PlainOnError, PlainReply, safeUrl } from "./markdown-plain";
  * - Code blocks are highlighted in the browser only, once their language's
  *   grammar is loaded (./code-highlight.ts, ADR 051); until then, and on the
  *   server, they show as plain preformatted text.
+ * - A reply is rendered block by block (./markdown-blocks.ts, ADR 082): each
+ *   block is memoized by its source, so while a reply streams only the block
+ *   being written is parsed again, and that open block waits for its math and
+ *   highlighting until it is finished.
+ *
+ * Each block is one ReactMarkdown call with the plugins below: a transform of
+ * the rendered text (a rehype plugin) goes into `rehypePlugins` and applies
+ * to every block alike.
  */
 
 interface MdNode {
@@ -82,15 +92,28 @@ function codeLanguage(pre: HastNode | undefined): string | null {
  * name their language are highlighted (guessing is slow and often wrong);
  * the highlighted code has the same text as `children`, so only colours change.
  */
-function CodeBlock({ language, code, children }: { language: string | null; code: string; children: ReactNode }) {
-  const highlighted = useHighlightedCode(language, code);
+function CodeBlock({
+  language,
+  code,
+  open,
+  children,
+}: {
+  language: string | null;
+  code: string;
+  /** Still being written: shown plain, highlighted once it is finished. */
+  open: boolean;
+  children: ReactNode;
+}) {
+  const highlighted = useHighlightedCode(open ? null : language, code);
   return (
     <div className="code-block">
       <div className="code-block-bar">
         <span>{language ?? "code"}</span>
         <CopyButton text={code.replace(/\n$/, "")} label="Copy code" />
       </div>
-      <pre>{highlighted ? <code className={`language-${language} hljs`}>{highlighted}</code> : children}</pre>
+      <ScrollRegion label="Code" className="code-scroll">
+        <pre>{highlighted ? <code className={`language-${language} hljs`}>{highlighted}</code> : children}</pre>
+      </ScrollRegion>
     </div>
   );
 }
@@ -118,16 +141,29 @@ const components: Components = {
   pre({ node, children }) {
     const hast = node as unknown as HastNode | undefined;
     return (
-      <CodeBlock language={codeLanguage(hast)} code={hastText(hast)}>
+      <CodeBlock language={codeLanguage(hast)} code={hastText(hast)} open={false}>
         {children}
       </CodeBlock>
     );
   },
   table({ children }) {
     return (
-      <div className="md-table">
+      <ScrollRegion label="Table" className="md-table">
         <table>{children}</table>
-      </div>
+      </ScrollRegion>
+    );
+  },
+};
+
+/** The same, for the block being written: its code is not highlighted yet. */
+const openComponents: Components = {
+  ...components,
+  pre({ node, children }) {
+    const hast = node as unknown as HastNode | undefined;
+    return (
+      <CodeBlock language={codeLanguage(hast)} code={hastText(hast)} open>
+        {children}
+      </CodeBlock>
     );
   },
   // "[n]" citing a source links to it (./citation-links.tsx).
@@ -139,26 +175,122 @@ const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, remarkHtmlAsText];
 /** remark-math and rehype-katex, for a reply with math (./markdown-math.tsx), or nothing. */
 export type MathPlugins = Pick<Options, "remarkPlugins" | "rehypePlugins">;
 
-function renderMarkdown(text: string, math?: MathPlugins): ReactNode {
-  if (!markdownVerdict(text).ok) return <PlainReply>{text}</PlainReply>;
-  let content: ReactNode;
+/** One block as Markdown, or as plain text if it fails to parse. */
+function renderBlock(text: string, open: boolean, math?: MathPlugins): ReactNode {
   try {
     // Called as a function, not as an element, so that parsing happens inside this try:
     // react-markdown's Markdown is a plain function of its props (no hooks).
-    content = ReactMarkdown({
-      children: math ? normalizeMathDelimiters(text) : text,
+    return ReactMarkdown({
+      children: text,
       remarkPlugins: math ? [...(remarkPlugins ?? []), ...(math.remarkPlugins ?? [])] : remarkPlugins,
       rehypePlugins: [rehypeCitations, ...(math?.rehypePlugins ?? [])],
       urlTransform: (url) => safeUrl(url) ?? "",
-      components,
+      components: open ? openComponents : components,
     });
   } catch {
     return <PlainReply>{text}</PlainReply>;
   }
-  return <div className="markdown">{content}</div>;
 }
 
+/**
+ * A block, rendered again only when its text (or whether it is finished, or
+ * math arriving) changes: the finished blocks of a streaming reply stay as
+ * they are while the last one grows.
+ */
+const MarkdownBlock = memo(function MarkdownBlock({
+  text,
+  open,
+  math,
+}: {
+  text: string;
+  open: boolean;
+  math?: MathPlugins;
+}): ReactNode {
+  return renderBlock(text, open, math);
+});
+
 /** The pipeline behind ./markdown.tsx's Markdown, a chunk of its own in the browser (ADR 051). */
-export function RenderedMarkdown({ children, math }: { children: string; math?: MathPlugins }): ReactNode {
-  return <PlainOnError text={children}>{renderMarkdown(children, math)}</PlainOnError>;
+export function RenderedMarkdown({
+  children,
+  math,
+  streaming = false,
+}: {
+  children: string;
+  /** The server passes KaTeX's plugins for a reply with math; the browser loads them itself. */
+  math?: MathPlugins;
+  /** The reply is being written: its last block is still open. */
+  streaming?: boolean;
+}): ReactNode {
+  return (
+    <PlainOnError text={children}>
+      <MarkdownBlocks text={children} given={math} streaming={streaming} />
+    </PlainOnError>
+  );
+}
+
+function MarkdownBlocks({ text, given, streaming }: { text: string; given?: MathPlugins; streaming: boolean }) {
+  const needsMath = hasMath(text);
+  // A finished reply waits for KaTeX (hydration keeps the server's math meanwhile); a streaming one does not.
+  const math = useMathPlugins(needsMath, given, !streaming);
+  if (!markdownVerdict(text).ok) return <PlainReply>{text}</PlainReply>;
+  const blocks = splitBlocks(needsMath ? normalizeMathDelimiters(text) : text);
+  const last = blocks.length - 1;
+  return (
+    <div className="markdown">
+      {blocks.map((block, index) => {
+        const open = streaming && index === last;
+        // Blocks are keyed by position: a streaming reply only ever adds blocks at its end.
+        return (
+          <MarkdownBlock key={index} text={block} open={open} math={!open && block.includes("$$") ? math : undefined} />
+        );
+      })}
+    </div>
+  );
+}
+
+/*
+ * KaTeX's plugins in the browser: a chunk of its own (ADR 056), loaded the
+ * first time a reply has math. Until it is there, a streaming reply shows its
+ * math as source; a finished one suspends, so that hydrating a reply the
+ * server rendered with math keeps the server's HTML until it can match it.
+ */
+let loadedMath: MathPlugins | null = null;
+let mathFailed = false;
+let mathLoading: Promise<unknown> | null = null;
+const mathListeners = new Set<() => void>();
+
+function subscribeMath(listener: () => void) {
+  mathListeners.add(listener);
+  return () => void mathListeners.delete(listener);
+}
+
+function loadMath(): Promise<unknown> {
+  mathLoading ??= import("./markdown-math").then(
+    (module) => {
+      loadedMath = module.mathPlugins;
+      for (const listener of mathListeners) listener();
+    },
+    () => {
+      // The reply stays readable with its math as source.
+      mathFailed = true;
+      for (const listener of mathListeners) listener();
+    },
+  );
+  return mathLoading;
+}
+
+function useMathPlugins(needed: boolean, given: MathPlugins | undefined, wait: boolean): MathPlugins | undefined {
+  // The same on hydration as after: the server passes its plugins in `given`, and never reads this.
+  const loaded = useSyncExternalStore(
+    subscribeMath,
+    () => loadedMath,
+    () => loadedMath,
+  );
+  useEffect(() => {
+    if (needed && !given && !loaded) void loadMath();
+  }, [needed, given, loaded]);
+  if (given || !needed) return given;
+  // Never on the server, which renders what it has (it passes `given` for every reply with math).
+  if (!loaded && wait && !mathFailed && typeof window !== "undefined") throw loadMath();
+  return loaded ?? undefined;
 }

@@ -1,4 +1,4 @@
-import { lazy, memo, Suspense, type ReactNode } from "react";
+import { lazy, memo, Suspense, useDeferredValue, type ReactNode } from "react";
 import { mathPlugins as serverMathPlugins } from "./markdown-math.server";
 import { PlainOnError, PlainReply } from "./markdown-plain";
 import { RenderedMarkdown as ServerRenderedMarkdown } from "./markdown-render.server";
@@ -23,18 +23,13 @@ export { PlainReply, safeUrl } from "./markdown-plain";
  * - The chunk is fetched as soon as the browser is idle after loading, so a
  *   first reply streamed into an empty chat rarely waits for it; if it does,
  *   the text shows plain (PlainReply) for that moment.
+ * - A reply with math also needs KaTeX, a chunk the pipeline loads only then
+ *   (ADR 056); a finished reply waits for it inside the same Suspense.
+ * - `streaming`: the reply is being written, so its last block is still open
+ *   (rendered without math and highlighting until it is finished, ADR 082).
  */
 const LazyRenderedMarkdown = lazy(() =>
   import("./markdown-render").then((module) => ({ default: module.RenderedMarkdown })),
-);
-
-// A reply with math also needs KaTeX: another chunk, fetched only then (ADR 056).
-const LazyMathMarkdown = lazy(() =>
-  Promise.all([import("./markdown-render"), import("./markdown-math")]).then(([render, math]) => ({
-    default: function MathMarkdown({ children }: { children: string }) {
-      return <render.RenderedMarkdown math={math.mathPlugins}>{children}</render.RenderedMarkdown>;
-    },
-  })),
 );
 
 if (typeof window !== "undefined") {
@@ -43,18 +38,23 @@ if (typeof window !== "undefined") {
   else setTimeout(preload, 200);
 }
 
-export const Markdown = memo(function Markdown({ children }: { children: string }): ReactNode {
-  const math = hasMath(children);
+export const Markdown = memo(function Markdown({
+  children,
+  streaming = false,
+}: {
+  children: string;
+  streaming?: boolean;
+}): ReactNode {
+  // A streamed update renders in the background, in slices the browser can interrupt to handle input (ADR 082).
+  const text = useDeferredValue(children);
   // The outer boundary catches a chunk that failed to download: the reply stays readable as text.
   return (
-    <PlainOnError text={children}>
-      <Suspense fallback={<PlainReply>{children}</PlainReply>}>
+    <PlainOnError text={text}>
+      <Suspense fallback={<PlainReply>{text}</PlainReply>}>
         {ServerRenderedMarkdown ? (
-          <ServerRenderedMarkdown math={math ? serverMathPlugins : undefined}>{children}</ServerRenderedMarkdown>
-        ) : math ? (
-          <LazyMathMarkdown>{children}</LazyMathMarkdown>
+          <ServerRenderedMarkdown math={hasMath(text) ? serverMathPlugins : undefined}>{text}</ServerRenderedMarkdown>
         ) : (
-          <LazyRenderedMarkdown>{children}</LazyRenderedMarkdown>
+          <LazyRenderedMarkdown streaming={streaming}>{text}</LazyRenderedMarkdown>
         )}
       </Suspense>
     </PlainOnError>

@@ -3,6 +3,7 @@ import { userParts } from "~/conversation/history";
 import { useSyncExternalStore } from "react";
 import type { ChatMessage } from "~/conversation/message-types";
 import { showsContent } from "~/chat/reply-parts";
+import { ShowPacer } from "./show-pacer";
 import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type ReplyState } from "./ui-message-stream";
 
 /**
@@ -15,9 +16,6 @@ import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type Repl
 /** A reply whose stream is cut is read again from its run this many times, after 1 s, 2 s, 3 s. */
 const MAX_RESUMES = 3;
 const RESUME_AFTER_MS = 1_000;
-
-/** At most this often (ms) a streaming reply is re-rendered. */
-const SHOW_EVERY_MS = 50;
 
 export type ChatStatus = "submitted" | "streaming" | "ready" | "error";
 
@@ -196,7 +194,7 @@ export class StreamChat {
     this.controller = controller;
     if (!resumed) this.update({ status: "submitted", error: undefined });
     let reply: ReplyState | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let pacer: ShowPacer | undefined;
     let isAbort = false;
     let isError = false;
     let runId: string | undefined;
@@ -220,18 +218,11 @@ export class StreamChat {
       if (!response.ok) throw new ChatHttpError(response.status, await response.text());
       if (!response.body) throw new Error("The response body is empty.");
       const current = (reply = newReply(this.options.generateId()));
-      // Text arrives a word at a time; showing it at most every SHOW_EVERY_MS (the first
-      // change at once) keeps re-rendering a long reply's Markdown from hogging the page.
-      let lastShown = 0;
-      const show = () => {
-        clearTimeout(timer);
-        timer = undefined;
-        lastShown = performance.now();
-        this.showReply(current.message, true);
-      };
+      // Text arrives a word at a time; it is shown as often as the device renders it with ease (./show-pacer.ts).
+      const paced = (pacer = new ShowPacer(() => this.showReply(current.message, true)));
       // Data parts (the exchange is stored) act on the reply as shown: it must be up to date first.
       const onData = (part: { type: string; data: unknown }) => {
-        if (timer !== undefined) show();
+        paced.flush();
         if (part.type === "data-run") {
           run = part.data as { runId: string; conversationId: string };
           runId = run.runId;
@@ -249,19 +240,15 @@ export class StreamChat {
         }
         // The reply's frame ("start") shows it without calling it streaming yet, as the SDK does.
         if (chunk.type === "start") this.showReply(current.message, false);
-        else if (performance.now() - lastShown >= SHOW_EVERY_MS) show();
-        else timer ??= setTimeout(show, SHOW_EVERY_MS - (performance.now() - lastShown));
+        else paced.request();
       }
-      if (timer !== undefined) show();
+      paced.flush();
       if (controller.signal.aborted) isAbort = true;
       else if (!ended && runId && resumes < MAX_RESUMES) resume = true;
       if (!resume && this.controller === controller) this.update({ status: "ready" });
     } catch (error) {
       // What was read before a Stop or a failure stays on screen.
-      if (timer !== undefined && reply) {
-        clearTimeout(timer);
-        this.showReply(reply.message, true);
-      }
+      pacer?.flush();
       if (controller.signal.aborted || (error instanceof Error && error.name === "AbortError")) {
         isAbort = true;
         if (this.controller === controller) this.update({ status: "ready" });
