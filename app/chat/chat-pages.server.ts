@@ -27,6 +27,7 @@ import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
+import { publishConversationEvent } from "./live/conversation-events.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 import { isUuid } from "~/ids/uuid";
 
@@ -74,7 +75,8 @@ export async function loadAssistant(request: Request) {
     getModelRegistry(),
     runningFor(db, uid),
   ]);
-  const writing = new Set(running.map((run) => run.conversationId));
+  // The run's id with its mark: the live list clears it when it hears that run end (docs/decisions/086).
+  const writing = new Map(running.toReversed().map((run) => [run.conversationId, run.id])); // newest wins
   const listed = new Set(conversations.map((item) => item.id));
   // A new chat whose first reply is still being written is not stored yet, but it is listed (docs/decisions/070).
   const pending = search
@@ -86,6 +88,7 @@ export async function loadAssistant(request: Request) {
           title: run.exchange.create?.title ?? run.exchange.title,
           updatedAt: run.startedAt.toISOString(),
           writing: true,
+          runId: run.id,
           pending: true,
         }));
   return {
@@ -98,7 +101,7 @@ export async function loadAssistant(request: Request) {
         id: item.id,
         title: item.title,
         updatedAt: item.updatedAt.toISOString(),
-        ...(writing.has(item.id) ? { writing: true } : {}),
+        ...(writing.has(item.id) ? { writing: true, runId: writing.get(item.id) } : {}),
       })),
     ],
     quota: {
@@ -238,10 +241,12 @@ export async function changeConversation(request: Request, conversationId: strin
       return json({ error: `Please keep the title to ${MAX_TITLE_LENGTH} characters or fewer.` }, { status: 400 });
     }
     if (!(await renameConversation(db, uid, id, title))) throw notFound();
+    await publishConversationEvent(db, uid, { type: "title", conversationId: id, title, generating: false });
     return json({ ok: true });
   }
   if (intent === "delete") {
     if (!(await deleteConversation(db, uid, id))) throw notFound();
+    await publishConversationEvent(db, uid, { type: "deleted", conversationId: id });
     return json({ ok: true });
   }
   if (intent === "model") {
