@@ -48,7 +48,7 @@ export type TitleOutcome =
 
 /** Starts the title off the reply's path; whatever happens to it is logged, never thrown. */
 export function generateTitleLater(db: Db, job: TitleJob): void {
-  void generateTitle(db, job).catch((error) => log().warn({ err: error }, "a generated title failed"));
+  void generateTitle(db, job).catch((error) => log().warn({ reason: reasonOf(error) }, "a generated title failed"));
 }
 
 export async function generateTitle(db: Db, job: TitleJob): Promise<TitleOutcome> {
@@ -64,7 +64,7 @@ export async function generateTitle(db: Db, job: TitleJob): Promise<TitleOutcome
       void show(partial, true);
     });
   } catch (error) {
-    log().warn({ model: model.id, err: error }, "a title could not be generated; the first line stays");
+    log().warn({ model: model.id, reason: reasonOf(error) }, "a title could not be generated; the first line stays");
     if (shown) await show(job.storedTitle, false); // the pieces shown give way to the title kept
     return { kind: "kept", title: job.storedTitle, reason: "failed" };
   }
@@ -144,7 +144,8 @@ async function meter(
       role: job.role,
     });
   } catch (error) {
-    if (!isAccountDeleted(error)) log().warn({ err: error }, "a generated title's usage could not be recorded");
+    if (!isAccountDeleted(error))
+      log().warn({ reason: reasonOf(error) }, "a generated title's usage could not be recorded");
   }
 }
 
@@ -167,4 +168,9 @@ export function cheapestModel(registry: Pick<ModelRegistry, "models">): string |
     if (!best || cost < best.cost) best = { id, cost };
   }
   return best?.id;
+}
+
+/** One line for the log: the model's prompt and answer are the user's words, kept out of it. */
+function reasonOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 200);
 }
