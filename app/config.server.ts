@@ -130,6 +130,16 @@ const envSchema = z.object({
   MESSAGE_MAX_CHARS: optionalString,
   // An embeddings model at LLM_BASE_URL: documents' passages are also found by meaning (docs/decisions/071).
   LLM_EMBEDDING_MODEL: optionalString,
+  // The model that writes new chats' titles (docs/decisions/086): a model id, or "off" for the first line
+  // of the first message; unset: the cheapest of the offered models at LLM_MODEL_PRICES.
+  LLM_TITLE_MODEL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[^\s,]+$/, 'must be one model id (no spaces or commas), or "off"')
+      .optional(),
+  ),
   // Models that take images (comma-separated ids, or * for all); others are sent no image parts.
   LLM_VISION_MODELS: optionalString,
   // Attachments per role (docs/decisions/071): largest file, files per message, storage per user.
@@ -248,6 +258,8 @@ export interface Config {
     timeoutMs: number;
     /** Embeddings model id at baseURL (LLM_EMBEDDING_MODEL); unset: passages are found by full-text search alone. */
     embeddingModel?: string;
+    /** The model that writes new chats' titles (LLM_TITLE_MODEL): an id, "off", or unset (the cheapest offered). */
+    titleModel?: string;
   };
   /** Daily message quota per role; null = unlimited. */
   dailyLimits: RoleMap<DailyLimit>;
@@ -391,6 +403,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       roleModels: roleSetting("LLM_ROLE_MODELS", () => parseRoleModels(e.LLM_ROLE_MODELS)),
       timeoutMs: e.LLM_TIMEOUT_MS,
       embeddingModel: e.LLM_EMBEDDING_MODEL,
+      titleModel: e.LLM_TITLE_MODEL,
     },
     dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
     messageMaxChars: roleSetting("MESSAGE_MAX_CHARS", () => parseMessageMaxChars(e.MESSAGE_MAX_CHARS)),

@@ -35,6 +35,7 @@ import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.ser
 import { ensureSweeper } from "./runs/runs.server";
 import { ensureTemporarySweeper } from "./temporary-chats.server";
 import { organiseIntent } from "./organise-actions.server";
+import { publishConversationEvent } from "./live/conversation-events.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 import { isUuid } from "~/ids/uuid";
 
@@ -91,7 +92,8 @@ export async function loadAssistant(request: Request) {
     getModelRegistry(),
     runningFor(db, uid),
   ]);
-  const writing = new Set(running.map((run) => run.conversationId));
+  // The run's id with its mark: the live list clears it when it hears that run end (docs/decisions/086).
+  const writing = new Map(running.toReversed().map((run) => [run.conversationId, run.id])); // newest wins
   const listed = new Set(conversations.map((item) => item.id));
   // A new chat whose first reply is still being written is not stored yet, but it is listed (docs/decisions/070).
   // A temporary chat is never listed (docs/decisions/085), nor is anything in the archived view.
@@ -105,6 +107,7 @@ export async function loadAssistant(request: Request) {
             title: run.exchange.create?.title ?? run.exchange.title,
             updatedAt: run.startedAt.toISOString(),
             writing: true,
+            runId: run.id,
             pending: true,
           }));
   return {
@@ -122,7 +125,7 @@ export async function loadAssistant(request: Request) {
         pinned: item.pinned,
         archived: item.archived,
         folderId: item.folderId,
-        ...(writing.has(item.id) ? { writing: true } : {}),
+        ...(writing.has(item.id) ? { writing: true, runId: writing.get(item.id) } : {}),
       })),
     ],
     quota: {
@@ -271,10 +274,12 @@ export async function changeConversation(request: Request, conversationId: strin
       return json({ error: `Please keep the title to ${MAX_TITLE_LENGTH} characters or fewer.` }, { status: 400 });
     }
     if (!(await renameConversation(db, uid, id, title))) throw notFound();
+    await publishConversationEvent(db, uid, { type: "title", conversationId: id, title, generating: false });
     return json({ ok: true });
   }
   if (intent === "delete") {
     if (!(await deleteConversation(db, uid, id))) throw notFound();
+    await publishConversationEvent(db, uid, { type: "deleted", conversationId: id });
     return json({ ok: true });
   }
   if (intent === "pin" || intent === "unpin") {

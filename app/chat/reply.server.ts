@@ -36,6 +36,7 @@ import { lastMessage, settleParts, showsContent } from "./reply-parts";
 import type { LocalRun } from "./runs/local-run.server";
 import type { RunStatus } from "./runs/run-store.server";
 import { startRun } from "./runs/runs.server";
+import { generateTitleLater } from "./generated-title.server";
 
 /**
  * One reply, from the model request to the stored exchange.
@@ -447,11 +448,35 @@ async function storeReply(relay: Relay, reply: ChatMessage | undefined) {
     send({ type: "data-saved", data: confirmation, transient: true });
     send({ type: "finish", finishReason: status === "completed" ? "stop" : "other" });
     ending.status = status;
+    // Off the reply's path: its readers have their answer; the title follows (docs/decisions/086).
+    if (wantsGeneratedTitle(plan, saved.title, parts)) {
+      generateTitleLater(db, {
+        uid: plan.uid,
+        conversationId: plan.conversationId,
+        userText: plan.user.text,
+        replyText: messageText({ parts }),
+        storedTitle: saved.title ?? plan.title,
+        usageDay: reservation.day,
+        role: plan.role,
+      });
+    }
   } catch (error) {
     if (isAccountDeleted(error)) return failRun(relay, "This account was deleted, so the reply was not saved.");
     logBackendFault("postgres", "saving a reply", error);
     await failRun(relay, "The reply could not be saved. Please try again.");
   }
+}
+
+/** A new chat's first reply, stored with some text: its title is generated (docs/decisions/086). */
+function wantsGeneratedTitle(plan: ReplyPlan, storedTitle: string | null, parts: ChatMessage["parts"]): boolean {
+  if (!plan.create || storedTitle === null) return false;
+  if (isTemporaryChat(plan)) return false;
+  return messageText({ parts }).trim() !== "";
+}
+
+/** Temporary chats get no generated title: nothing of theirs is kept for a list to show (docs/decisions/085). */
+function isTemporaryChat(plan: ReplyPlan): boolean {
+  return plan.create?.temporary === true;
 }
 
 /**

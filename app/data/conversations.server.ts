@@ -282,3 +282,25 @@ export async function deleteFolder(db: Db, uid: string, id: string): Promise<boo
 function emptyToNull(text: string | null | undefined): string | null {
   return text && text.trim() !== "" ? text : null;
 }
+
+/**
+ * Replaces a title only while it is still `expected` (the one it was given
+ * when the chat was stored): a rename in the meantime always wins. Returns
+ * the title the conversation has now (null: no such conversation).
+ */
+export async function replaceTitleIfUnchanged(
+  db: Db,
+  uid: string,
+  id: string,
+  expected: string,
+  title: string,
+): Promise<{ title: string | null; replaced: boolean } | null> {
+  const rows = await db
+    .update(conversations)
+    .set({ title })
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid), eq(conversations.title, expected)))
+    .returning({ title: conversations.title });
+  if (rows.length > 0) return { title, replaced: true };
+  const current = await getConversation(db, uid, id);
+  return current ? { title: current.title, replaced: false } : null;
+}

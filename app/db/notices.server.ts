@@ -5,7 +5,8 @@ import { log } from "~/log/logger.server";
  * PostgreSQL notifications, one listening connection per process, routed by
  * channel to whoever handles them (the auth caches' invalidations,
  * app/auth/invalidation.server.ts; replies being generated,
- * app/chat/runs/runs.server.ts). Handlers register here, so the database
+ * app/chat/runs/runs.server.ts; the live conversation list,
+ * app/chat/live/conversation-events.server.ts). Handlers register here, so the database
  * layer knows the channels' names and nothing of what they mean.
  *
  * The embedded PGlite of local mode is one process serving one app process:
@@ -14,7 +15,8 @@ import { log } from "~/log/logger.server";
 
 export const AUTH_NOTICE_CHANNEL = "nuvara_auth";
 export const RUNS_NOTICE_CHANNEL = "nuvara_runs";
-export const NOTICE_CHANNELS = [AUTH_NOTICE_CHANNEL, RUNS_NOTICE_CHANNEL] as const;
+export const CONVERSATIONS_NOTICE_CHANNEL = "nuvara_conversations";
+export const NOTICE_CHANNELS = [AUTH_NOTICE_CHANNEL, RUNS_NOTICE_CHANNEL, CONVERSATIONS_NOTICE_CHANNEL] as const;
 type NoticeChannel = (typeof NOTICE_CHANNELS)[number];
 
 const handlers = new Map<string, (payload: string) => void>();
@@ -134,6 +136,15 @@ export function startNoticeListener(
 }
 
 let listener: Listener | undefined;
+
+/**
+ * Whether this process hears its own NOTIFYs (a listener connected to a real
+ * PostgreSQL): if not (PGlite, or the listener reconnecting), a publisher that
+ * must reach this process's own subscribers delivers to them itself.
+ */
+export function hearsOwnNotices(): boolean {
+  return listener?.pid() != null;
+}
 
 /** Starts this process's listener once (called when the database is first opened). */
 export function ensureNoticeListener(databaseUrl: string) {

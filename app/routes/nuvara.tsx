@@ -14,6 +14,7 @@ import { InstructionsDialog } from "~/components/chat/instructions-dialog";
 import { ShortcutsDialog, useChatShortcuts } from "~/components/chat/shortcuts";
 import { ConversationSidebar } from "~/components/chat/sidebar";
 import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-state";
+import { useLiveConversations } from "~/components/chat/use-live-conversations";
 import { AppErrorBoundary } from "~/components/error-boundary";
 import { NavItems } from "~/components/nav";
 import { SignedInAs } from "~/components/signed-in-as";
@@ -42,6 +43,10 @@ export default function AssistantLayout() {
   const { conversationId } = useParams();
   const location = useLocation();
   const sidebar = useSidebarState();
+  const live = useLiveConversations(data.conversations, {
+    filtered: data.search !== "" || data.view === "archived",
+    activeId: conversationId ?? null,
+  });
   const { closeDrawer } = sidebar;
   // Choosing a conversation (or New chat) in the drawer closes it; the chat then takes the focus.
   useEffect(() => closeDrawer({ returnFocus: false }), [location.pathname, closeDrawer]);
@@ -59,11 +64,11 @@ export default function AssistantLayout() {
     <SidebarProvider value={sidebar}>
       <div className={classes.join(" ")}>
         <ConversationSidebar
-          conversations={data.conversations}
+          conversations={live.conversations}
           folders={data.folders}
           view={data.view}
           search={data.search}
-          activeId={conversationId ?? null}
+          activeId={live.activeId}
           open={sidebar.drawerOpen}
           onClose={closeWithFocus}
           footer={

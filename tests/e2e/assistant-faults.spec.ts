@@ -3,7 +3,7 @@ import { expect, signIn, test } from "./fixtures";
 import {
   conversationList,
   expectConversationUrl,
-  expectRunsEnded,
+  expectNoneWriting,
   replies,
   scriptedModel,
   sendMessage,
@@ -158,7 +158,7 @@ for (const size of SIZES) {
       await sendMessage(page, "Long story");
       await expect(replies(page)).toHaveText([/You said: Long story/]);
       await expectConversationUrl(page);
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       // As the page reads a reply stored as interrupted (its server went away mid-reply, app/chat/runs/interrupted.server.ts).
       await page.route(/_data=routes%2Fnuvara\.%24conversationId/, async (route) => {
         const response = await route.fetch();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
-import { conversationList, expectRunsEnded, replies, sendMessage } from "./assistant-support";
+import { conversationList, expectNoneWriting, replies, sendMessage } from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
 
 /**
@@ -61,7 +61,7 @@ for (const size of SIZES) {
     }) => {
       await signIn(page, await newAccount());
       await makeChat(page, "Keyboard chat");
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       await page.goto("/nuvara");
       const list = await openList(page, size.phone);
       const row = list.getByRole("listitem").filter({ hasText: "Keyboard chat" });
@@ -109,7 +109,7 @@ for (const size of SIZES) {
       await makeChat(page, "Pin me please");
       await makeChat(page, "Archive me please");
       await makeChat(page, "Newest chat");
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       await page.goto("/nuvara");
       let list = await openList(page, size.phone);
 
@@ -166,7 +166,7 @@ for (const size of SIZES) {
       await signIn(page, await newAccount());
       await makeChat(page, "Budget for spring");
       await makeChat(page, "Loose chat");
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       await page.goto("/nuvara");
       const list = await openList(page, size.phone);
 
@@ -223,7 +223,7 @@ for (const size of SIZES) {
     }) => {
       await signIn(page, await newAccount());
       for (const title of ["First pick", "Second pick", "Third pick", "Kept chat"]) await makeChat(page, title);
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       await page.goto("/nuvara");
       const list = await openList(page, size.phone);
 
@@ -287,7 +287,7 @@ for (const size of SIZES) {
       const body = (await sent).postDataJSON() as { conversationId: string; temporary?: boolean };
       expect(body.temporary).toBe(true);
       await expect(replies(page)).toHaveText([/You said: A secret question/]);
-      await expectRunsEnded(page);
+      await expectNoneWriting(page);
       await expect(page).toHaveURL(/\/nuvara\?temporary=1$/);
       await expect(page.getByRole("link", { name: "Export" })).toHaveCount(0);
       await expect(page.getByRole("button", { name: "Share" })).toHaveCount(0);
@@ -318,7 +318,7 @@ test("closing the tab of a temporary chat deletes it", async ({ page, newAccount
   await sendMessage(tab, "Gone when the tab closes");
   const { conversationId } = (await sent).postDataJSON() as { conversationId: string };
   await expect(replies(tab)).toHaveText([/You said: Gone when the tab closes/]);
-  await expectRunsEnded(page);
+  await expectNoneWriting(page);
   const conversation = `/nuvara/${conversationId}?_data=${encodeURIComponent("routes/nuvara.$conversationId")}`;
   expect((await page.request.get(conversation)).status()).toBe(200);
   await tab.close({ runBeforeUnload: true });
@@ -333,7 +333,7 @@ test("a chat dragged onto a folder is filed there (desktop)", async ({ page, new
     headers: { Origin: env.baseURL },
     form: { intent: "folder-create", name: "Inbox zero" },
   });
-  await expectRunsEnded(page);
+  await expectNoneWriting(page);
   await page.goto("/nuvara");
   const list = conversationList(page);
   const folder = list.getByRole("region", { name: "Folder Inbox zero" });

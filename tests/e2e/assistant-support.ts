@@ -21,12 +21,15 @@ async function call(method: "GET" | "POST", path: string, body?: unknown) {
 export interface ModelState {
   abortedCount: number;
   queuedReplies: number;
+  titleRequests: Array<{ body: ChatCompletionRequest | undefined }>;
   requests: Array<{ path: string; body: ChatCompletionRequest | undefined; outcome: RequestOutcome | "open" }>;
 }
 
 export const scriptedModel = {
   enqueue: (...replies: ScriptedReply[]) => call("POST", "/enqueue", { replies }),
   failWith: (mode: FailureMode | null) => call("POST", "/failure", { mode }),
+  /** The title of the chat whose first message carries `match` (app/chat/generated-title.server.ts). */
+  enqueueTitle: (match: string, reply: ScriptedReply) => call("POST", "/enqueue-title", { match, reply }),
   reset: () => call("POST", "/reset"),
   state: () => call("GET", "/state") as Promise<ModelState>,
 };
@@ -64,19 +67,9 @@ export function conversationList(page: Page) {
   return page.getByRole("navigation", { name: "Conversations" });
 }
 
-/**
- * Waits until the server lists none of the user's chats as still being written. The page hears
- * a reply's end (or failure) before the server has ended its run, and a page read in between
- * lists the chat as "still writing…" until the next navigation.
- */
-export async function expectRunsEnded(page: Page) {
-  await expect
-    .poll(async () => {
-      const layout = await page.request.get("/nuvara?_data=routes%2Fnuvara");
-      const { conversations } = (await layout.json()) as { conversations: Array<{ writing?: boolean }> };
-      return conversations.filter((conversation) => conversation.writing).length;
-    })
-    .toBe(0);
+/** The page's conversation list marks no chat as "still writing…" (it clears live when a run ends). */
+export async function expectNoneWriting(page: Page) {
+  await expect(page.locator("#conversation-list").getByText("still writing…")).toHaveCount(0);
 }
 
 /** The last chat completion request the app sent to the model. */

@@ -16,6 +16,7 @@ import {
  * read what the app sent (tests/e2e/assistant-support.ts).
  *
  *   POST /enqueue   {"replies": [...]}      queue scripted replies
+ *   POST /enqueue-title {"match": "…", "reply": {...}}  a title for the chat whose first message carries match
  *   POST /failure   {"mode": {...} | null}  answer everything this way
  *   POST /reset                             forget replies, requests and failure mode
  *   GET  /state                             requests (path, body, outcome) and abortedCount
@@ -63,6 +64,10 @@ async function handle(
     model.enqueue(...(body.replies as ScriptedReply[]));
     return ok();
   }
+  if (req.method === "POST" && req.url === "/enqueue-title") {
+    model.enqueueTitle(body.match as string, body.reply as ScriptedReply);
+    return ok();
+  }
   if (req.method === "POST" && req.url === "/failure") {
     model.setFailureMode((body.mode as FailureMode | null) ?? null);
     return ok();
@@ -80,6 +85,7 @@ async function handle(
     return ok({
       abortedCount: model.abortedCount,
       queuedReplies: model.queuedReplies,
+      titleRequests: model.titleRequests.map((request) => ({ body: request.body })),
       requests: model.requests.map((request) => ({
         path: request.path,
         body: request.body,

@@ -8,6 +8,12 @@
  * and benchmarks. Attachments in that message are described rather than
  * echoed: "[image image/png, 1234 bytes]" (see describeAttachment).
  *
+ * A request for a new chat's title (app/chat/title-prompt.ts: its system
+ * message says so) is kept apart: it is recorded in `titleRequests`, not in
+ * `requests`, and answered with a title queued for a text its prompt carries
+ * (enqueueTitle), or else with a 503 (the app then keeps the first-line
+ * title) — so the tests of replies neither see titles nor lose queued replies.
+ *
  * POST /v1/embeddings answers deterministic bag-of-words vectors (embedText),
  * so texts that share words come out closer than unrelated texts.
  *
@@ -17,6 +23,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from "node:net";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isTitleRequest } from "../../app/chat/title-prompt";
 
 /** A text reply: a string is streamed word by word, an array chunk by chunk. */
 export interface TextReply {
@@ -200,6 +207,10 @@ export interface ModelServer {
   readonly abortedCount: number;
   /** Replies not yet used. */
   readonly queuedReplies: number;
+  /** The title requests (app/chat/title-prompt.ts), in arrival order; never in `requests`. */
+  readonly titleRequests: readonly RecordedRequest[];
+  /** Answers the next title request whose prompt contains `match` with `reply` (one-shot). */
+  enqueueTitle(match: string, reply: ScriptedReply): void;
   /** Embeddings failures not yet used. */
   readonly queuedEmbeddingsReplies: number;
   /** Queue one-shot replies for the next chat completion requests, in order. */
@@ -238,6 +249,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
   const queue: ScriptedReply[] = [];
   const embeddingsQueue: FailureMode[] = [];
   const requests: RecordedRequest[] = [];
+  const titleRequests: RecordedRequest[] = [];
+  const titleReplies: Array<{ match: string; reply: ScriptedReply }> = [];
   let failureMode: FailureMode | null = null;
   let abortedCount = 0;
   let resets = 0;
@@ -274,7 +287,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       body,
       outcome: connection.outcome,
     };
-    requests.push(recorded);
+    const asksForTitle = path === "/v1/chat/completions" && isTitleRequest(body);
+    (asksForTitle ? titleRequests : requests).push(recorded);
     const generation = resets;
     void connection.outcome.then((outcome) => {
       // A request left over from before reset() must not count against the next test.
@@ -293,7 +307,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (bodyIsInvalid || !body) {
         return sendJson(res, 400, { error: { message: "Request body is not valid JSON" } });
       }
-      const reply = failureMode ?? queue.shift() ?? echoReply(body, echoChunkDelayMs);
+      const reply = asksForTitle
+        ? (takeTitleReply(body) ?? { type: "http-error", status: 503, message: "no title scripted" })
+        : (failureMode ?? queue.shift() ?? echoReply(body, echoChunkDelayMs));
       completionCounter += 1;
       const context: ReplyContext = {
         res,
@@ -315,6 +331,12 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     }
 
     sendJson(res, 404, { error: { message: `No route for ${req.method} ${path}` } });
+  }
+
+  function takeTitleReply(body: ChatCompletionRequest): ScriptedReply | undefined {
+    const prompt = JSON.stringify(body.messages ?? []);
+    const index = titleReplies.findIndex((entry) => prompt.includes(JSON.stringify(entry.match).slice(1, -1)));
+    return index < 0 ? undefined : titleReplies.splice(index, 1)[0].reply;
   }
 
   function receivedAttachments(): ReceivedAttachment[] {
@@ -352,6 +374,10 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
     get queuedReplies() {
       return queue.length;
     },
+    titleRequests,
+    enqueueTitle(match, reply) {
+      titleReplies.push({ match, reply });
+    },
     get queuedEmbeddingsReplies() {
       return embeddingsQueue.length;
     },
@@ -368,6 +394,8 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       queue.length = 0;
       embeddingsQueue.length = 0;
       requests.length = 0;
+      titleRequests.length = 0;
+      titleReplies.length = 0;
       failureMode = null;
       abortedCount = 0;
       resets += 1;

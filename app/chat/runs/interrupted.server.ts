@@ -7,6 +7,7 @@ import { logBackendFault } from "~/deadline.server";
 import type { ChatMessage, SavedExchange } from "~/conversation/message-types";
 import { messageText } from "~/conversation/message-types";
 import { lastMessage, settleParts, showsContent } from "../reply-parts";
+import { publishConversationEvent } from "../live/conversation-events.server";
 import { appendBatch, endRun, notifyRun, readBatches, takeOverExpired, type RunRow } from "./run-store.server";
 import { INSTANCE_ID, runSettings } from "./run-settings.server";
 
@@ -67,6 +68,12 @@ export async function settleInterrupted(db: Db, run: RunRow): Promise<boolean> {
   await appendBatch(db, run.id, (batches.at(-1)?.seq ?? 0) + 1, last, leaseSeconds, notify);
   await endRun(db, run.id, "interrupted");
   await notifyRun(db, { run: run.id, kind: "end" });
+  await publishConversationEvent(db, run.uid, {
+    type: "run-ended",
+    conversationId: run.conversationId,
+    runId: run.id,
+    status: "interrupted",
+  });
   return true;
 }
 

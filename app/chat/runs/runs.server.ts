@@ -18,6 +18,8 @@ import {
 import { INSTANCE_ID, runSettings } from "./run-settings.server";
 import { settleInterrupted } from "./interrupted.server";
 import { installShutdown } from "./shutdown.server";
+import { publishConversationEvent } from "../live/conversation-events.server";
+import { runStarted } from "../live/run-events";
 
 /**
  * This instance's replies being generated, and the way to any run wherever
@@ -37,9 +39,30 @@ export function startRun(db: Db, identity: RunIdentity): LocalRun {
   const run = new LocalRun(db, identity, INSTANCE_ID);
   local.set(run.id, run);
   void run.done.then(() => setTimeout(() => local.delete(run.id), KEEP_ENDED_MS).unref());
+  publishRunChanges(db, run);
   ensureSweeper(db);
   installShutdown({ begin: beginDraining, running: localRuns });
   return run;
+}
+
+/**
+ * Every open list of the user's hears the run start once any instance can find
+ * it, and end once its row says so (docs/decisions/086): a list read after the
+ * end no longer says "still writing…".
+ */
+function publishRunChanges(db: Db, run: LocalRun) {
+  const { identity } = run;
+  void run.recorded.then(async (recorded) => {
+    if (!recorded) return;
+    await publishConversationEvent(db, identity.uid, runStarted({ ...identity, startedAt: new Date() }));
+    await run.done;
+    await publishConversationEvent(db, identity.uid, {
+      type: "run-ended",
+      conversationId: identity.conversationId,
+      runId: identity.id,
+      status: run.status === "running" ? "failed" : run.status,
+    });
+  });
 }
 
 /** Whether this instance is shutting down: it takes no new generations (SIGTERM). */

@@ -4,6 +4,8 @@ import type { ChatDataParts, ChatMessage, SavedExchange } from "~/conversation/m
 import { messageText } from "~/conversation/message-types";
 import { uuid } from "~/ids/uuid";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
+import { titleFromExchange } from "~/chat/title";
+import { announceNewChat } from "./live-list";
 import { StreamChat } from "./stream-chat";
 
 /**
@@ -92,7 +94,12 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
     api: "/api/chat",
     stopApi: "/api/runs/stop",
     runsApi: "/api/runs",
-    body: (chatId, current) => chatRequestBody(chatId, current, session.settings, browserTimeZone()),
+    body: (chatId, current) => {
+      const body = chatRequestBody(chatId, current, session.settings, browserTimeZone());
+      // Listed at once, before the server answers (docs/decisions/086); a temporary chat never is (ADR 085).
+      if (body.create && !body.temporary) announceNewChat({ id: chatId, title: titleFromExchange(messageText(body.message)), at: now() });
+      return body;
+    },
     onData: (part) => {
       if (part.type === "data-conversation") {
         session.settings.create = false;
@@ -108,6 +115,8 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
     },
     onFinish: ({ isAbort, isError }) => {
       session.events.onFinish?.({ isAbort, isError });
+      // A new chat listed as it was sent: kept if the server stored it, gone if not (a refused or failed send).
+      announceNewChat({ id, title: "", at: now(), ended: { stored: !session.settings.create || isAbort } });
       // Stopped before the server said it was stored: a new chat's conversation exists only once the
       // stopped exchange is stored (just after the Stop, docs/decisions/033); then it takes its URL.
       if (isAbort && session.settings.create) {
@@ -120,6 +129,10 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
     },
   });
   return session;
+}
+
+function now() {
+  return new Date().toISOString();
 }
 
 /** Whether the conversation exists on the server, asked a few times while a stopped reply is being stored. */

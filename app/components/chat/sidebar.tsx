@@ -14,6 +14,8 @@ export interface ConversationItem {
   updatedAt: string;
   /** A reply is being written for it, here or on another device (docs/decisions/070). */
   writing?: boolean;
+  /** The reply run behind `writing`: the live list clears the mark when it hears that run end. */
+  runId?: string;
   /** A new chat stored only once its first reply ends: nothing to rename or delete yet. */
   pending?: boolean;
   /** Listed first, under Pinned (docs/decisions/085). */

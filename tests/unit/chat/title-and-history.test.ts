@@ -15,6 +15,21 @@ describe("titleFromExchange", () => {
     expect(titleFromExchange("Fix this code:\n\nconst x = 1")).toBe("Fix this code");
   });
 
+  it("keeps what only looks like Markdown, so the title means what the text says", () => {
+    expect(titleFromExchange("19.99 * 3 * 1.08")).toBe("19.99 * 3 * 1.08");
+    expect(titleFromExchange("What is 2*3*4?")).toBe("What is 2*3*4?");
+    expect(titleFromExchange("rename my_var_name to total")).toBe("rename my_var_name to total");
+    expect(titleFromExchange("Is a_b > c_d ~ e?")).toBe("Is a_b > c_d ~ e?");
+    expect(titleFromExchange("* 5 apples")).toBe("5 apples");
+  });
+
+  it("removes real emphasis, inline code marks, quotes and fences", () => {
+    expect(titleFromExchange("Why is _this_ __so__ ***slow***?")).toBe("Why is this so slow?");
+    expect(titleFromExchange("Explain `Array.prototype.at` please")).toBe("Explain Array.prototype.at please");
+    expect(titleFromExchange("> quoted ~~old~~ idea")).toBe("quoted old idea");
+    expect(titleFromExchange("~~~\nfenced\n~~~\nAfter the fence")).toBe("After the fence");
+  });
+
   it("cuts long text at a word near 60 characters", () => {
     const title = titleFromExchange(
       "Please explain in detail how the quarterly revenue numbers were calculated for the board",
