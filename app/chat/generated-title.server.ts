@@ -116,7 +116,8 @@ async function streamTitle(
 
 /**
  * Records the call's tokens at the model's price (LLM_MODEL_PRICES); a
- * provider that reports none is charged at the estimate, as replies are.
+ * provider that answered but reports no usage is charged at the estimate, as
+ * replies are.
  */
 async function meter(
   db: Db,
@@ -129,6 +130,8 @@ async function meter(
   const reported = await Promise.resolve(result.usage).catch(() => undefined);
   let inputTokens = reported?.inputTokens ?? 0;
   let outputTokens = reported?.outputTokens ?? 0;
+  // A call refused before any answer (an HTTP error) reported nothing and cost nothing.
+  if (inputTokens + outputTokens === 0 && output === "") return;
   if (inputTokens + outputTokens === 0) {
     inputTokens = estimateTextTokens(TITLE_SYSTEM_PROMPT) + estimateTextTokens(prompt);
     outputTokens = estimateTextTokens(output);

@@ -87,6 +87,7 @@ describe("generated titles", () => {
       async () => (await getConversation(db, account.uid, body.conversationId))?.title === "Quiet Days in Lisbon",
       20_000,
     );
+    await waitUntil("the run's end", () => live.events.some((event) => event.type === "run-ended"), 20_000);
     live.stop();
     const [request] = model.titleRequests;
     expect(request.body?.model).toBe("small-model");
@@ -96,7 +97,7 @@ describe("generated titles", () => {
     const titles = live.titles().map((event) => [event.title, event.generating]);
     expect(titles).toContainEqual(["Quiet", true]);
     expect(titles.at(-1)).toEqual(["Quiet Days in Lisbon", false]);
-    // The run's start and end reached the list too, the end after the title was asked for or not: both are there.
+    // The run's start and end reached the list too.
     expect(live.events.map((event) => event.type)).toEqual(expect.arrayContaining(["run-started", "run-ended"]));
   });
 
@@ -113,6 +114,13 @@ describe("generated titles", () => {
     model.enqueueTitle("Lisbon", { type: "http-error", status: 500, message: "down" });
     expect(await generateTitle(db, job)).toMatchObject({ kind: "kept", reason: "failed" });
     expect((await getConversation(db, job.uid, job.conversationId))?.title).toBe(job.storedTitle);
+  });
+
+  it("counts nothing for a title call refused before any answer", async () => {
+    const { db, job } = await storedChat();
+    model.enqueueTitle("Lisbon", { type: "http-error", status: 500, message: "down" });
+    expect(await generateTitle(db, job)).toMatchObject({ kind: "kept", reason: "failed" });
+    expect(await usageOf(job.uid)).toBeUndefined();
   });
 
   it("never overwrites a title the user renamed while it was being written", async () => {
