@@ -97,7 +97,8 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
     body: (chatId, current) => {
       const body = chatRequestBody(chatId, current, session.settings, browserTimeZone());
       // Listed at once, before the server answers (docs/decisions/086); a temporary chat never is (ADR 085).
-      if (body.create && !body.temporary) announceNewChat({ id: chatId, title: titleFromExchange(messageText(body.message)), at: now() });
+      if (body.create && !body.temporary)
+        announceNewChat({ id: chatId, title: titleFromExchange(messageText(body.message)), at: now() });
       return body;
     },
     onData: (part) => {

@@ -77,11 +77,7 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
 }
 
 /** The loaded list with what was heard since laid over it, most recently active first. */
-export function mergeLive(
-  rows: readonly ConversationItem[],
-  state: LiveState,
-  { filtered }: { filtered: boolean },
-) {
+export function mergeLive(rows: readonly ConversationItem[], state: LiveState, { filtered }: { filtered: boolean }) {
   const isRunning = (runId: string) =>
     !state.ended.has(runId) && (state.snapshot === null || state.snapshot.has(runId) || heardStart(state, runId));
   const listed = new Set(rows.map((row) => row.id));
