@@ -1,7 +1,7 @@
 import { NavLink, useFetcher } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { MenuButton, type MenuItem } from "./menu-button";
-import type { ConversationItem } from "./sidebar";
+import type { ConversationItem } from "./conversation-item";
 
 /** What a row asks the list to do: open a dialog (delete, move). */
 export type RowRequest = { kind: "delete" | "move"; item: ConversationItem };

@@ -1,5 +1,5 @@
 import type { ConversationEvent, RunStartedEvent } from "~/chat/live/conversation-event";
-import type { ConversationItem } from "./sidebar";
+import type { ConversationItem } from "./conversation-item";
 
 /**
  * The live conversation list's state (docs/decisions/086): what this tab has

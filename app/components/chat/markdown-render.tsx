@@ -153,6 +153,8 @@ const components: Components = {
       </ScrollRegion>
     );
   },
+  // "[n]" citing a source links to it (./citation-links.tsx).
+  ...citationComponents,
 };
 
 /** The same, for the block being written: its code is not highlighted yet. */
@@ -166,8 +168,6 @@ const openComponents: Components = {
       </CodeBlock>
     );
   },
-  // "[n]" citing a source links to it (./citation-links.tsx).
-  ...citationComponents,
 };
 
 const remarkPlugins: Options["remarkPlugins"] = [remarkGfm, remarkHtmlAsText];

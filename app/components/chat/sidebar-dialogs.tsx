@@ -2,7 +2,7 @@ import { useFetcher, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { forgetChat } from "./chat-sessions";
 import { Dialog } from "./dialog";
-import type { ConversationItem, FolderItem } from "./sidebar";
+import type { ConversationItem, FolderItem } from "./conversation-item";
 
 /**
  * The list's dialogs: delete one chat or the selected ones, move a chat to a

@@ -8,28 +8,8 @@ import { trapFocus } from "./focus-trap";
 import { useHydrated } from "./use-hydrated";
 import { PHONE_QUERY, useMedia } from "./use-media";
 
-export interface ConversationItem {
-  id: string;
-  title: string | null;
-  updatedAt: string;
-  /** A reply is being written for it, here or on another device (docs/decisions/070). */
-  writing?: boolean;
-  /** The reply run behind `writing`: the live list clears the mark when it hears that run end. */
-  runId?: string;
-  /** A new chat stored only once its first reply ends: nothing to rename or delete yet. */
-  pending?: boolean;
-  /** Listed first, under Pinned (docs/decisions/085). */
-  pinned?: boolean;
-  /** In the Archived view, or a search result marked as archived. */
-  archived?: boolean;
-  /** The folder it is filed in. */
-  folderId?: string | null;
-}
-
-export interface FolderItem {
-  id: string;
-  name: string;
-}
+export type { ConversationItem, FolderItem } from "./conversation-item";
+import type { ConversationItem, FolderItem } from "./conversation-item";
 
 export type ListView = "active" | "archived";
 
