@@ -3,6 +3,7 @@ import { createAccount, type TestAccount } from "../support/identity";
 import { expectNoAxeViolations, expectNonTextContrast, expectVisibleFocus } from "./a11y";
 import { composer, expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
+import { trackNetwork } from "./network-quiet";
 
 /**
  * WCAG 2.2 AA, measured: every page and state — signed out, a user, an admin,
@@ -61,7 +62,9 @@ const ADMIN: Array<[string, PathOf]> = [
 
 async function pageAs(browser: Browser, viewport: { width: number; height: number }, colorScheme: "light" | "dark") {
   const context = await browser.newContext({ baseURL: env.baseURL, viewport, colorScheme });
-  return { page: await context.newPage(), close: () => context.close() };
+  const page = await context.newPage();
+  trackNetwork(page);
+  return { page, close: () => context.close() };
 }
 
 /** Every check on the page as it is now. */
@@ -74,7 +77,7 @@ async function expectAccessible(page: Page, state: string, { focus = true } = {}
 async function visit(page: Page, path: string, state: string) {
   const response = await page.goto(path);
   expect(response?.status(), `${state}: ${path}`).toBeLessThan(500);
-  await page.waitForLoadState("networkidle");
+  await trackNetwork(page).quiet();
   await expectAccessible(page, `${state} ${path}`);
 }
 

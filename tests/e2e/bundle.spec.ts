@@ -1,17 +1,19 @@
 import { expect, test } from "./fixtures";
+import { trackNetwork } from "./network-quiet";
 
 /** Firebase client code is loaded by /login only (ADR 030). */
 const FIREBASE_MARKERS = ["identitytoolkit.googleapis.com", "@firebase/auth", "securetoken.googleapis.com"];
 
 async function scriptsOf(page: import("@playwright/test").Page, path: string) {
   const bodies: Array<{ url: string; body: string }> = [];
+  const network = trackNetwork(page);
   page.on("response", async (response) => {
     if (response.request().resourceType() === "script") {
       bodies.push({ url: response.url(), body: await response.text().catch(() => "") });
     }
   });
   await page.goto(path);
-  await page.waitForLoadState("networkidle");
+  await network.quiet();
   return bodies;
 }
 

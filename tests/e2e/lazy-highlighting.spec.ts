@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
 import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./assistant-support";
 import { expect, signIn, test } from "./fixtures";
+import { trackNetwork } from "./network-quiet";
 
 /**
  * ADR 051: the code highlighter is downloaded only when a reply shows a code
@@ -28,6 +29,7 @@ test("a reply without code loads no highlighter; one with code is highlighted, l
   newAccount,
 }) => {
   const scripts = scriptRequests(page);
+  const network = trackNetwork(page);
   const consoleErrors: string[] = [];
   page.on("console", (message) => {
     if (message.type() === "error") consoleErrors.push(message.text());
@@ -40,7 +42,7 @@ test("a reply without code loads no highlighter; one with code is highlighted, l
   const first = replies(page).first();
   await expect(first.locator("strong", { hasText: "words" })).toBeVisible();
   await expectConversationUrl(page);
-  await page.waitForLoadState("networkidle");
+  await network.quiet();
   expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
   // The Markdown pipeline came as its own chunk, after the page's first load.
   expect(scripts.some((url) => /\/markdown-render-[A-Z0-9]+\.js$/.test(url))).toBe(true);
@@ -77,8 +79,9 @@ test("an open conversation without code loads no highlighter", async ({ page, ne
   await expectConversationUrl(page);
 
   const scripts = scriptRequests(page);
+  const network = trackNetwork(page);
   await page.reload();
-  await page.waitForLoadState("networkidle");
+  await network.quiet();
   await expect(replies(page).first().getByRole("listitem")).toHaveCount(2);
   expect(scripts.length).toBeGreaterThan(0);
   expect(scripts.filter((url) => /\/highlighter-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
@@ -89,6 +92,7 @@ test("math is drawn as MathML, and KaTeX is loaded only for a reply that has mat
   newAccount,
 }) => {
   const scripts = scriptRequests(page);
+  const network = trackNetwork(page);
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
 
@@ -96,7 +100,7 @@ test("math is drawn as MathML, and KaTeX is loaded only for a reply that has mat
   await sendMessage(page, "Prices");
   await expect(replies(page).first()).toContainText("It costs $5 and $6");
   await expectConversationUrl(page);
-  await page.waitForLoadState("networkidle");
+  await network.quiet();
   expect(scripts.filter((url) => /\/markdown-math-[A-Z0-9]+\.js$/.test(url))).toEqual([]);
   await expect(replies(page).first().locator("math")).toHaveCount(0);
 
