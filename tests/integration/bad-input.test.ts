@@ -312,6 +312,8 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/attachments/00000000-0000-4000-8000-000000000000", signedOut: 401 },
   // A reply being written is its owner's: a bad cookie is a 401 (JSON), whatever the id.
   { route: "/api/runs/00000000-0000-4000-8000-000000000000", signedOut: 401 },
+  // The conversation list's event stream is its owner's: a bad cookie is a 401 (JSON), and the browser stops asking.
+  { route: "/api/conversations/events", signedOut: 401 },
   { route: "/api/contact", signedOut: 405 },
   { route: "/no/such/page", signedOut: 404 },
   { route: "/api/nonexistent", signedOut: 404 },

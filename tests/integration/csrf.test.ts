@@ -110,6 +110,7 @@ const CASES: Record<string, Case> = {
   // A reply being written: reading is GET; stopping it is a POST of JSON, refused cross-origin like the rest.
   "routes/api.runs.$runId": { path: () => `/api/runs/${randomUUID()}` },
   "routes/api.runs.stop": { path: () => "/api/runs/stop" },
+  "routes/api.conversations.events": { path: () => "/api/conversations/events" },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
   "routes/api.attachments": { path: () => "/api/attachments" },
   "routes/api.attachments.$attachmentId": { path: () => `/api/attachments/${randomUUID()}` },
