@@ -83,8 +83,8 @@ test.describe("at 1280×800", () => {
     // The same document all along: no reload, no navigation.
     expect(other.url()).toBe(otherUrl);
     expect(await other.evaluate(() => (window as Window & { sameDocument?: boolean }).sameDocument)).toBe(true);
-    // Stored now: it can be renamed from that tab.
-    await expect(there.getByRole("button", { name: /Rename/ })).toBeVisible();
+    // Stored now: that tab offers its actions (rename, pin, delete…).
+    await expect(there.getByRole("button", { name: /^Actions for/ })).toBeVisible();
   });
 
   test("a generated title streams into the row", async ({ page, newAccount }) => {
