@@ -58,19 +58,12 @@ export function DeleteDialog({
     <Dialog open={target !== null} onClose={onClose} title="Delete this conversation?">
       <p>“{target?.title ?? "New chat"}” and all its messages will be deleted. This can't be undone.</p>
       <ErrorLine error={fetcher.data?.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger"
-          disabled={busy}
-          onClick={() => target && submit({ intent: "delete" }, `/nuvara/${target.id}`)}
-        >
-          Delete
-        </button>
-      </div>
+      <ConfirmDanger
+        label="Delete"
+        busy={busy}
+        onCancel={onClose}
+        onConfirm={() => target && submit({ intent: "delete" }, `/nuvara/${target.id}`)}
+      />
     </Dialog>
   );
 }
@@ -103,21 +96,14 @@ export function BulkDeleteDialog({
         undone.
       </p>
       <ErrorLine error={fetcher.data?.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger"
-          disabled={busy}
-          onClick={() =>
-            submit(new URLSearchParams([["intent", "bulk-delete"], ...ids.map((id) => ["id", id])]), "/nuvara")
-          }
-        >
-          Delete {count} {noun}
-        </button>
-      </div>
+      <ConfirmDanger
+        label={`Delete ${count} ${noun}`}
+        busy={busy}
+        onCancel={onClose}
+        onConfirm={() =>
+          submit(new URLSearchParams([["intent", "bulk-delete"], ...ids.map((id) => ["id", id])]), "/nuvara")
+        }
+      />
     </Dialog>
   );
 }
@@ -235,19 +221,36 @@ export function DeleteFolderDialog({
           : "It holds no chats."}
       </p>
       <ErrorLine error={fetcher.data?.error} />
-      <div className="dialog-actions">
-        <button type="button" className="button" onClick={onClose}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          className="button danger"
-          disabled={busy}
-          onClick={() => folder && submit({ intent: "folder-delete", folder: folder.id }, "/nuvara")}
-        >
-          Delete folder
-        </button>
-      </div>
+      <ConfirmDanger
+        label="Delete folder"
+        busy={busy}
+        onCancel={onClose}
+        onConfirm={() => folder && submit({ intent: "folder-delete", folder: folder.id }, "/nuvara")}
+      />
     </Dialog>
+  );
+}
+
+/** A destructive dialog's buttons: Cancel, then the action in red (disabled while it runs). */
+function ConfirmDanger({
+  label,
+  busy,
+  onCancel,
+  onConfirm,
+}: {
+  label: string;
+  busy: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+}) {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="button" className="button danger" disabled={busy} onClick={onConfirm}>
+        {label}
+      </button>
+    </div>
   );
 }
