@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableName, inArray, type SQL } from "drizzle-orm";
+import { and, asc, eq, getTableName, inArray, isNull, or, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { UserRecord } from "firebase-admin/auth";
@@ -27,7 +27,7 @@ import {
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
-import { deleteForAccount } from "./account-lock.server";
+import { deleteForAccount, type Tx } from "./account-lock.server";
 import { deleteRoleRecord } from "~/auth/roles.server";
 
 /**
@@ -273,6 +273,18 @@ export async function exportAccountData(
   const uid = account.uid;
   // A temporary chat is never exported (docs/decisions/085): it is not part of the user's history.
   const kept = and(eq(conversations.uid, uid), eq(conversations.temporary, false));
+  /** Files sent in a temporary chat are not exported either; a file never sent belongs to no chat and is. */
+  const inKeptChats = (tx: Tx) =>
+    or(
+      isNull(attachments.messageId),
+      inArray(
+        attachments.messageId,
+        tx
+          .select({ id: messages.id })
+          .from(messages)
+          .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(kept))),
+      ),
+    );
   // One snapshot: a reply saved meanwhile is either wholly in the file or not at all.
   const rows = await db.transaction(
     async (tx) => ({
@@ -322,7 +334,7 @@ export async function exportAccountData(
         })
         .from(attachments)
         .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
-        .where(eq(attachments.uid, uid))
+        .where(and(eq(attachments.uid, uid), inKeptChats(tx)))
         .orderBy(asc(attachments.createdAt)),
     }),
     { isolationLevel: "repeatable read", accessMode: "read only" },

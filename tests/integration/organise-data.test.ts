@@ -17,20 +17,36 @@ import {
   setPinned,
   sweepTemporaryConversations,
 } from "~/data/conversations.server";
+import { storeAttachment } from "~/data/attachments.server";
 import { saveExchange } from "~/data/messages.server";
+import type { AttachmentRef } from "~/conversation/attachment-types";
 import { openDatabase, type Db } from "~/db/client.server";
 import { pinClock } from "~/time/clock.server";
 import { testDatabases } from "../support/databases";
 
 /** Chats organised (pinned, archived, in folders) and temporary chats, in the data layer (docs/decisions/085). */
 
-async function chat(db: Db, uid: string, text: string, create: { temporary?: boolean } = {}) {
+/** A text file the user uploaded, not sent yet; its id. */
+async function upload(db: Db, uid: string, name: string) {
+  const id = randomUUID();
+  const bytes = new TextEncoder().encode(`The notes in ${name}`);
+  await storeAttachment(db, { id, uid, name, kind: "text", mediaType: "text/plain", bytes, text: "", chunks: [] }, 1e7);
+  return { id, name, kind: "text" as const, mediaType: "text/plain", size: bytes.byteLength };
+}
+
+async function chat(
+  db: Db,
+  uid: string,
+  text: string,
+  create: { temporary?: boolean } = {},
+  attachments: AttachmentRef[] = [],
+) {
   const conversationId = randomUUID();
   await saveExchange(db, {
     uid,
     conversationId,
     kind: "submit",
-    user: { id: randomUUID(), text, sentAt: new Date() },
+    user: { id: randomUUID(), text, sentAt: new Date(), attachments },
     reply: {
       id: randomUUID(),
       parts: [{ type: "text", text: `Re: ${text}` }],
@@ -132,14 +148,17 @@ describe.each(testDatabases())("organising chats on $name", ({ url }) => {
 
   it("a temporary chat is never listed, searched or exported, and only its owner's leaving deletes it", async () => {
     const uid = `temporary-${randomUUID()}`;
-    const saved = await chat(db, uid, "Saved bananas");
-    const temporary = await chat(db, uid, "Secret bananas", { temporary: true });
+    const saved = await chat(db, uid, "Saved bananas", {}, [await upload(db, uid, "saved.txt")]);
+    const temporary = await chat(db, uid, "Secret bananas", { temporary: true }, [await upload(db, uid, "secret.txt")]);
+    await upload(db, uid, "unsent.txt");
     expect((await getConversation(db, uid, temporary))?.temporary).toBe(true);
     expect((await listConversations(db, uid)).map((row) => row.id)).toEqual([saved]);
     expect((await listConversations(db, uid, { search: "bananas" })).map((row) => row.id)).toEqual([saved]);
 
     const exported = await exportAccountData(db, { uid } as AccountDetails, { role: "", plan: "Free" });
     expect(exported.conversations.map((row) => row.id)).toEqual([saved]);
+    // Nor the files sent in it; a file not sent yet belongs to no chat and is the user's.
+    expect(exported.files.map((file) => file.name).sort()).toEqual(["saved.txt", "unsent.txt"]);
 
     // Leaving deletes only a temporary chat, and only the owner's.
     expect(await deleteTemporaryConversation(db, uid, saved)).toBe(false);
