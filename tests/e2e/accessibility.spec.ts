@@ -8,9 +8,10 @@ import { trackNetwork } from "./network-quiet";
 /**
  * WCAG 2.2 AA, measured: every page and state — signed out, a user, an admin,
  * the chat mid-stream and after an error, every dialog, the phone's drawer —
- * at 1280×800 and 390×844, in the light and the dark theme, one test each:
- * axe-core finds nothing, text fields, selects and icons stand out from what
- * is behind them by at least 3:1, and the first Tab stops show where focus is.
+ * at 1280×800 and 390×844, one test each, in the light and then the dark
+ * theme: axe-core finds nothing, text fields, selects and icons stand out
+ * from what is behind them by at least 3:1; and the first Tab stops show
+ * where focus is (once: a focus ring does not depend on the theme).
  */
 
 const SIZES = [
@@ -60,17 +61,31 @@ const ADMIN: Array<[string, PathOf]> = [
   ["editing a tool", () => "/tools/summarize/edit"],
 ];
 
-async function pageAs(browser: Browser, viewport: { width: number; height: number }, colorScheme: "light" | "dark") {
-  const context = await browser.newContext({ baseURL: env.baseURL, viewport, colorScheme });
+async function pageAs(browser: Browser, viewport: { width: number; height: number }) {
+  const context = await browser.newContext({ baseURL: env.baseURL, viewport, colorScheme: "light" });
   const page = await context.newPage();
   trackNetwork(page);
   return { page, close: () => context.close() };
 }
 
-/** Every check on the page as it is now. */
+/** The page in this theme, once no colour is still fading from the other one (CSS transitions). */
+async function useScheme(page: Page, scheme: (typeof SCHEMES)[number]) {
+  await page.emulateMedia({ colorScheme: scheme });
+  expect(await page.evaluate(() => matchMedia("(prefers-color-scheme: dark)").matches), scheme).toBe(scheme === "dark");
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every((animation) => !(animation instanceof CSSTransition) || animation.playState !== "running"),
+  );
+}
+
+/** Every check on the page as it is now, in both themes. */
 async function expectAccessible(page: Page, state: string, { focus = true } = {}) {
-  await expectNoAxeViolations(page, state);
-  await expectNonTextContrast(page, state);
+  for (const scheme of SCHEMES) {
+    await useScheme(page, scheme);
+    await expectNoAxeViolations(page, `${state}, ${scheme}`);
+    await expectNonTextContrast(page, `${state}, ${scheme}`);
+  }
   if (focus) await expectVisibleFocus(page, state, 12);
 }
 
@@ -82,7 +97,7 @@ async function visit(page: Page, path: string, state: string) {
 }
 
 async function prepareWorld(browser: Browser, accounts: { user: TestAccount; admin: TestAccount }): Promise<World> {
-  const { page, close } = await pageAs(browser, { width: 1280, height: 800 }, "light");
+  const { page, close } = await pageAs(browser, { width: 1280, height: 800 });
   await signIn(page, accounts.user);
   await page.goto("/nuvara");
   await scriptedModel.reset();
@@ -106,7 +121,7 @@ async function prepareWorld(browser: Browser, accounts: { user: TestAccount; adm
   const sharePath = ((await share.json()) as { share: { path: string } }).share.path;
   await close();
 
-  const admin = await pageAs(browser, { width: 1280, height: 800 }, "light");
+  const admin = await pageAs(browser, { width: 1280, height: 800 });
   await signIn(admin.page, accounts.admin);
   const contact = await admin.page.request.post("/api/contact", {
     form: { email: "visitor@example.com", message: "A question about plans" },
@@ -127,173 +142,172 @@ test.beforeEach(async () => {
 });
 
 for (const size of SIZES) {
-  for (const scheme of SCHEMES) {
-    const state = `${scheme}, ${size.name}`;
+  const state = size.name;
 
-    test.describe(`accessibility, ${state}`, () => {
-      // A page's checks (axe, contrast, a dozen Tab stops) take seconds on a busy 2-core machine.
-      test.describe.configure({ timeout: 90_000 });
+  test.describe(`accessibility, ${state}`, () => {
+    // A page's checks (axe and contrast twice, a dozen Tab stops) take seconds on a busy 2-core machine.
+    test.describe.configure({ timeout: 90_000 });
 
-      test.beforeAll(async ({ browser, firebase }) => {
-        // Made once for the whole sweep, by the first group that needs it.
-        world ??= (async () =>
-          prepareWorld(browser, {
-            user: await createAccount(firebase, { displayName: "Ada Reader" }),
-            admin: await createAccount(firebase, { role: "admin" }),
-          }))();
-        await world;
-      });
-
-      /** A page of the user's, signed in, in this size and theme. */
-      async function asUser(browser: Browser) {
-        const opened = await pageAs(browser, size.viewport, scheme);
-        await signIn(opened.page, (await world!).user);
-        return opened;
-      }
-
-      for (const [label, pathOf] of SIGNED_OUT) {
-        test(`signed out: ${label}`, async ({ browser }) => {
-          const { page, close } = await pageAs(browser, size.viewport, scheme);
-          await visit(page, pathOf(await world!), `signed out, ${state}`);
-          await close();
-        });
-      }
-
-      for (const [label, pathOf] of USER) {
-        test(`a user: ${label}`, async ({ browser }) => {
-          const { page, close } = await asUser(browser);
-          await visit(page, pathOf(await world!), `user, ${state}`);
-          await close();
-        });
-      }
-
-      for (const [label, pathOf] of ADMIN) {
-        test(`an admin: ${label}`, async ({ browser }) => {
-          const { page, close } = await pageAs(browser, size.viewport, scheme);
-          await signIn(page, (await world!).admin);
-          await visit(page, pathOf(await world!), `admin, ${state}`);
-          await close();
-        });
-      }
-
-      /** Opens a settings item where a person finds it: the sidebar's Settings menu, in the drawer on a phone (checked open, too). */
-      async function openSidebarItem(page: Page, name: string) {
-        if (size.phone) {
-          const toggle = page.getByRole("button", { name: "Conversations", exact: true });
-          // Once the page knows it is on a phone (its title says so) the button opens the drawer, not the desktop list.
-          await expect(toggle).toHaveAttribute("title", "Conversations");
-          await toggle.click();
-          await expect(page.getByRole("navigation", { name: "Conversations" })).toBeVisible();
-          await expectAccessible(page, `user, conversation drawer open, ${state}`, { focus: false });
-        }
-        // The footer's Settings menu holds it.
-        await page.getByRole("button", { name: "Settings" }).click();
-        await page.getByRole("menuitem", { name, exact: false }).click();
-      }
-
-      for (const dialog of ["Keyboard shortcuts", "Custom instructions"]) {
-        test(`a user: the ${dialog.toLowerCase()} dialog`, async ({ browser }) => {
-          const { page, close } = await asUser(browser);
-          await page.goto((await world!).conversationPath);
-          await openSidebarItem(page, dialog);
-          await expect(page.getByRole("dialog", { name: dialog })).toBeVisible();
-          await expectAccessible(page, `user, ${dialog} dialog, ${state}`, { focus: false });
-          await close();
-        });
-      }
-
-      /** The conversation list, opened as a drawer on a phone. */
-      async function openList(page: Page) {
-        if (size.phone) {
-          const toggle = page.getByRole("button", { name: "Conversations", exact: true });
-          await expect(toggle).toHaveAttribute("title", "Conversations");
-          await toggle.click();
-        }
-        const list = page.getByRole("navigation", { name: "Conversations" });
-        await expect(list).toBeVisible();
-        return list;
-      }
-
-      test("a user: a chat's ⋯ menu open", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto((await world!).conversationPath);
-        const list = await openList(page);
-        await list
-          .getByRole("button", { name: /^Actions for “/ })
-          .first()
-          .click();
-        await expect(list.getByRole("menu")).toBeVisible();
-        await expectAccessible(page, `user, row menu open, ${state}`, { focus: false });
-        await close();
-      });
-
-      test("a user: selecting chats", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto((await world!).conversationPath);
-        const list = await openList(page);
-        await list.getByRole("button", { name: "Select" }).click();
-        await list.getByRole("checkbox").first().check();
-        await expect(list.getByRole("group", { name: "Selected chats" })).toContainText("1 selected");
-        await expectAccessible(page, `user, select mode, ${state}`, { focus: false });
-        await close();
-      });
-
-      test("a user: a temporary chat with a reply", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto("/nuvara?temporary=1");
-        await sendMessage(page, "A question not kept");
-        await expect(replies(page)).toHaveText([/A question not kept/]);
-        await expect(page.getByText("Temporary chat — not saved to your history.")).toBeVisible();
-        await expectAccessible(page, `user, temporary chat, ${state}`, { focus: false });
-        await close();
-      });
-
-      test("a user: the report dialog", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto((await world!).conversationPath);
-        await replies(page).last().getByRole("button", { name: "Report" }).click();
-        await expect(page.getByRole("dialog")).toBeVisible();
-        await expectAccessible(page, `user, report dialog, ${state}`, { focus: false });
-        await close();
-      });
-
-      test("a user: the share dialog", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto((await world!).conversationPath);
-        await page.getByRole("button", { name: "Share", exact: true }).click();
-        await expect(
-          page.getByRole("dialog", { name: "Share this conversation" }).getByRole("textbox", { name: "Link" }),
-        ).toBeVisible();
-        await expectAccessible(page, `user, share dialog, ${state}`, { focus: false });
-        await close();
-      });
-
-      test("a user: a reply streaming", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto("/nuvara");
-        await scriptedModel.enqueue({
-          type: "text",
-          text: "one two three four five six seven eight nine ten eleven twelve",
-          chunkDelayMs: 300,
-        });
-        await sendMessage(page, "Count slowly");
-        await expect(composer(page).stop).toBeVisible();
-        await expect(replies(page).last()).toContainText("one");
-        await expectAccessible(page, `user, reply streaming, ${state}`, { focus: false });
-        await page.keyboard.press("Escape");
-        await expect(composer(page).send).toBeVisible();
-        await close();
-      });
-
-      test("a user: a failed reply with Retry", async ({ browser }) => {
-        const { page, close } = await asUser(browser);
-        await page.goto("/nuvara");
-        await scriptedModel.failWith({ type: "http-error", status: 500 });
-        await sendMessage(page, "This one fails");
-        await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
-        await expectAccessible(page, `user, failed reply with Retry, ${state}`, { focus: false });
-        await close();
-      });
+    test.beforeAll(async ({ browser, firebase }) => {
+      // Made once for the whole sweep, by the first group that needs it.
+      world ??= (async () =>
+        prepareWorld(browser, {
+          user: await createAccount(firebase, { displayName: "Ada Reader" }),
+          admin: await createAccount(firebase, { role: "admin" }),
+        }))();
+      await world;
     });
-  }
+
+    /** A page of the user's, signed in, in this size and theme. */
+    async function asUser(browser: Browser) {
+      const opened = await pageAs(browser, size.viewport);
+      await signIn(opened.page, (await world!).user);
+      return opened;
+    }
+
+    for (const [label, pathOf] of SIGNED_OUT) {
+      test(`signed out: ${label}`, async ({ browser }) => {
+        const { page, close } = await pageAs(browser, size.viewport);
+        await visit(page, pathOf(await world!), `signed out, ${state}`);
+        await close();
+      });
+    }
+
+    for (const [label, pathOf] of USER) {
+      test(`a user: ${label}`, async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await visit(page, pathOf(await world!), `user, ${state}`);
+        await close();
+      });
+    }
+
+    for (const [label, pathOf] of ADMIN) {
+      test(`an admin: ${label}`, async ({ browser }) => {
+        const { page, close } = await pageAs(browser, size.viewport);
+        await signIn(page, (await world!).admin);
+        await visit(page, pathOf(await world!), `admin, ${state}`);
+        await close();
+      });
+    }
+
+    /** Opens a settings item where a person finds it: the sidebar's Settings menu, in the drawer on a phone (checked open, too). */
+    async function openSidebarItem(page: Page, name: string) {
+      if (size.phone) {
+        const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+        // Once the page knows it is on a phone (its title says so) the button opens the drawer, not the desktop list.
+        await expect(toggle).toHaveAttribute("title", "Conversations");
+        await toggle.click();
+        await expect(page.getByRole("navigation", { name: "Conversations" })).toBeVisible();
+        await expectAccessible(page, `user, conversation drawer open, ${state}`, { focus: false });
+      }
+      // The footer's Settings menu holds it.
+      await page.getByRole("button", { name: "Settings" }).click();
+      await page.getByRole("menuitem", { name, exact: false }).click();
+    }
+
+    for (const dialog of ["Keyboard shortcuts", "Custom instructions"]) {
+      test(`a user: the ${dialog.toLowerCase()} dialog`, async ({ browser }) => {
+        const { page, close } = await asUser(browser);
+        await page.goto((await world!).conversationPath);
+        await openSidebarItem(page, dialog);
+        await expect(page.getByRole("dialog", { name: dialog })).toBeVisible();
+        await expectAccessible(page, `user, ${dialog} dialog, ${state}`, { focus: false });
+        await close();
+      });
+    }
+
+    /** The conversation list, opened as a drawer on a phone. */
+    async function openList(page: Page) {
+      if (size.phone) {
+        const toggle = page.getByRole("button", { name: "Conversations", exact: true });
+        await expect(toggle).toHaveAttribute("title", "Conversations");
+        await toggle.click();
+      }
+      const list = page.getByRole("navigation", { name: "Conversations" });
+      await expect(list).toBeVisible();
+      return list;
+    }
+
+    test("a user: a chat's ⋯ menu open", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto((await world!).conversationPath);
+      const list = await openList(page);
+      await list
+        .getByRole("button", { name: /^Actions for “/ })
+        .first()
+        .click();
+      await expect(list.getByRole("menu")).toBeVisible();
+      await expectAccessible(page, `user, row menu open, ${state}`, { focus: false });
+      await close();
+    });
+
+    test("a user: selecting chats", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto((await world!).conversationPath);
+      const list = await openList(page);
+      await list.getByRole("button", { name: "Select" }).click();
+      await list.getByRole("checkbox").first().check();
+      await expect(list.getByRole("group", { name: "Selected chats" })).toContainText("1 selected");
+      await expectAccessible(page, `user, select mode, ${state}`, { focus: false });
+      await close();
+    });
+
+    test("a user: a temporary chat with a reply", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto("/nuvara?temporary=1");
+      await sendMessage(page, "A question not kept");
+      await expect(replies(page)).toHaveText([/A question not kept/]);
+      await expect(page.getByText("Temporary chat — not saved to your history.")).toBeVisible();
+      await expectAccessible(page, `user, temporary chat, ${state}`, { focus: false });
+      await close();
+    });
+
+    test("a user: the report dialog", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto((await world!).conversationPath);
+      await replies(page).last().getByRole("button", { name: "Report" }).click();
+      await expect(page.getByRole("dialog")).toBeVisible();
+      await expectAccessible(page, `user, report dialog, ${state}`, { focus: false });
+      await close();
+    });
+
+    test("a user: the share dialog", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto((await world!).conversationPath);
+      await page.getByRole("button", { name: "Share", exact: true }).click();
+      await expect(
+        page.getByRole("dialog", { name: "Share this conversation" }).getByRole("textbox", { name: "Link" }),
+      ).toBeVisible();
+      await expectAccessible(page, `user, share dialog, ${state}`, { focus: false });
+      await close();
+    });
+
+    test("a user: a reply streaming", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto("/nuvara");
+      await scriptedModel.enqueue({
+        type: "text",
+        // Still writing through both themes' checks: forty words, a word every 300 ms.
+        text: Array.from({ length: 40 }, (_, index) => `word${index + 1}`).join(" "),
+        chunkDelayMs: 300,
+      });
+      await sendMessage(page, "Count slowly");
+      await expect(composer(page).stop).toBeVisible();
+      await expect(replies(page).last()).toContainText("word1");
+      await expectAccessible(page, `user, reply streaming, ${state}`, { focus: false });
+      await page.keyboard.press("Escape");
+      await expect(composer(page).send).toBeVisible();
+      await close();
+    });
+
+    test("a user: a failed reply with Retry", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto("/nuvara");
+      await scriptedModel.failWith({ type: "http-error", status: 500 });
+      await sendMessage(page, "This one fails");
+      await expect(page.getByRole("button", { name: "Retry" })).toBeVisible();
+      await expectAccessible(page, `user, failed reply with Retry, ${state}`, { focus: false });
+      await close();
+    });
+  });
 }

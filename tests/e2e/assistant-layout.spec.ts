@@ -177,7 +177,8 @@ test.describe("the chat's layout", () => {
     await expectMoreParagraphs(page, 3);
     await expect(composer(page).stop).toBeVisible();
     await expectAtLatest(log);
-    await expect(replies(page).getByText("Paragraph 160 of the answer")).toBeInViewport({ timeout: 30_000 });
+    // Stopped here (following a reply to its very end is the next test's): the view stays at its last words.
+    await composer(page).stop.click();
     await expect(composer(page).send).toBeVisible();
     await expect.poll(() => distanceFromBottom(log)).toBeLessThanOrEqual(2);
   });
