@@ -86,18 +86,21 @@ export async function measureStreamedMarkdown({
   model.enqueue({ type: "text", text, chunkDelayMs: Math.round(1000 / tokensPerSecond) });
   const started = performance.now();
   await box.press("Enter");
-  const reply = page.getByRole("article", { name: "Assistant" }).last();
-  await reply.getByText(REPLY_LAST_WORD).waitFor({ timeout: 180_000 });
-  // The finished reply: its actions are offered, its math is MathML and its code highlighted.
-  await reply.getByRole("button", { name: "Copy reply" }).waitFor({ timeout: 60_000 });
+  // The finished reply: its last word shown, its actions offered, its math MathML and its code highlighted.
+  // Checked in the page twice a second: polling with locators would itself block the page being measured.
   await page.waitForFunction(
-    () => {
+    (lastWord) => {
       const replies = document.querySelectorAll('article[aria-label="Assistant"]');
       const last = replies[replies.length - 1];
-      return !!last?.querySelector("math") && !!last?.querySelector("code.hljs");
+      return (
+        !!last?.textContent?.includes(lastWord) &&
+        !!last.querySelector('button[aria-label="Copy reply"]') &&
+        !!last.querySelector("math") &&
+        !!last.querySelector("code.hljs")
+      );
     },
-    null,
-    { timeout: 60_000 },
+    REPLY_LAST_WORD,
+    { timeout: 240_000, polling: 500 },
   );
   const streamMs = performance.now() - started;
   // Entries arrive after their task: read them once the page is idle.

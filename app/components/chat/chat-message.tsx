@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type KeyboardEvent } from "react";
+import { memo, useState, type FormEvent, type KeyboardEvent } from "react";
 import type { ChatMessage } from "~/conversation/message-types";
 import { messageText } from "~/conversation/message-types";
 import { focusComposer } from "./composer";
@@ -29,8 +29,12 @@ export interface MessageActions {
   feedback?: FeedbackState;
 }
 
-/** One message of the transcript: the user's as plain text, a reply as safe Markdown with its tool steps. */
-export function ChatMessageView({
+/**
+ * One message of the transcript: the user's as plain text, a reply as safe
+ * Markdown with its tool steps. Memoized: while a reply streams, the messages
+ * before it keep their props and are not rendered again on each update.
+ */
+export const ChatMessageView = memo(function ChatMessageView({
   message,
   streaming,
   isDemo,
@@ -134,7 +138,7 @@ export function ChatMessageView({
       ) : null}
     </article>
   );
-}
+});
 
 export interface Versions {
   /** 1-based. */

@@ -209,8 +209,13 @@ const MarkdownBlock = memo(function MarkdownBlock({
   return renderBlock(text, open, math);
 });
 
-/** The pipeline behind ./markdown.tsx's Markdown, a chunk of its own in the browser (ADR 051). */
-export function RenderedMarkdown({
+/**
+ * The pipeline behind ./markdown.tsx's Markdown, a chunk of its own in the
+ * browser (ADR 051). Memoized: Markdown defers its text, so each streamed
+ * update first renders it with the text it already shows, which then costs
+ * nothing.
+ */
+export const RenderedMarkdown = memo(function RenderedMarkdown({
   children,
   math,
   streaming = false,
@@ -226,7 +231,7 @@ export function RenderedMarkdown({
       <MarkdownBlocks text={children} given={math} streaming={streaming} />
     </PlainOnError>
   );
-}
+});
 
 function MarkdownBlocks({ text, given, streaming }: { text: string; given?: MathPlugins; streaming: boolean }) {
   const needsMath = hasMath(text);

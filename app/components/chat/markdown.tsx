@@ -2,6 +2,8 @@ import { lazy, memo, Suspense, useDeferredValue, type ReactNode } from "react";
 import { mathPlugins as serverMathPlugins } from "./markdown-math.server";
 import { PlainOnError, PlainReply } from "./markdown-plain";
 import { RenderedMarkdown as ServerRenderedMarkdown } from "./markdown-render.server";
+import { replyShown } from "./show-pacer";
+import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 import { hasMath } from "./math-text";
 
 export { PlainReply, safeUrl } from "./markdown-plain";
@@ -47,6 +49,10 @@ export const Markdown = memo(function Markdown({
 }): ReactNode {
   // A streamed update renders in the background, in slices the browser can interrupt to handle input (ADR 082).
   const text = useDeferredValue(children);
+  // Once the newest text is on the page, a streaming reply may be shown again (./show-pacer.ts).
+  useBrowserLayoutEffect(() => {
+    if (streaming && text === children) replyShown();
+  }, [streaming, text, children]);
   // The outer boundary catches a chunk that failed to download: the reply stays readable as text.
   return (
     <PlainOnError text={text}>

@@ -4,11 +4,17 @@
  * word would keep a slow device's main thread busy and make typing, scrolling
  * and Stop lag.
  *
- * Each render is timed (from the change to the end of React's work for it),
- * and the next waits at least a few times as long: a device that renders in
- * 5 ms shows new words every 50 ms, one that takes 40 ms every 160 ms, so the
- * page always has most of its time free. Renders happen in an animation frame,
- * just before the browser paints, so one frame's layout covers them.
+ * Each render is timed, and the next waits at least a few times as long: a
+ * device that renders in 5 ms shows new words every 50 ms, one that takes
+ * 40 ms every 160 ms, so the page always has most of its time free. Renders
+ * happen in an animation frame, just before the browser paints, so one
+ * frame's layout covers them.
+ *
+ * A render that changed the reply's text is timed until that text is on the
+ * page: the reply's Markdown renders in the background (./markdown.tsx defers
+ * it) and says so with replyShown(). Until then nothing newer is rendered:
+ * newer text would only throw that background work away and start it again,
+ * which on a slow device is most of what it would do.
  */
 
 /** Never more often than this (ms): words still appear to flow. */
@@ -22,6 +28,16 @@ export const COST_FACTOR = 3;
 export const REPLY_RENDER_MEASURE = "nuvara:reply-render";
 
 type Schedule = (run: () => void, delayMs: number) => () => void;
+
+/** How the waiting pacer hears that the page shows its render (one reply streams at a time). */
+let onReplyShown: (() => void) | undefined;
+
+/** The streaming reply's newest text is on the page (called by ./markdown.tsx once it has committed it). */
+export function replyShown(): void {
+  const heard = onReplyShown;
+  onReplyShown = undefined;
+  heard?.();
+}
 
 /** A timer, then the next animation frame where there are frames (a browser tab), else the timer alone. */
 const inNextFrame: Schedule = (run, delayMs) => {
@@ -44,9 +60,18 @@ export class ShowPacer {
   /** The recent render time, smoothed. */
   private cost = 0;
   private cancel: (() => void) | undefined;
+  /** Waiting for the page to show the last render: cancels that wait. */
+  private cancelWait: (() => void) | undefined;
+  /** Something new arrived while waiting. */
+  private wanted = false;
 
+  /**
+   * `render` shows the reply as it is now; it returns true when it changed
+   * the reply's text, which the page then renders in the background and
+   * reports with replyShown().
+   */
   constructor(
-    private readonly render: () => void,
+    private readonly render: () => boolean | void,
     private readonly schedule: Schedule = inNextFrame,
     private readonly now: () => number = () => performance.now(),
   ) {}
@@ -58,12 +83,16 @@ export class ShowPacer {
 
   /** Whether a render is waiting for its turn. */
   get pending(): boolean {
-    return this.cancel !== undefined;
+    return this.cancel !== undefined || this.wanted;
   }
 
   /** There is something new to show: shown in the next frame once the last render is far enough behind. */
   request(): void {
     if (this.cancel) return;
+    if (this.cancelWait) {
+      this.wanted = true;
+      return;
+    }
     const wait = Math.max(0, this.lastEnd + this.gapMs - this.now());
     this.cancel = this.schedule(() => {
       this.cancel = undefined;
@@ -73,7 +102,7 @@ export class ShowPacer {
 
   /** Shows now what is waiting (the stream ended, or what follows needs the reply up to date). */
   flush(): void {
-    if (!this.cancel) return;
+    if (!this.pending) return;
     this.stop();
     this.show();
   }
@@ -82,20 +111,51 @@ export class ShowPacer {
   stop(): void {
     this.cancel?.();
     this.cancel = undefined;
+    this.cancelWait?.();
+    this.cancelWait = undefined;
+    this.wanted = false;
   }
 
   private show() {
     const started = this.now();
-    this.render();
+    if (this.render() === true) this.waitUntilShown(started);
     // React renders a store's change in a microtask queued during render(): this one runs after it.
-    queueMicrotask(() => {
+    else queueMicrotask(() => this.rendered(started, this.now()));
+  }
+
+  /** Waits for replyShown(), at most MAX_GAP_MS (a reply the page does not render as Markdown never says so). */
+  private waitUntilShown(started: number) {
+    let waiting = true;
+    const listener = () => finish(true);
+    const finish = (heard: boolean) => {
+      if (!waiting) return;
+      waiting = false;
+      cancelTimer();
+      if (onReplyShown === listener) onReplyShown = undefined;
+      this.cancelWait = undefined;
       const ended = this.now();
-      const took = ended - started;
-      this.cost = this.cost === 0 ? took : (this.cost + took) / 2;
-      this.lastEnd = ended;
-      // For the streaming benchmark (scripts/perf/stream-markdown.ts) and the browser's performance panel.
-      if (typeof performance !== "undefined" && typeof performance.measure === "function")
-        performance.measure(REPLY_RENDER_MEASURE, { start: started, end: ended });
-    });
+      if (heard) this.rendered(started, ended);
+      else this.lastEnd = ended;
+      if (this.wanted) {
+        this.wanted = false;
+        this.request();
+      }
+    };
+    onReplyShown = listener;
+    const cancelTimer = this.schedule(() => finish(false), MAX_GAP_MS);
+    this.cancelWait = () => {
+      waiting = false;
+      cancelTimer();
+      if (onReplyShown === listener) onReplyShown = undefined;
+    };
+  }
+
+  private rendered(started: number, ended: number) {
+    const took = ended - started;
+    this.cost = this.cost === 0 ? took : (this.cost + took) / 2;
+    this.lastEnd = ended;
+    // For the streaming benchmark (scripts/perf/stream-markdown.ts) and the browser's performance panel.
+    if (typeof performance !== "undefined" && typeof performance.measure === "function")
+      performance.measure(REPLY_RENDER_MEASURE, { start: started, end: ended });
   }
 }

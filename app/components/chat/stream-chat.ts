@@ -219,7 +219,15 @@ export class StreamChat {
       if (!response.body) throw new Error("The response body is empty.");
       const current = (reply = newReply(this.options.generateId()));
       // Text arrives a word at a time; it is shown as often as the device renders it with ease (./show-pacer.ts).
-      const paced = (pacer = new ShowPacer(() => this.showReply(current.message, true)));
+      let shownText = "";
+      const paced = (pacer = new ShowPacer(() => {
+        this.showReply(current.message, true);
+        // Whether the page now renders new text (and says when it shows it), or only something else.
+        const text = replyText(current.message);
+        const changed = text !== shownText;
+        shownText = text;
+        return changed;
+      }));
       // Data parts (the exchange is stored) act on the reply as shown: it must be up to date first.
       const onData = (part: { type: string; data: unknown }) => {
         paced.flush();
@@ -308,6 +316,13 @@ export class StreamChat {
         index === -1 ? [...messages, shown] : [...messages.slice(0, index), shown, ...messages.slice(index + 1)],
     });
   }
+}
+
+/** The text the reply's Markdown shows. */
+function replyText(message: ChatMessage): string {
+  let text = "";
+  for (const part of message.parts) if (part.type === "text") text += part.text;
+  return text;
 }
 
 /** A chat's state for a component, re-rendered on each change (like the SDK's useChat). */

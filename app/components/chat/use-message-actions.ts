@@ -8,6 +8,8 @@ import { messageTree } from "./message-tree";
 import type { Conversation } from "./use-conversation";
 
 const PREVIOUS_VERSION = "Previous version";
+/** While a reply streams no message offers anything: one object, so unchanged messages skip rendering. */
+const NO_ACTIONS: MessageActions = {};
 const NEXT_VERSION = "Next version";
 
 type Tree = ReturnType<typeof messageTree>;
@@ -40,7 +42,7 @@ export function useMessageActions(options: Options): (message: ChatMessage, inde
   }
 
   return function actionsFor(message: ChatMessage, index: number): MessageActions {
-    if (conversation.busy) return {};
+    if (conversation.busy) return NO_ACTIONS;
     const versions = versionsFor(tree, message, index, showVersion);
     if (message.role === "user") return { versions, ...userActions(options, index) };
     return { versions, ...replyActions(options, message, index) };

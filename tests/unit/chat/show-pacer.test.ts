@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { COST_FACTOR, MAX_GAP_MS, MIN_GAP_MS, ShowPacer } from "~/components/chat/show-pacer";
+import { COST_FACTOR, MAX_GAP_MS, MIN_GAP_MS, replyShown, ShowPacer } from "~/components/chat/show-pacer";
 
 /** A streaming reply is shown as often as the device renders it with ease (ADR 082). */
 
-function harness(renderMs: number) {
+/** `newText`: each render changes the reply's text, which the page then shows in the background (replyShown). */
+function harness(renderMs: number, { newText = false } = {}) {
   let now = 0;
   const scheduled: Array<{ at: number; run: () => void; cancelled: boolean }> = [];
   const shownAt: number[] = [];
@@ -11,6 +12,7 @@ function harness(renderMs: number) {
     () => {
       shownAt.push(now);
       now += renderMs;
+      return newText;
     },
     (run, delayMs) => {
       const entry = { at: now + delayMs, run, cancelled: false };
@@ -76,5 +78,46 @@ describe("how often a streaming reply is shown", () => {
     pacer.flush();
     await advance(1_000);
     expect(shownAt).toEqual([0]);
+  });
+
+  it("after a render of new text, nothing newer is rendered until the page shows it, and the wait counts as its cost", async () => {
+    const { pacer, shownAt, advance } = harness(5, { newText: true });
+    pacer.request();
+    await advance(0);
+    expect(shownAt).toEqual([0]);
+    // Words keep arriving while the page renders the text in the background: they wait.
+    for (let t = 20; t <= 200; t += 20) {
+      await advance(t);
+      pacer.request();
+    }
+    expect(shownAt).toEqual([0]);
+    // The page shows it at 200 ms: the next render waits three times that long, then shows all that arrived.
+    replyShown();
+    expect(pacer.gapMs).toBe(200 * COST_FACTOR);
+    await advance(799);
+    expect(shownAt).toEqual([0]);
+    await advance(800);
+    expect(shownAt).toEqual([0, 800]);
+  });
+
+  it("a page that never says it showed the text holds the reply back for at most a second", async () => {
+    const { pacer, shownAt, advance } = harness(5, { newText: true });
+    pacer.request();
+    await advance(0);
+    pacer.request();
+    // The render took 5 ms; a second later the pacer stops waiting, and renders after the shortest gap.
+    await advance(2_000);
+    expect(shownAt).toEqual([0, 5 + MAX_GAP_MS + MIN_GAP_MS]);
+    pacer.stop();
+  });
+
+  it("flush does not wait for the page", async () => {
+    const { pacer, shownAt, advance } = harness(5, { newText: true });
+    pacer.request();
+    await advance(0);
+    pacer.request();
+    pacer.flush();
+    expect(shownAt).toEqual([0, 5]);
+    pacer.stop();
   });
 });
