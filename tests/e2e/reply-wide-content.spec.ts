@@ -4,10 +4,11 @@ import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./as
 import { expect, signIn, test } from "./fixtures";
 
 /**
- * Code and tables stay in the reading column (ADR 082): at 1280×800 their
- * boxes lie inside the reply's; on a phone a wide table or a long line of
- * code scrolls sideways in its own box, shows a fade on the side with more,
- * and can be reached and scrolled with the keyboard.
+ * Code, tables and display math stay in the reading column (ADR 082): at
+ * 1280×800 their boxes lie inside the reply's; on a phone a wide table, a
+ * long line of code or a long formula scrolls sideways in its own box, shows
+ * a fade on the side with more, and can be reached and scrolled with the
+ * keyboard.
  */
 
 const LONG_LINE = `const totals = samples.map((sample) => sample.requests * sample.weight).filter((value) => value > threshold).reduce((sum, value) => sum + value, 0); // ${"x".repeat(40)}`;
@@ -17,7 +18,12 @@ const WIDE_TABLE = [
   "| Europe (Frankfurt) | 1850 | 28 ms | 95 ms | 0.4 | measured after the cache was warmed |",
   "| North America (Virginia) | 2210 | 31 ms | 102 ms | 0.6 | a noisy neighbour during the run |",
 ].join("\n");
-const REPLY = `Here is the code:\n\n\`\`\`ts\n${LONG_LINE}\n\`\`\`\n\nAnd the figures:\n\n${WIDE_TABLE}\n\nDone.`;
+/** Display math wider than the column at both sizes: eight sums. */
+const WIDE_MATH = Array.from(
+  { length: 8 },
+  (_, i) => `\\sum_{i=1}^{N_${i + 1}} (x_{${i + 1},i} - \\mu_${i + 1})^2`,
+).join(" + ");
+const REPLY = `Here is the code:\n\n\`\`\`ts\n${LONG_LINE}\n\`\`\`\n\nAnd the figures:\n\n${WIDE_TABLE}\n\nThe spread:\n\n$$\n${WIDE_MATH}\n$$\n\nDone.`;
 
 const SIZES = [
   { name: "1280×800", viewport: { width: 1280, height: 800 } },
@@ -51,6 +57,7 @@ test("at 1280×800, code blocks and tables lie inside the reading column", async
   for (const part of [
     reply.locator(".code-block"),
     reply.locator("table").locator("xpath=ancestor::*[contains(@class,'scroll-x')][1]"),
+    reply.locator("math").locator("xpath=ancestor::*[contains(@class,'scroll-x')][1]"),
   ]) {
     await expect(part).toBeVisible();
     const inner = await box(part);
@@ -59,11 +66,12 @@ test("at 1280×800, code blocks and tables lie inside the reading column", async
   }
   // The code's long line scrolls inside its block, which says so and takes focus.
   await expect(reply.getByRole("region", { name: "Code, scrolls sideways" })).toBeVisible();
+  await expect(reply.getByRole("region", { name: "Math, scrolls sideways" })).toBeVisible();
 });
 
 for (const size of SIZES) {
   for (const scheme of ["light", "dark"] as const) {
-    test(`wide code and tables scroll in their own box, with a hint, by keyboard (${size.name}, ${scheme})`, async ({
+    test(`wide code, tables and math scroll in their own box, with a hint, by keyboard (${size.name}, ${scheme})`, async ({
       page,
       newAccount,
     }) => {
@@ -73,6 +81,7 @@ for (const size of SIZES) {
       const column = await box(reply.locator(".markdown"));
       const regions = [
         reply.getByRole("region", { name: "Code, scrolls sideways" }),
+        reply.getByRole("region", { name: "Math, scrolls sideways" }),
         ...(size.viewport.width < 600 ? [reply.getByRole("region", { name: "Table, scrolls sideways" })] : []),
       ];
       for (const region of regions) {

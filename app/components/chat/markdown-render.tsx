@@ -146,6 +146,19 @@ const components: Components = {
       </CodeBlock>
     );
   },
+  // KaTeX's display math (a block-level span around <math display="block">): as wide content, it scrolls in its box.
+  span({ node, className, children }) {
+    const hast = node as unknown as HastNode | undefined;
+    const math = hast?.children?.find((child) => child.type === "element") as
+      (HastNode & { tagName?: string; properties?: { display?: unknown } }) | undefined;
+    if (className !== "katex" || math?.tagName !== "math" || math.properties?.display !== "block")
+      return <span className={className}>{children}</span>;
+    return (
+      <ScrollRegion label="Math" className="math-scroll">
+        <span className={className}>{children}</span>
+      </ScrollRegion>
+    );
+  },
   table({ children }) {
     return (
       <ScrollRegion label="Table" className="md-table">
