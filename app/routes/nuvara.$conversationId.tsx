@@ -4,6 +4,7 @@ import { changeConversation, loadConversation } from "~/chat/chat-pages.server";
 import type { ChatMessage } from "~/conversation/message-types";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
+import { useLiveTitle } from "~/components/chat/live-titles";
 import { AppErrorBoundary } from "~/components/error-boundary";
 
 /** /nuvara/<id>: one of the user's conversations (another user's is a 404). */
@@ -20,13 +21,14 @@ export function action({ request, params }: ActionFunctionArgs) {
 export default function ConversationPage() {
   const { conversation, messages, feedback, isNew, running } = useLoaderData<typeof loader>();
   const data = useAssistantData();
+  const title = useLiveTitle(conversation.id, conversation.title);
   return (
     <ChatView
       key={conversation.id}
       chatId={conversation.id}
       // A new chat whose first reply is still being written is stored only with it.
       isNew={isNew}
-      title={conversation.title}
+      title={title}
       temporary={conversation.temporary}
       // Serialized from ChatMessage objects: the JSON round trip keeps their shape.
       initialMessages={messages as unknown as ChatMessage[]}

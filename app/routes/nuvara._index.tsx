@@ -5,6 +5,7 @@ import { requireUser } from "~/auth/session.server";
 import { uuid } from "~/ids/uuid";
 import { useAssistantData } from "~/components/chat/assistant-data";
 import { ChatView } from "~/components/chat/chat-view";
+import { useLiveTitle } from "~/components/chat/live-titles";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
 import { isTemporaryUrl } from "~/components/chat/use-temporary-chat";
 import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
@@ -39,6 +40,8 @@ export default function NewChat() {
   const chatId = useMemo(() => (location.key === "default" ? newId : uuid()), [location.key, newId]);
   const data = useAssistantData();
   const temporary = isTemporaryUrl(location.search);
+  // Once sent, the chat is listed: its title (the first line, then the generated one) heads it here too.
+  const title = useLiveTitle(chatId, null);
   return (
     <ChatView
       key={chatId}
@@ -47,7 +50,7 @@ export default function NewChat() {
       temporary={temporary}
       temporarySwitch
       draftKey="new"
-      title={null}
+      title={title}
       initialMessages={[]}
       models={data.models}
       model={null}

@@ -5,7 +5,7 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
 import { SettingsMenu } from "~/components/account/settings-menu";
 import { VerifyEmailBanner } from "~/components/account/verify-email-banner";
@@ -14,6 +14,7 @@ import { InstructionsDialog } from "~/components/chat/instructions-dialog";
 import { ShortcutsDialog, useChatShortcuts } from "~/components/chat/shortcuts";
 import { ConversationSidebar } from "~/components/chat/sidebar";
 import { SidebarProvider, useSidebarState } from "~/components/chat/sidebar-state";
+import type { LiveTitles } from "~/components/chat/live-titles";
 import { useLiveConversations } from "~/components/chat/use-live-conversations";
 import { AppErrorBoundary } from "~/components/error-boundary";
 import { NavItems } from "~/components/nav";
@@ -47,6 +48,10 @@ export default function AssistantLayout() {
     filtered: data.search !== "" || data.view === "archived",
     activeId: conversationId ?? null,
   });
+  const liveTitles: LiveTitles = useMemo(
+    () => new Map(live.conversations.flatMap((row) => (row.title ? [[row.id, row.title] as const] : []))),
+    [live.conversations],
+  );
   const { closeDrawer } = sidebar;
   // Choosing a conversation (or New chat) in the drawer closes it; the chat then takes the focus.
   useEffect(() => closeDrawer({ returnFocus: false }), [location.pathname, closeDrawer]);
@@ -98,7 +103,7 @@ export default function AssistantLayout() {
         ) : null}
         <div className="assistant-main">
           {data.verifyEmail ? <VerifyEmailBanner {...data.verifyEmail} /> : null}
-          <Outlet />
+          <Outlet context={liveTitles} />
         </div>
       </div>
       <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />

@@ -87,7 +87,7 @@ test.describe("at 1280×800", () => {
     await expect(there.getByRole("button", { name: /^Actions for/ })).toBeVisible();
   });
 
-  test("a generated title streams into the row", async ({ page, newAccount }) => {
+  test("a generated title streams into the row and the chat's header", async ({ page, newAccount }) => {
     await signIn(page, await newAccount());
     await gotoListening(page, "/nuvara");
     // Every title the list shows, as it changes.
@@ -107,6 +107,8 @@ test.describe("at 1280×800", () => {
     await sendMessage(page, "Tell me why the sea is salty");
     const listed = conversationList(page).getByRole("link", { name: "Salty Seas Explained" });
     await expect(listed).toBeVisible({ timeout: 20_000 });
+    // The chat's own header says it too, without a reload.
+    await expect(page.getByRole("heading", { level: 2, name: "Salty Seas Explained" })).toBeVisible();
     const seen = await page.evaluate(() => [...(window as Window & { seenTitles?: Set<string> }).seenTitles!]);
     expect(seen).toContain("Tell me why the sea is salty"); // the first-line title, at once
     expect(seen.some((title) => title === "Salty" || title === "Salty Seas")).toBe(true); // then piece by piece
@@ -114,6 +116,14 @@ test.describe("at 1280×800", () => {
     expect(JSON.stringify(titleRequests.at(-1)?.body?.messages)).toContain("why the sea is salty");
     await page.reload();
     await expect(conversationList(page).getByRole("link", { name: "Salty Seas Explained" })).toBeVisible();
+
+    // A rename in the list heads the chat at once as well.
+    await conversationList(page).getByRole("button", { name: "Actions for “Salty Seas Explained”" }).click();
+    await page.getByRole("menuitem", { name: "Rename" }).click();
+    const name = conversationList(page).getByRole("textbox", { name: "New title" });
+    await name.fill("Why oceans hold salt");
+    await name.press("Enter");
+    await expect(page.getByRole("heading", { level: 2, name: "Why oceans hold salt" })).toBeVisible();
   });
 });
 
