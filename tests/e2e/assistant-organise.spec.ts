@@ -194,6 +194,11 @@ for (const size of SIZES) {
       await toggle.click();
       await expect(toggle).toHaveAttribute("aria-expanded", "false");
       await expect(folder.getByRole("link")).toHaveCount(0);
+      // Closed it stays, on this browser, after a reload.
+      await page.reload();
+      await openList(page, size.phone);
+      await expect(toggle).toHaveAttribute("aria-expanded", "false");
+      await expect(folder.getByRole("link")).toHaveCount(0);
       await toggle.click();
       await expect(folder.getByRole("link")).toHaveText(["Budget for spring"]);
 

@@ -2,6 +2,7 @@ import { Form, Link, useFetcher, useLocation, useSubmit } from "@remix-run/react
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { arrangeConversations, groupByDay } from "~/chat/grouping";
 import { ConversationEntry, DRAGGED_CHAT, type RowRequest } from "./conversation-entry";
+import { useFolderExpanded } from "./folder-expanded";
 import { MenuButton } from "./menu-button";
 import { BulkDeleteDialog, DeleteDialog, DeleteFolderDialog, FolderNameDialog, MoveDialog } from "./sidebar-dialogs";
 import { trapFocus } from "./focus-trap";
@@ -371,17 +372,12 @@ function FolderSection({
   onFolder: (dialog: Dialogs) => void;
   children: ReactNode;
 }) {
-  const [expanded, setExpanded] = useState(true);
+  const [expanded, toggleExpanded] = useFolderExpanded(folder.id);
   return (
     <section aria-label={`Folder ${folder.name}`} className="folder" {...drop.target(folder.id)}>
       <div className="folder-head">
         <h2 className="group-label folder-label">
-          <button
-            type="button"
-            className="folder-toggle"
-            aria-expanded={expanded}
-            onClick={() => setExpanded((value) => !value)}
-          >
+          <button type="button" className="folder-toggle" aria-expanded={expanded} onClick={toggleExpanded}>
             <span className="folder-caret" aria-hidden="true">
               {expanded ? "▾" : "▸"}
             </span>
