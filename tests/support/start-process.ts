@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { freePort, waitFor } from "../../scripts/local/ports";
 
 /**
@@ -29,6 +30,8 @@ const INHERITED_BACKENDS = [
   "LLM_BASE_URL",
 ];
 
+const TSX_LOADER = pathToFileURL(path.resolve("node_modules/tsx/dist/loader.mjs")).href;
+
 export async function launchScript(
   script: string,
   {
@@ -53,7 +56,10 @@ export async function launchScript(
     LOG_LEVEL: "warn",
     ...extraEnv,
   };
-  const child = spawn(process.execPath, [path.resolve("node_modules/tsx/dist/cli.mjs"), script, ...args], {
+  // The script runs in this node process itself (tsx as a loader), not under the tsx command: that
+  // command relays Ctrl-C to its child and kills it outright if it has not answered within 30 ms,
+  // which on a loaded machine left the script's app and emulators running after the test.
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, script, ...args], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
     env: env as NodeJS.ProcessEnv, // Remix's types make NODE_ENV required; the script sets its own
@@ -92,7 +98,7 @@ export async function launchScript(
   return launched;
 }
 
-/** The pids of a process's descendants (tsx runs a script in a child of its own) whose command line holds `needle` (Linux /proc). */
+/** The pids of a process's descendants whose command line holds `needle` (Linux /proc). */
 export function descendantPids(rootPid: number, needle: string): number[] {
   const processes = fs
     .readdirSync("/proc")
