@@ -41,13 +41,21 @@ async function showWideReply(page: Page, account: { email: string; password: str
   const reply = replies(page).last();
   await expect(reply).toContainText("Done.");
   await expect(reply.getByRole("button", { name: "Copy reply" })).toBeVisible();
+  // Finished with its math: the reply renders once more when KaTeX arrives, and is measured after that.
+  await expect(reply.getByRole("region", { name: "Math, scrolls sideways" })).toBeVisible();
   return reply;
 }
 
+/** The element's box once it is laid out (polled: a re-render may replace it between finding and measuring it). */
 async function box(locator: Locator) {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error("not laid out");
-  return found;
+  let found: Awaited<ReturnType<Locator["boundingBox"]>> = null;
+  await expect
+    .poll(async () => {
+      found = await locator.boundingBox();
+      return found !== null;
+    }, `${locator} laid out`)
+    .toBe(true);
+  return found!;
 }
 
 test("at 1280×800, code blocks and tables lie inside the reading column", async ({ page, newAccount }) => {

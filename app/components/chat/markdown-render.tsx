@@ -1,4 +1,4 @@
-import { memo, useEffect, useSyncExternalStore, type ReactNode } from "react";
+import { memo, useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import remarkGfm from "remark-gfm";
 import { useHighlightedCode } from "./code-highlight";
@@ -248,8 +248,11 @@ export const RenderedMarkdown = memo(function RenderedMarkdown({
 
 function MarkdownBlocks({ text, given, streaming }: { text: string; given?: MathPlugins; streaming: boolean }) {
   const needsMath = hasMath(text);
-  // A finished reply waits for KaTeX (hydration keeps the server's math meanwhile); a streaming one does not.
-  const math = useMathPlugins(needsMath, given, !streaming);
+  // A reply first shown finished (the server's, hydrating) waits for KaTeX, so the server's math stays meanwhile.
+  // One that streamed here never does, not even once it ends: waiting would swap the whole reply for its plain
+  // text (the Suspense fallback) when its first math comes at the very end. Its math shows as source until then.
+  const [streamedHere] = useState(streaming);
+  const math = useMathPlugins(needsMath, given, !streaming && !streamedHere);
   if (!markdownVerdict(text).ok) return <PlainReply>{text}</PlainReply>;
   const blocks = splitBlocks(needsMath ? normalizeMathDelimiters(text) : text);
   const last = blocks.length - 1;
