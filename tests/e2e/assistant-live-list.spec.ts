@@ -6,7 +6,7 @@ import { conversationList, expectConversationUrl, replies, scriptedModel, sendMe
  * The live conversation list (docs/decisions/086): a new chat is listed,
  * selected and marked "still writing…" as it is sent; the mark goes when its
  * run ends, in every open tab of the user, without a navigation; a generated
- * title streams into the row.
+ * title streams into the row and the chat's header.
  */
 
 test.beforeEach(async () => {
@@ -145,5 +145,21 @@ test.describe("at 390×844", () => {
     await expect(listed.getByRole("link")).toHaveAttribute("aria-current", "page");
     await screenshots(page, "phone");
     await expect(listed).not.toContainText("still writing…", { timeout: 30_000 });
+  });
+
+  test("on a phone the chat's header shows the generated title, and so does the drawer", async ({
+    page,
+    newAccount,
+  }) => {
+    await signIn(page, await newAccount());
+    await gotoListening(page, "/nuvara");
+    await scriptedModel.enqueueTitle("moon keeps one face", { type: "text", text: "Tidal Locking Explained" });
+    await sendMessage(page, "Why the moon keeps one face to us");
+    // The header is all of the list a phone shows while the drawer is closed.
+    await expect(page.getByRole("heading", { level: 2, name: "Tidal Locking Explained" })).toBeVisible({
+      timeout: 20_000,
+    });
+    await page.getByRole("button", { name: "Conversations", exact: true }).click();
+    await expect(conversationList(page).getByRole("link", { name: "Tidal Locking Explained" })).toBeVisible();
   });
 });
