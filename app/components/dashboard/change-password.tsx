@@ -2,6 +2,7 @@ import { useRevalidator } from "@remix-run/react";
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { authErrorMessage, PASSWORD_RULES_UNMET } from "~/auth/auth-errors";
 import type { PasswordCheck, PublicFirebaseConfig } from "~/auth/firebase-client";
+import { useHydrated } from "~/components/chat/use-hydrated";
 import { PasswordRules } from "~/components/login/password-rules";
 
 /**
@@ -13,6 +14,7 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
   const id = useId();
   const revalidator = useRevalidator();
   const [open, setOpen] = useState(false);
+  const hydrated = useHydrated();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [repeat, setRepeat] = useState("");
@@ -73,7 +75,8 @@ export function ChangePassword({ firebase, email }: { firebase: PublicFirebaseCo
             Your password was changed. You're still logged in here; your other devices were logged out.
           </p>
         ) : null}
-        <button type="button" className="button" onClick={() => setOpen(true)}>
+        {/* It opens a form that needs the page's script: until that runs, a click would do nothing. */}
+        <button type="button" className="button" onClick={() => setOpen(true)} disabled={!hydrated}>
           Change password
         </button>
       </div>
