@@ -12,7 +12,7 @@ import { trackNetwork } from "./network-quiet";
  * theme: axe-core finds nothing (in the dark, its colour rules: nothing else
  * changes), text fields, selects and icons stand out from what is behind
  * them by at least 3:1; and the first Tab stops show where focus is (once: a
- * focus ring does not depend on the theme).
+ * focus ring does not depend on the theme). docs/decisions/087 says why.
  */
 
 const SIZES = [
