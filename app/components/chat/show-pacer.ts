@@ -112,7 +112,6 @@ export class ShowPacer {
     this.cancel?.();
     this.cancel = undefined;
     this.cancelWait?.();
-    this.cancelWait = undefined;
     this.wanted = false;
   }
 
@@ -125,14 +124,8 @@ export class ShowPacer {
 
   /** Waits for replyShown(), at most MAX_GAP_MS (a reply the page does not render as Markdown never says so). */
   private waitUntilShown(started: number) {
-    let waiting = true;
-    const listener = () => finish(true);
-    const finish = (heard: boolean) => {
-      if (!waiting) return;
-      waiting = false;
-      cancelTimer();
-      if (onReplyShown === listener) onReplyShown = undefined;
-      this.cancelWait = undefined;
+    const end = (heard: boolean) => {
+      release();
       const ended = this.now();
       if (heard) this.rendered(started, ended);
       else this.lastEnd = ended;
@@ -141,13 +134,16 @@ export class ShowPacer {
         this.request();
       }
     };
+    const listener = () => end(true);
     onReplyShown = listener;
-    const cancelTimer = this.schedule(() => finish(false), MAX_GAP_MS);
-    this.cancelWait = () => {
-      waiting = false;
+    const cancelTimer = this.schedule(() => end(false), MAX_GAP_MS);
+    // Once released, neither the page nor the timer can end this wait again.
+    const release = () => {
       cancelTimer();
       if (onReplyShown === listener) onReplyShown = undefined;
+      this.cancelWait = undefined;
     };
+    this.cancelWait = release;
   }
 
   private rendered(started: number, ended: number) {
