@@ -1,7 +1,7 @@
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import { userParts } from "~/conversation/history";
 import { useSyncExternalStore } from "react";
-import type { ChatMessage } from "~/conversation/message-types";
+import { messageText, type ChatMessage } from "~/conversation/message-types";
 import { showsContent } from "~/chat/reply-parts";
 import { ShowPacer } from "./show-pacer";
 import { applyChunk, copyMessage, newReply, readChunks, StreamedError, type ReplyState } from "./ui-message-stream";
@@ -223,7 +223,7 @@ export class StreamChat {
       const paced = (pacer = new ShowPacer(() => {
         this.showReply(current.message, true);
         // Whether the page now renders new text (and says when it shows it), or only something else.
-        const text = replyText(current.message);
+        const text = messageText(current.message);
         const changed = text !== shownText;
         shownText = text;
         return changed;
@@ -316,13 +316,6 @@ export class StreamChat {
         index === -1 ? [...messages, shown] : [...messages.slice(0, index), shown, ...messages.slice(index + 1)],
     });
   }
-}
-
-/** The text the reply's Markdown shows. */
-function replyText(message: ChatMessage): string {
-  let text = "";
-  for (const part of message.parts) if (part.type === "text") text += part.text;
-  return text;
 }
 
 /** A chat's state for a component, re-rendered on each change (like the SDK's useChat). */
