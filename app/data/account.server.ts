@@ -273,27 +273,20 @@ export async function exportAccountData(
   const uid = account.uid;
   // A temporary chat is never exported (docs/decisions/085): it is not part of the user's history.
   const kept = and(eq(conversations.uid, uid), eq(conversations.temporary, false));
+  /** A message of a kept chat. */
+  const inKeptChat = (tx: Tx) =>
+    inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(kept));
   /** Files sent in a temporary chat are not exported either; a file never sent belongs to no chat and is. */
-  const inKeptChats = (tx: Tx) =>
+  const sentInKeptChat = (tx: Tx) =>
     or(
       isNull(attachments.messageId),
-      inArray(
-        attachments.messageId,
-        tx
-          .select({ id: messages.id })
-          .from(messages)
-          .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(kept))),
-      ),
+      inArray(attachments.messageId, tx.select({ id: messages.id }).from(messages).where(inKeptChat(tx))),
     );
   // One snapshot: a reply saved meanwhile is either wholly in the file or not at all.
   const rows = await db.transaction(
     async (tx) => ({
       conversations: await tx.select().from(conversations).where(kept).orderBy(asc(conversations.createdAt)),
-      messages: await tx
-        .select()
-        .from(messages)
-        .where(inArray(messages.conversationId, tx.select({ id: conversations.id }).from(conversations).where(kept)))
-        .orderBy(asc(messages.seq)),
+      messages: await tx.select().from(messages).where(inKeptChat(tx)).orderBy(asc(messages.seq)),
       folders: await tx
         .select()
         .from(conversationFolders)
@@ -334,7 +327,7 @@ export async function exportAccountData(
         })
         .from(attachments)
         .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
-        .where(and(eq(attachments.uid, uid), inKeptChats(tx)))
+        .where(and(eq(attachments.uid, uid), sentInKeptChat(tx)))
         .orderBy(asc(attachments.createdAt)),
     }),
     { isolationLevel: "repeatable read", accessMode: "read only" },
