@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chunkDocument } from "~/attachments/chunks";
 import {
   attachmentContents,
   findAttachments,
@@ -15,23 +14,10 @@ import {
 import { saveExchange } from "~/data/messages.server";
 import { openDatabase, type Db } from "~/db/client.server";
 import { attachmentChunks, attachments, conversations } from "~/db/schema";
+import { textFile } from "../support/attachment-files";
 import { testDatabases } from "../support/databases";
 
 /** The attachments' data layer on each database the suite has: PGlite, and the PostgreSQL server in CI. */
-
-function textFile(uid: string, text: string, name = "notes.txt"): NewAttachment {
-  const extracted = { text, segments: [{ text }] };
-  return {
-    id: randomUUID(),
-    uid,
-    name,
-    kind: "text",
-    mediaType: "text/plain",
-    bytes: new TextEncoder().encode(text),
-    text,
-    chunks: chunkDocument(extracted),
-  };
-}
 
 describe.each(testDatabases())("attachments on $name", ({ url }) => {
   let db: Db;

@@ -22,16 +22,16 @@ import { saveExchange } from "~/data/messages.server";
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import { openDatabase, type Db } from "~/db/client.server";
 import { pinClock } from "~/time/clock.server";
+import { textFile } from "../support/attachment-files";
 import { testDatabases } from "../support/databases";
 
 /** Chats organised (pinned, archived, in folders) and temporary chats, in the data layer (docs/decisions/085). */
 
-/** A text file the user uploaded, not sent yet; its id. */
-async function upload(db: Db, uid: string, name: string) {
-  const id = randomUUID();
-  const bytes = new TextEncoder().encode(`The notes in ${name}`);
-  await storeAttachment(db, { id, uid, name, kind: "text", mediaType: "text/plain", bytes, text: "", chunks: [] }, 1e7);
-  return { id, name, kind: "text" as const, mediaType: "text/plain", size: bytes.byteLength };
+/** A text file the user uploaded, not sent yet: what a message carries to send it. */
+async function upload(db: Db, uid: string, name: string): Promise<AttachmentRef> {
+  const file = textFile(uid, `The notes in ${name}`, name);
+  await storeAttachment(db, file, 1e7);
+  return { id: file.id, name, kind: "text", mediaType: file.mediaType, size: file.bytes.byteLength };
 }
 
 async function chat(
