@@ -28,7 +28,7 @@ const LAYERS = [
       "app/meta.ts",
     ],
   ],
-  ["kernel", ["app/conversation", "app/budgets", "app/llm", "app/boot.server.ts"]],
+  ["kernel", ["app/conversation", "app/budgets", "app/llm", "app/mcp", "app/boot.server.ts"]],
   ["auth", ["app/auth"]],
   ["http", ["app/http"]],
   ["data", ["app/data", "app/attachments", "app/billing", "app/health"]],

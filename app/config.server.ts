@@ -178,6 +178,15 @@ const envSchema = z.object({
   // Where the Stripe API is; only for a local stand-in (tests). Default: Stripe itself.
   STRIPE_API_URL: z.preprocess(emptyToUndefined, z.url().optional()),
   LLM_MAX_OUTPUT_TOKENS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(64).max(1_000_000).default(4096)),
+  // MCP tools (docs/decisions/089): the longest a tool call may run, and the most of its result the model reads.
+  MCP_CALL_TIMEOUT_MS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  ),
+  MCP_RESULT_MAX_CHARS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1_000).max(1_000_000).default(20_000),
+  ),
   // Sign-in methods on /login (app/settings/auth-providers.ts): each parsed here, checked together below.
   AUTH_PROVIDERS: z.preprocess(
     emptyToUndefined,
@@ -261,6 +270,8 @@ export interface Config {
     /** The model that writes new chats' titles (LLM_TITLE_MODEL): an id, "off", or unset (the cheapest offered). */
     titleModel?: string;
   };
+  /** MCP tool calls (docs/decisions/089): each call's deadline, and the longest result text the model is given. */
+  mcp: { callTimeoutMs: number; resultMaxChars: number };
   /** Daily message quota per role; null = unlimited. */
   dailyLimits: RoleMap<DailyLimit>;
   /** Longest chat message per role, in characters. */
@@ -405,6 +416,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       embeddingModel: e.LLM_EMBEDDING_MODEL,
       titleModel: e.LLM_TITLE_MODEL,
     },
+    mcp: { callTimeoutMs: e.MCP_CALL_TIMEOUT_MS, resultMaxChars: e.MCP_RESULT_MAX_CHARS },
     dailyLimits: roleSetting("QUOTA_DAILY_MESSAGES", () => parseDailyLimits(e.QUOTA_DAILY_MESSAGES)),
     messageMaxChars: roleSetting("MESSAGE_MAX_CHARS", () => parseMessageMaxChars(e.MESSAGE_MAX_CHARS)),
     visionModels: e.LLM_VISION_MODELS?.trim() === "*" ? "*" : splitList(e.LLM_VISION_MODELS, ","),

@@ -67,6 +67,19 @@ function create() {
       labelNames: ["cache", "result"] as const,
       registers,
     }),
+    mcpCalls: new client.Counter({
+      name: "nuvara_mcp_tool_calls_total",
+      help: "MCP tool calls, by server (the registry's label), tool and outcome (ok, error: the tool said it failed, or the failure: timeout, cancelled, protocol, transport).",
+      labelNames: ["server", "tool", "outcome"] as const,
+      registers,
+    }),
+    mcpCallSeconds: new client.Histogram({
+      name: "nuvara_mcp_tool_call_duration_seconds",
+      help: "Time an MCP tool call took until its outcome, by server and tool.",
+      labelNames: ["server", "tool"] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    }),
     poolConnections: new client.Gauge({
       name: "nuvara_db_pool_connections",
       help: "The PostgreSQL pool's connections (total, idle) and queries waiting for one (waiting).",
@@ -154,6 +167,22 @@ export function trackGeneration(model: string) {
       m.generationsRunning.dec();
       if (usage.inputTokens > 0) m.tokens.inc({ model, direction: "in" }, usage.inputTokens);
       if (usage.outputTokens > 0) m.tokens.inc({ model, direction: "out" }, usage.outputTokens);
+    },
+  };
+}
+
+/**
+ * One MCP tool call's metrics (docs/decisions/089). The caller passes only
+ * bounded labels: the registry's label for the server, and a tool name the
+ * server listed (anything else as "other").
+ */
+export function trackMcpCall(server: string, tool: string) {
+  const m = metrics();
+  const started = performance.now();
+  return {
+    end(outcome: "ok" | "error" | "timeout" | "cancelled" | "protocol" | "transport") {
+      m.mcpCalls.inc({ server, tool, outcome });
+      m.mcpCallSeconds.observe({ server, tool }, (performance.now() - started) / 1000);
     },
   };
 }
