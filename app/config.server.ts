@@ -203,6 +203,18 @@ const envSchema = z.object({
       .regex(/^\S+$/, "must not contain spaces")
       .optional(),
   ),
+  // Seals secrets an admin gives a tool server (a header's value) at rest (docs/decisions/090).
+  TOOLS_SECRET_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((value) => Buffer.from(value, "base64").length === 32, {
+        message: "must be 32 random bytes in base64 (e.g. openssl rand -base64 32)",
+      })
+      .transform((value) => Buffer.from(value, "base64"))
+      .optional(),
+  ),
   // Admins' replies to inbox messages go out by email through this server (app/mail/reply-mail.server.ts).
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseSmtpUrl))),
   LOG_LEVEL: z.preprocess(
@@ -296,6 +308,8 @@ export interface Config {
   stripe?: { secretKey: string; webhookSecret: string; apiUrl?: URL };
   /** The bearer token GET /metrics requires; unset: /metrics is a 404. */
   metricsToken?: string;
+  /** The key that seals tool servers' secrets (TOOLS_SECRET_KEY); unset: no server with a secret can be added. */
+  toolsSecretKey?: Buffer;
   /** The logger's level and line format (app/log/logger.server.ts). */
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"; format: "json" | "pretty" };
   /** Where admins' replies are sent by email; unset: replies are stored and shown, and mailto stays. */
@@ -459,6 +473,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     toolRunRateLimitPerMinute: e.TOOL_RUN_RATE_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
+    toolsSecretKey: e.TOOLS_SECRET_KEY,
     smtp: e.SMTP_URL,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
     devReloadOrigin:

@@ -195,9 +195,14 @@ class ChatSend {
     const refusal = sessionRefusal(session);
     if (refusal || session.status !== "signed-in") return refusal ?? refuse(401, "Please log in to chat.");
     const cached = peek.cached;
-    if (cached && (cached.isAdmin !== session.isAdmin || budgetRuleOf(cached) !== budgetRuleOf(session))) {
-      // Started early for an admin who no longer is (a switched-off tool must not slip through),
-      // or under another role's budgets: planned again for the confirmed role.
+    if (
+      cached &&
+      (cached.isAdmin !== session.isAdmin ||
+        roleKey(cached) !== roleKey(session) ||
+        budgetRuleOf(cached) !== budgetRuleOf(session))
+    ) {
+      // Started early for an admin who no longer is, or another role (its tool servers must not
+      // slip through), or under another role's budgets: planned again for the confirmed role.
       cancel(this.started);
       this.started = undefined;
     }

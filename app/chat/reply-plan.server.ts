@@ -81,6 +81,7 @@ export function planReply(
     vision: model.vision,
     languageModel: registry.languageModel(model.id),
     tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone }),
+    switchedOffToolIds: context.switchedOffToolIds,
     timeoutMs: getConfig().llm.timeoutMs,
     title: titleFromExchange(user.text),
     create: conversation

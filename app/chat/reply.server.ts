@@ -37,6 +37,7 @@ import type { LocalRun } from "./runs/local-run.server";
 import type { RunStatus } from "./runs/run-store.server";
 import { startRun } from "./runs/runs.server";
 import { generateTitleLater } from "./generated-title.server";
+import { serverToolsFor } from "./server-tools.server";
 
 /**
  * One reply, from the model request to the stored exchange.
@@ -74,7 +75,10 @@ export interface ReplyPlan {
   /** The model takes images (LLM_VISION_MODELS). */
   vision: boolean;
   languageModel: LanguageModel;
+  /** The built-in tools; the MCP servers' are added as the model request starts (server-tools.server.ts). */
   tools: ToolSet;
+  /** The user's switched-off tools, built-in and servers'. */
+  switchedOffToolIds?: readonly string[];
   /** Longest wait for the first token and between two tokens. */
   timeoutMs: number;
   /** Title for a conversation that has none yet. */
@@ -187,10 +191,13 @@ class ModelCall {
 
   private async streamFromModel(): Promise<AsyncIterable<UIMessageChunk> & ReadableStream<UIMessageChunk>> {
     const { plan } = this;
-    const context = await attachmentContext(this.db, plan.uid, plan.history, plan.vision);
+    const [context, tools] = await Promise.all([
+      attachmentContext(this.db, plan.uid, plan.history, plan.vision),
+      this.offeredTools(),
+    ]);
     this.sources = context.sources;
     const messages = await convertToModelMessages(context.history, {
-      tools: plan.tools,
+      tools,
       ignoreIncompleteToolCalls: true,
       convertDataPart: context.convertDataPart,
     });
@@ -202,7 +209,7 @@ class ModelCall {
       model: plan.languageModel,
       system: plan.system,
       messages,
-      tools: plan.tools,
+      tools,
       maxOutputTokens: plan.maxOutputTokens,
       stopWhen:
         plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), () => this.outOfHold()],
@@ -237,6 +244,27 @@ class ModelCall {
       // reads and recovers from, not a failed reply: keep its own words.
       redactToolErrors: false,
     });
+  }
+
+  /**
+   * The built-in tools and the MCP servers' tools this user's role may use
+   * (docs/decisions/090); a reply planned without a role (none is confirmed)
+   * gets the built-in ones only.
+   */
+  private async offeredTools(): Promise<ToolSet> {
+    const { plan } = this;
+    if (plan.role === undefined) return plan.tools;
+    try {
+      const fromServers = await serverToolsFor(this.db, {
+        roleKey: plan.role,
+        switchedOff: plan.switchedOffToolIds ?? [],
+        reserved: Object.keys(plan.tools),
+      });
+      return { ...plan.tools, ...fromServers };
+    } catch (error) {
+      logBackendFault("postgres", "reading the tool servers for a reply", error);
+      return plan.tools;
+    }
   }
 
   /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */

@@ -11,6 +11,8 @@ export interface ChatContext {
   conversation: ConversationRow | null;
   storedRows: MessageRow[];
   enabledToolIds: string[];
+  /** Every tool switch the user turned off, built-in and servers' (app/data/mcp-servers.server.ts). */
+  switchedOffToolIds: string[];
   /** The user's custom instructions (a conversation to be created starts with them). */
   customInstructions: string;
   /**
@@ -56,6 +58,7 @@ export async function loadChatContext(
     conversation: rows[0]?.conversation ?? null,
     storedRows: rows.flatMap((row) => (row.message ? [row.message] : [])),
     enabledToolIds: enabledToolIds(rows[0]?.toolsOff ?? []),
+    switchedOffToolIds: rows[0]?.toolsOff ?? [],
     customInstructions: rows[0]?.customInstructions ?? "",
     messageIdTaken: rows[0]?.messageIdTaken === true,
     conversationTaken: rows[0]?.conversationTaken === true,

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "~/db/client.server";
 import { userPreferences, userToolSettings } from "~/db/schema";
@@ -46,15 +46,33 @@ export class UnknownToolError extends Error {}
 
 export async function setToolEnabled(db: Db, uid: string, toolId: string, enabled: boolean): Promise<void> {
   if (!BUILT_IN_TOOL_IDS.includes(toolId)) throw new UnknownToolError(`There is no built-in tool "${toolId}".`);
+  await saveToolSwitch(db, uid, toolId, enabled);
+}
+
+/**
+ * A user's switch for one tool: a built-in's id, or a server's tool
+ * (app/data/mcp-servers.server.ts mcpToolSwitchId) the caller has checked
+ * the user may use.
+ */
+export async function saveToolSwitch(db: Db, uid: string, switchId: string, enabled: boolean): Promise<void> {
   await writeForAccount(db, uid, (tx) =>
     tx
       .insert(userToolSettings)
-      .values({ uid, toolId, enabled })
+      .values({ uid, toolId: switchId, enabled })
       .onConflictDoUpdate({
         target: [userToolSettings.uid, userToolSettings.toolId],
         set: { enabled, updatedAt: sql`now()` },
       }),
   );
+}
+
+/** The tool switches this user turned off, built-in and servers' alike. */
+export async function getSwitchedOffToolIds(db: Db, uid: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ toolId: userToolSettings.toolId })
+    .from(userToolSettings)
+    .where(and(eq(userToolSettings.uid, uid), eq(userToolSettings.enabled, false)));
+  return new Set(rows.map((row) => row.toolId));
 }
 
 export const THEMES = ["system", "light", "dark"] as const;

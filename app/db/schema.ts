@@ -10,3 +10,4 @@ export * from "./schema/chat";
 export * from "./schema/runs";
 export * from "./schema/attachments";
 export * from "./schema/billing";
+export * from "./schema/mcp";

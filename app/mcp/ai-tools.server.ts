@@ -16,6 +16,8 @@ export interface McpToolsOptions {
   /** Per call; default MCP_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
   onProgress?: (functionName: string, progress: McpProgress) => void;
+  /** The server's name as people read it: each tool's title (what a reply's tool step shows) ends with it. */
+  serverName?: string;
 }
 
 /** `infos` (a choice among `session.listTools()`) keyed by function name; `options.names` leads back from each name. */
@@ -25,6 +27,7 @@ export function mcpTools(session: McpSession, infos: readonly McpToolInfo[], opt
   for (const info of infos) {
     const functionName = names.add(options.namePrefix, info.name);
     tools[functionName] = tool({
+      title: [info.title ?? info.name, options.serverName].filter(Boolean).join(" · "),
       description: info.title ? `${info.title}: ${info.description}` : info.description,
       inputSchema: jsonSchema<Record<string, unknown>>(info.inputSchema),
       execute: (input, { abortSignal }): Promise<McpToolOutcome> =>

@@ -225,6 +225,12 @@ export default function ToolsPage() {
         <section aria-labelledby="function-tools-title">
           <h2 id="function-tools-title">Functions the assistant can call</h2>
           <FunctionToolList tools={functions} signedIn={signedIn} />
+          {signedIn ? (
+            <p className="tools-servers-link">
+              <Link to="/tools/servers">Tool servers</Link>: what your assistant can do through the MCP servers
+              {isAdmin ? " you connect" : " your team connected"}.
+            </p>
+          ) : null}
         </section>
       ) : null}
     </div>

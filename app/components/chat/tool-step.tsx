@@ -15,18 +15,30 @@ function pretty(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }
 
+/** A server's tool answers text (with how it ended); a built-in tool answers an object, shown as JSON. */
+function resultText(output: unknown): string {
+  return isServerOutcome(output) ? output.text : pretty(output);
+}
+
+function isServerOutcome(output: unknown): output is { text: string; isError: boolean; truncated: boolean } {
+  if (typeof output !== "object" || output === null) return false;
+  const { text, isError, truncated } = output as Record<string, unknown>;
+  return typeof text === "string" && typeof isError === "boolean" && typeof truncated === "boolean";
+}
+
 /** One tool call in a reply, collapsed to a line saying what it did, that opens to show its raw input and result. */
 export function ToolStep({ part, toolNames }: { part: ToolPart; toolNames: Record<string, string> }) {
   const id = toolId(part);
   const summary = toolSummary({
     id,
-    name: toolNames[id] ?? id,
+    // A server's tool carries its title (app/mcp/ai-tools.server.ts); the built-in ones are named by the page.
+    name: toolNames[id] ?? ("title" in part && part.title ? part.title : id),
     state: part.state,
     input: part.input,
     output: part.state === "output-available" ? part.output : undefined,
   });
   const output =
-    part.state === "output-available" ? pretty(part.output) : part.state === "output-error" ? part.errorText : null;
+    part.state === "output-available" ? resultText(part.output) : part.state === "output-error" ? part.errorText : null;
   return (
     <details className="tool-step">
       <summary>{summary}</summary>

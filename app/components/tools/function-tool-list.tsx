@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { Link, useFetcher } from "@remix-run/react";
 import type { FunctionToolSummary } from "~/data/prompt-tools/catalogue";
 
@@ -26,24 +27,59 @@ export function FunctionToolList({ tools, signedIn }: { tools: FunctionToolSumma
 }
 
 function FunctionTool({ tool }: { tool: FunctionToolSummary }) {
+  return (
+    <ToolSwitch
+      id={tool.id}
+      name={tool.name}
+      description={tool.description}
+      enabled={tool.enabled}
+      action="/tools"
+      fields={{ intent: "set-function", toolId: tool.id }}
+    />
+  );
+}
+
+/**
+ * One tool with its on/off switch (null: shown without one, e.g. signed out).
+ * The switch posts `fields` and enabled=on|off to `action`.
+ */
+export function ToolSwitch({
+  id,
+  name,
+  description,
+  enabled,
+  action,
+  fields,
+  children,
+}: {
+  id: string;
+  name: string;
+  description: string;
+  enabled: boolean | null;
+  action: string;
+  fields: Record<string, string>;
+  children?: ReactNode;
+}) {
   const fetcher = useFetcher<{ ok?: boolean; error?: string }>();
   // Optimistic: the switch moves at once; a failure puts it back and says why.
   const pending = fetcher.formData?.get("enabled");
-  const on = typeof pending === "string" ? pending === "on" : tool.enabled;
-  const nameId = `function-${tool.id}-name`;
-  const descriptionId = `function-${tool.id}-description`;
+  const on = typeof pending === "string" ? pending === "on" : enabled;
+  const nameId = `function-${id}-name`;
+  const descriptionId = `function-${id}-description`;
   return (
     <li className="function-tool">
       <div>
-        <h3 id={nameId}>{tool.name}</h3>
-        <p id={descriptionId}>{tool.description}</p>
+        <h3 id={nameId}>{name}</h3>
+        <p id={descriptionId}>{description}</p>
+        {children}
       </div>
       {on === null ? (
         <p className="fine-print">On for every chat</p>
       ) : (
-        <fetcher.Form method="post" action="/tools" className="switch-form">
-          <input type="hidden" name="intent" value="set-function" />
-          <input type="hidden" name="toolId" value={tool.id} />
+        <fetcher.Form method="post" action={action} className="switch-form">
+          {Object.entries(fields).map(([field, value]) => (
+            <input key={field} type="hidden" name={field} value={value} />
+          ))}
           <input type="hidden" name="enabled" value={on ? "off" : "on"} />
           <button
             type="submit"

@@ -1,0 +1,293 @@
+import { Form, useFetcher } from "@remix-run/react";
+import { useId, useState } from "react";
+import { customRoles, ROLE_CHECKBOXES, roleLabel, rolesText } from "./server-roles";
+import { ToolSwitch } from "./function-tool-list";
+import type { ServerToolView, ServerView } from "~/data/mcp-server-view";
+
+/**
+ * The Tools area's servers (docs/decisions/090): every signed-in user sees
+ * the servers and tools their role may use, each tool with its on/off
+ * switch; admins also add servers, choose who may use each server and tool,
+ * list a server's tools again and remove it.
+ */
+
+type Outcome = { ok?: boolean; notice?: string; error?: string; fields?: Record<string, string> };
+
+export function ServerCard({
+  server,
+  isAdmin,
+  confirmDelete,
+}: {
+  server: ServerView;
+  isAdmin: boolean;
+  confirmDelete: boolean;
+}) {
+  const titleId = useId();
+  return (
+    <li className="server-card">
+      <article aria-labelledby={titleId}>
+        <header className="server-head">
+          <h3 id={titleId}>{server.name}</h3>
+          <p className="fine-print server-url">{server.url}</p>
+          <ServerState server={server} />
+        </header>
+        {isAdmin ? <ServerAdmin server={server} confirmDelete={confirmDelete} /> : null}
+        {server.tools.length > 0 ? (
+          <ul className="function-tools" aria-label={`Tools of ${server.name}`}>
+            {server.tools.map((tool) => (
+              <ServerTool key={tool.name} server={server} tool={tool} isAdmin={isAdmin} />
+            ))}
+          </ul>
+        ) : (
+          <p className="empty">{isAdmin ? "No tools listed yet." : "This server offers you no tools right now."}</p>
+        )}
+      </article>
+    </li>
+  );
+}
+
+function ServerState({ server }: { server: ServerView }) {
+  if (server.lastError) {
+    return <p className="server-state error">Could not be reached: {server.lastError}</p>;
+  }
+  const count = server.tools.length;
+  return (
+    <p className="server-state">
+      {count === 1 ? "1 tool" : `${count} tools`}
+      {server.auth && server.auth !== "none" ? ` · signed with the ${server.auth} header` : ""}
+      {server.roles ? ` · for ${rolesText(server.roles)}` : ""}
+    </p>
+  );
+}
+
+function ServerTool({ server, tool, isAdmin }: { server: ServerView; tool: ServerToolView; isAdmin: boolean }) {
+  const hints = [tool.readOnly ? "Reads only" : null, tool.destructive ? "Can change or delete things" : null].filter(
+    Boolean,
+  );
+  return (
+    <ToolSwitch
+      id={`${server.id}-${tool.name}`}
+      name={tool.title ?? tool.name}
+      description={tool.description || "No description."}
+      enabled={tool.enabled}
+      action="/tools/servers"
+      fields={{ intent: "set-mcp-tool", serverId: server.id, tool: tool.name }}
+    >
+      {hints.length > 0 ? <p className="tool-hints">{hints.join(" · ")}</p> : null}
+      {isAdmin && server.roles ? <ToolRolesForm server={server} tool={tool} /> : null}
+    </ToolSwitch>
+  );
+}
+
+/** Roles as checkboxes (the common ones) and a field for custom roles. */
+function RolesFieldset({ legend, roles, name }: { legend: string; roles: readonly string[]; name: string }) {
+  const id = useId();
+  return (
+    <fieldset className="roles-fieldset">
+      <legend>{legend}</legend>
+      {ROLE_CHECKBOXES.map((role) => (
+        <label key={role} className="check">
+          <input type="checkbox" name="roles" value={role} defaultChecked={roles.includes(role)} /> {roleLabel(role)}
+        </label>
+      ))}
+      <label htmlFor={`${id}-other`} className="other-roles">
+        Other roles <span className="fine-print">(comma-separated)</span>
+      </label>
+      <input id={`${id}-other`} name="otherRoles" defaultValue={customRoles(roles)} aria-describedby={`${name}-hint`} />
+      <p id={`${name}-hint`} className="fine-print">
+        “No role” is users without a plan; a custom role is the word set on /admin/users.
+      </p>
+    </fieldset>
+  );
+}
+
+function ToolRolesForm({ server, tool }: { server: ServerView; tool: ServerToolView }) {
+  const fetcher = useFetcher<Outcome>();
+  const narrowed = tool.roles ?? null;
+  return (
+    <details className="tool-roles">
+      <summary>
+        Who may use {tool.title ?? tool.name}: {narrowed ? rolesText(narrowed) : "as the server"}
+      </summary>
+      <fetcher.Form method="post" action="/tools/servers">
+        <input type="hidden" name="intent" value="set-tool-roles" />
+        <input type="hidden" name="serverId" value={server.id} />
+        <input type="hidden" name="tool" value={tool.name} />
+        <RolesFieldset
+          legend="Only these roles"
+          roles={narrowed ?? server.roles ?? []}
+          name={`tool-${server.id}-${tool.name}`}
+        />
+        <div className="form-actions">
+          <button type="submit" className="button">
+            Save
+          </button>
+          {narrowed ? (
+            <button type="submit" name="follow" value="yes" className="button secondary">
+              Same as the server
+            </button>
+          ) : null}
+        </div>
+        <Feedback outcome={fetcher.state === "idle" ? fetcher.data : undefined} />
+      </fetcher.Form>
+    </details>
+  );
+}
+
+function ServerAdmin({ server, confirmDelete }: { server: ServerView; confirmDelete: boolean }) {
+  const roles = useFetcher<Outcome>();
+  return (
+    <div className="server-admin">
+      <details>
+        <summary>Who may use {server.name}</summary>
+        <roles.Form method="post" action="/tools/servers">
+          <input type="hidden" name="intent" value="set-roles" />
+          <input type="hidden" name="serverId" value={server.id} />
+          <RolesFieldset legend="Roles" roles={server.roles ?? []} name={`server-${server.id}`} />
+          <button type="submit" className="button">
+            Save
+          </button>
+          <Feedback outcome={roles.state === "idle" ? roles.data : undefined} />
+        </roles.Form>
+      </details>
+      <Form method="post" className="server-actions">
+        <input type="hidden" name="serverId" value={server.id} />
+        <button type="submit" name="intent" value="refresh" className="button secondary">
+          List tools again
+        </button>
+        {confirmDelete ? (
+          <>
+            <input type="hidden" name="confirm" value="yes" />
+            <button type="submit" name="intent" value="delete-server" className="button danger">
+              Yes, remove {server.name}
+            </button>
+          </>
+        ) : (
+          <button type="submit" name="intent" value="delete-server" className="button secondary">
+            Remove
+          </button>
+        )}
+      </Form>
+    </div>
+  );
+}
+
+function Feedback({ outcome }: { outcome?: Outcome }) {
+  return (
+    <div aria-live="polite">
+      {outcome?.error ? (
+        <p className="form-error" role="alert">
+          {outcome.error}
+        </p>
+      ) : outcome?.notice ? (
+        <p className="form-notice" role="status">
+          {outcome.notice}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** An admin adds a server: its name, address, how it is signed in to, and who may use it. */
+export function AddServerForm({
+  errors,
+  values,
+}: {
+  errors?: Record<string, string>;
+  values?: Record<string, string>;
+}) {
+  const [auth, setAuth] = useState(values?.auth === "header" ? "header" : "none");
+  const error = (field: string) =>
+    errors?.[field] ? (
+      <p id={`server-${field}-error`} className="field-error">
+        {errors[field]}
+      </p>
+    ) : null;
+  const describedBy = (field: string) => (errors?.[field] ? `server-${field}-error` : undefined);
+  return (
+    <Form method="post" className="tool-form add-server" aria-labelledby="add-server-title">
+      <h2 id="add-server-title">Add a server</h2>
+      <input type="hidden" name="intent" value="add-server" />
+      <label htmlFor="server-name">Name</label>
+      <input
+        id="server-name"
+        name="name"
+        defaultValue={values?.name}
+        required
+        maxLength={80}
+        aria-describedby={describedBy("name")}
+        aria-invalid={Boolean(errors?.name)}
+      />
+      {error("name")}
+      <label htmlFor="server-url">Address</label>
+      <input
+        id="server-url"
+        name="url"
+        type="url"
+        placeholder="https://tools.example.com/mcp"
+        defaultValue={values?.url}
+        required
+        aria-describedby={describedBy("url") ?? "server-url-hint"}
+        aria-invalid={Boolean(errors?.url)}
+      />
+      <p id="server-url-hint" className="fine-print">
+        The server's MCP endpoint (Streamable HTTP, or the older HTTP with server-sent events).
+      </p>
+      {error("url")}
+      <fieldset>
+        <legend>Sign-in</legend>
+        <label className="check">
+          <input type="radio" name="auth" value="none" checked={auth === "none"} onChange={() => setAuth("none")} />{" "}
+          None
+        </label>
+        <label className="check">
+          <input
+            type="radio"
+            name="auth"
+            value="header"
+            checked={auth === "header"}
+            onChange={() => setAuth("header")}
+          />{" "}
+          A secret header
+        </label>
+      </fieldset>
+      {auth === "header" ? (
+        <div className="header-fields">
+          <label htmlFor="server-header-name">Header name</label>
+          <input
+            id="server-header-name"
+            name="headerName"
+            defaultValue={values?.headerName ?? "Authorization"}
+            aria-describedby={describedBy("headerName")}
+            aria-invalid={Boolean(errors?.headerName)}
+          />
+          {error("headerName")}
+          <label htmlFor="server-header-value">Header value</label>
+          <input
+            id="server-header-value"
+            name="headerValue"
+            type="password"
+            autoComplete="off"
+            placeholder="Bearer …"
+            aria-describedby={describedBy("headerValue") ?? "server-header-hint"}
+            aria-invalid={Boolean(errors?.headerValue)}
+          />
+          <p id="server-header-hint" className="fine-print">
+            Kept sealed on the server and never shown again.
+          </p>
+          {error("headerValue")}
+        </div>
+      ) : null}
+      <RolesFieldset
+        legend="Who may use it"
+        roles={values?.roles ? values.roles.split(",") : ["*"]}
+        name="new-server"
+      />
+      {error("roles")}
+      {error("otherRoles")}
+      <button type="submit" className="button primary">
+        Add server
+      </button>
+    </Form>
+  );
+}

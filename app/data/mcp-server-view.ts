@@ -1,0 +1,25 @@
+/** An MCP server and its tools as the Tools area shows them (client-safe; docs/decisions/090). */
+
+export interface ServerToolView {
+  name: string;
+  title?: string;
+  description: string;
+  readOnly?: boolean;
+  destructive?: boolean;
+  /** The user's own switch. */
+  enabled: boolean;
+  /** Admins: the roles the tool is narrowed to; null: it follows the server. */
+  roles?: string[] | null;
+}
+
+export interface ServerView {
+  id: string;
+  name: string;
+  url: string;
+  /** Admins only: how requests are signed ("none", or the header's name; its value is never sent to a page). */
+  auth?: string;
+  roles?: string[];
+  lastError?: string | null;
+  listedAt?: string | null;
+  tools: ServerToolView[];
+}

@@ -1,0 +1,70 @@
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { AddServerForm, ServerCard } from "~/components/tools/mcp-server-views";
+import { pageTitle } from "~/meta";
+import { serversAction, serversPage } from "~/tools/servers-page.server";
+import toolsStylesheet from "~/styles/tools.css";
+
+export const meta: MetaFunction = () => pageTitle("Tool servers");
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: toolsStylesheet }];
+
+export const loader = ({ request }: LoaderFunctionArgs) => serversPage(request);
+
+export const action = ({ request }: ActionFunctionArgs) => serversAction(request);
+
+export default function ToolServersPage() {
+  const { isAdmin, servers, storeDown } = useLoaderData<typeof loader>();
+  const outcome = useActionData<typeof action>();
+  return (
+    <div className="page tools-page">
+      <p className="breadcrumb">
+        <Link to="/tools">Tools</Link>
+      </p>
+      <h1>Tool servers</h1>
+      <p className="lead">
+        MCP servers give the assistant abilities beyond talking. Switch off a tool and the assistant will not use it in
+        your chats.
+      </p>
+      <div aria-live="polite">
+        {outcome && "notice" in outcome && outcome.notice ? (
+          <p className="form-notice" role="status">
+            {outcome.notice}
+          </p>
+        ) : null}
+        {outcome && "error" in outcome && outcome.error ? (
+          <p className="form-error" role="alert">
+            {outcome.error}
+          </p>
+        ) : null}
+      </div>
+      {storeDown ? (
+        <p className="banner" role="status">
+          The tool servers can't be loaded right now. Please try again shortly.
+        </p>
+      ) : null}
+      {servers.length > 0 ? (
+        <ul className="server-list">
+          {servers.map((server) => (
+            <ServerCard
+              key={server.id}
+              server={server}
+              isAdmin={isAdmin}
+              confirmDelete={Boolean(outcome && "confirmDelete" in outcome && outcome.confirmDelete === server.id)}
+            />
+          ))}
+        </ul>
+      ) : storeDown ? null : (
+        <p className="empty">
+          {isAdmin ? "No server is connected yet: add one below." : "No tool server is available to you yet."}
+        </p>
+      )}
+      {isAdmin ? (
+        <AddServerForm
+          errors={outcome && "errors" in outcome ? outcome.errors : undefined}
+          values={outcome && "values" in outcome ? outcome.values : undefined}
+        />
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { connectMcp, type McpSession, type McpToolInfo } from "~/mcp/client.server";
+import type { ListedMcpTool } from "~/db/schema";
+import { mcpServerHeaders, type McpServer } from "~/data/mcp-servers.server";
+
+/**
+ * Connections to the admins' MCP servers (docs/decisions/090). A server's
+ * sign-in is the same for everyone who may use it (no sign-in, or the
+ * admin's header), so one connection per server serves every reply on this
+ * instance; it is made again when the server's record changes, and closed
+ * once unused for a while.
+ */
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_CLOSE_MS = 5 * 60_000;
+
+interface Pooled {
+  version: string;
+  session: Promise<McpSession>;
+  idle?: NodeJS.Timeout;
+}
+
+const pool = new Map<string, Pooled>();
+
+function versionOf(server: McpServer): string {
+  return `${server.url}|${server.updatedAt.toISOString()}`;
+}
+
+export function connectToServer(server: McpServer, timeoutMs = CONNECT_TIMEOUT_MS): Promise<McpSession> {
+  return connectMcp({ url: server.url, label: server.name, headers: mcpServerHeaders(server) }, { timeoutMs });
+}
+
+/** This instance's connection to the server, made (or made again) as needed. */
+export function serverSession(server: McpServer): Promise<McpSession> {
+  const version = versionOf(server);
+  let pooled = pool.get(server.id);
+  if (pooled && pooled.version !== version) {
+    closeLater(pooled.session);
+    pooled = undefined;
+  }
+  if (!pooled) {
+    const entry: Pooled = { version, session: connectToServer(server) };
+    // A failed connection is not kept: the next reply tries again.
+    entry.session.catch(() => pool.get(server.id) === entry && pool.delete(server.id));
+    pooled = entry;
+    pool.set(server.id, entry);
+  }
+  const entry = pooled;
+  clearTimeout(entry.idle);
+  entry.idle = setTimeout(() => {
+    if (pool.get(server.id) !== entry) return;
+    pool.delete(server.id);
+    closeLater(entry.session);
+  }, IDLE_CLOSE_MS);
+  entry.idle.unref();
+  return entry.session;
+}
+
+function closeLater(session: Promise<McpSession>) {
+  void session.then((open) => open.close()).catch(() => undefined);
+}
+
+/** Closes every pooled connection (shutdown, tests). */
+export async function closeServerSessions(): Promise<void> {
+  const entries = [...pool.values()];
+  pool.clear();
+  await Promise.all(
+    entries.map(async (entry) => {
+      clearTimeout(entry.idle);
+      await entry.session.then((open) => open.close()).catch(() => undefined);
+    }),
+  );
+}
+
+/** What the Tools area keeps of a listed tool. */
+export function toListedTool(info: McpToolInfo): ListedMcpTool {
+  return {
+    name: info.name,
+    ...(info.title ? { title: info.title } : {}),
+    description: info.description,
+    inputSchema: info.inputSchema as Record<string, unknown>,
+    ...(info.annotations?.readOnlyHint ? { readOnly: true } : {}),
+    ...(info.annotations?.destructiveHint ? { destructive: true } : {}),
+  };
+}
+
+/** Connects afresh and lists the server's tools, for the admin who added it or asked again. */
+export async function listServerTools(server: McpServer): Promise<{ tools: ListedMcpTool[] } | { error: string }> {
+  let session: McpSession | undefined;
+  try {
+    session = await connectToServer(server);
+    const tools = await session.listTools();
+    return { tools: tools.map(toListedTool) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : "the server did not answer as an MCP server does." };
+  } finally {
+    await session?.close().catch(() => undefined);
+  }
+}
