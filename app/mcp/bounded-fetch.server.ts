@@ -16,6 +16,7 @@
 /** The `data` of an error this module writes, so the session can tell it from a server's own. */
 export interface InjectedFailure {
   failure: "transport" | "protocol";
+  reason: "dropped" | "too-large";
   injectedBy: "nuvara";
 }
 
@@ -51,8 +52,12 @@ export function requestIds(body: unknown): (string | number)[] {
   });
 }
 
-function errorEvent(id: string | number, message: string, failure: InjectedFailure["failure"]): string {
-  const data: InjectedFailure = { failure, injectedBy: "nuvara" };
+function errorEvent(id: string | number, message: string, reason: InjectedFailure["reason"]): string {
+  const data: InjectedFailure = {
+    failure: reason === "dropped" ? "transport" : "protocol",
+    reason,
+    injectedBy: "nuvara",
+  };
   return `\n\nevent: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32000, message, data } })}\n\n`;
 }
 
@@ -86,9 +91,9 @@ function boundedEventStream(body: ReadableStream<Uint8Array>, ids: (string | num
   const endWith = (
     controller: ReadableStreamDefaultController<Uint8Array>,
     message: string,
-    failure: InjectedFailure["failure"],
+    reason: InjectedFailure["reason"],
   ) => {
-    for (const id of ids) controller.enqueue(encoder.encode(errorEvent(id, message, failure)));
+    for (const id of ids) controller.enqueue(encoder.encode(errorEvent(id, message, reason)));
     controller.close();
   };
   return new ReadableStream<Uint8Array>({
@@ -98,7 +103,7 @@ function boundedEventStream(body: ReadableStream<Uint8Array>, ids: (string | num
         next = await reader.read();
       } catch (error) {
         if (resumable || ids.length === 0) controller.error(error);
-        else endWith(controller, "The server dropped the connection before answering", "transport");
+        else endWith(controller, "The server dropped the connection before answering", "dropped");
         return;
       }
       if (next.done) {
@@ -109,7 +114,7 @@ function boundedEventStream(body: ReadableStream<Uint8Array>, ids: (string | num
       if (eventSize(next.value) > maxBytes) {
         void reader.cancel().catch(() => undefined);
         if (ids.length === 0) controller.error(new ResponseTooLargeError(maxBytes));
-        else endWith(controller, `The server's answer was larger than ${maxBytes} bytes and was dropped`, "protocol");
+        else endWith(controller, `The server's answer was larger than ${maxBytes} bytes and was dropped`, "too-large");
         return;
       }
       controller.enqueue(next.value);

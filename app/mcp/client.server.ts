@@ -223,19 +223,25 @@ function failureOf(error: unknown, signal: AbortSignal | undefined): McpFailure 
 
 /** What the model reads when there is no result: the app's words, with a server's own error message (short) when it sent one. */
 function failureText(failure: McpFailure, error: unknown, timeoutMs: number): string {
-  const tooLarge =
-    error instanceof ResponseTooLargeError || (error as { cause?: unknown })?.cause instanceof ResponseTooLargeError;
+  const injected = error instanceof McpError && isInjectedFailure(error.data) ? error.data.reason : undefined;
+  const cause = (error as { cause?: unknown } | null)?.cause;
   switch (failure) {
     case "cancelled":
       return "The call was cancelled before the tool answered; the server was told to stop.";
     case "timeout":
       return `The tool did not answer within ${Math.round(timeoutMs / 1000)} s; the call was cancelled and the server told to stop.`;
     case "transport":
-      return isInjectedFailure((error as McpError).data)
+      return injected === "dropped"
         ? "The server dropped the connection before the tool answered."
         : "The connection to the server failed before the tool answered.";
     case "protocol":
-      if (tooLarge) return "The server's answer was too large and was dropped.";
+      if (
+        injected === "too-large" ||
+        error instanceof ResponseTooLargeError ||
+        cause instanceof ResponseTooLargeError
+      ) {
+        return "The server's answer was too large and was dropped.";
+      }
       if (error instanceof McpError) return `The server refused the call: ${error.message.slice(0, 500)}`;
       return "The server's answer was not a valid MCP message.";
   }
@@ -246,6 +252,7 @@ class Session implements McpSession {
   transport: McpSession["transport"] = "streamable-http";
   private tools?: Promise<McpToolInfo[]>;
   private listedNames = new Set<string>();
+  private closed = false;
 
   constructor(
     readonly client: Client,
@@ -300,9 +307,11 @@ class Session implements McpSession {
 
   private async toolsChanged() {
     this.tools = undefined;
+    // Nobody to tell: the next listTools() lists afresh. A closed session lists nothing.
+    if (!this.options.onToolsChanged || this.closed) return;
     try {
       const tools = await this.listTools();
-      this.options.onToolsChanged?.(tools);
+      if (!this.closed) this.options.onToolsChanged(tools);
     } catch (error) {
       log().warn(
         { mcpServer: escapeForLog(this.label) },
@@ -389,6 +398,7 @@ class Session implements McpSession {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const transport = this.client.transport;
     if (transport instanceof StreamableHTTPClientTransport) {
       await within(TERMINATE_WAIT_MS, transport.terminateSession(), () => undefined).catch(() => undefined);
