@@ -114,6 +114,14 @@ const envSchema = z.object({
     emptyToUndefined,
     z.coerce.number().int().min(1).max(100_000).default(60),
   ),
+  // Approval before a server's tool acts (docs/decisions/091): how long a call waits for a person before it is denied.
+  TOOL_APPROVAL_TIMEOUT_SECONDS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(1).max(86_400).default(600),
+  ),
+  // Calls of servers' tools per account and minute; model steps (tool round trips) per reply.
+  TOOL_CALLS_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
+  TOOL_MAX_STEPS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(
     emptyToUndefined,
@@ -265,6 +273,8 @@ export interface Config {
   };
   /** Prompt-tool runs per account per minute (each starts a conversation). */
   toolRunRateLimitPerMinute: number;
+  /** Servers' tools (docs/decisions/091): the wait for an approval, calls per account a minute, model steps per reply. */
+  toolCalls: { approvalTimeoutMs: number; perMinute: number; maxSteps: number };
   /** The assistant's model provider and per-role policy (never sent to the browser). */
   llm: {
     baseURL?: string;
@@ -472,6 +482,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       reportPerAddress: e.REPORT_RATE_LIMIT_PER_ADDRESS,
     },
     toolRunRateLimitPerMinute: e.TOOL_RUN_RATE_LIMIT_PER_MINUTE,
+    toolCalls: {
+      approvalTimeoutMs: e.TOOL_APPROVAL_TIMEOUT_SECONDS * 1000,
+      perMinute: e.TOOL_CALLS_PER_MINUTE,
+      maxSteps: e.TOOL_MAX_STEPS,
+    },
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
     smtp: e.SMTP_URL,

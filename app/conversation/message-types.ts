@@ -1,6 +1,7 @@
 import type { UIMessage } from "ai";
 import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
 import type { BudgetView } from "~/budgets/budget-text";
+import type { ToolApprovalView } from "./tool-approval";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI
@@ -46,6 +47,8 @@ export type ChatDataParts = {
   attachment: AttachmentRef;
   /** What a reply was given from the attached documents to answer: its Sources. */
   sources: { passages: SourcePassage[] };
+  /** A server's tool waiting for a person's approval, and then what they decided (docs/decisions/091). */
+  approval: ToolApprovalView;
 };
 
 export type ChatMessage = UIMessage<MessageMetadata, ChatDataParts>;

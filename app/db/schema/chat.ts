@@ -214,6 +214,8 @@ export const userToolSettings = pgTable(
     uid: text("uid").notNull(),
     toolId: text("tool_id").notNull(),
     enabled: boolean("enabled").notNull(),
+    /** A server's tool: the approval the user chose, never looser than the admin's (app/conversation/tool-approval.ts); null: the admin's. */
+    approval: text("approval"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.uid, t.toolId] })],

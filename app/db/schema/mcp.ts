@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { check, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 /**
  * MCP servers an admin connected on the Tools area (docs/decisions/090). Like
@@ -37,6 +48,8 @@ export const mcpServers = pgTable(
       .default(sql`'{*}'::text[]`),
     /** Per tool, the roles it is narrowed to (a subset of the server's); a tool not listed follows the server. */
     toolRoles: jsonb("tool_roles").$type<Record<string, string[]>>().notNull().default({}),
+    /** Per tool, the loosest approval a user may choose (app/conversation/tool-approval.ts); unset: from its hints. */
+    toolPolicies: jsonb("tool_policies").$type<Record<string, string>>().notNull().default({}),
     tools: jsonb("tools").$type<ListedMcpTool[]>().notNull().default([]),
     listedAt: timestamp("listed_at", { withTimezone: true }),
     /** Why the last listing failed, in words for the admin; null once it worked. */
@@ -56,3 +69,53 @@ export const mcpServers = pgTable(
 );
 
 export type McpServerRow = typeof mcpServers.$inferSelect;
+
+/**
+ * Every call a reply made of a server's tool (docs/decisions/091): who asked,
+ * which tool with which arguments, whether it was asked about and who
+ * decided, and how it ended. Admins read it; it goes with the account.
+ */
+export const toolCalls = pgTable(
+  "tool_calls",
+  {
+    id: uuid("id").primaryKey(),
+    uid: text("uid").notNull(),
+    /** No foreign key: a new chat is stored only with its first exchange, after its tools ran. */
+    conversationId: uuid("conversation_id").notNull(),
+    runId: uuid("run_id").notNull(),
+    /** The model's id for the call: the reply's tool step it belongs to. */
+    toolCallId: text("tool_call_id").notNull(),
+    serverId: uuid("server_id"),
+    serverName: text("server_name").notNull(),
+    tool: text("tool").notNull(),
+    title: text("title").notNull(),
+    arguments: jsonb("arguments").notNull(),
+    /** The approval policy the call met: ask, once, auto. */
+    policy: text("policy").notNull(),
+    /** pending → approved | denied | expired | cancelled; or auto (no one was asked) or allowed (the chat allowed it). */
+    status: text("status").notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    /** How the call ended once run: ok, error, timeout, cancelled, protocol, transport. */
+    outcome: text("outcome"),
+    durationMs: integer("duration_ms"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("tool_calls_created_idx").on(t.createdAt), index("tool_calls_uid_idx").on(t.uid)],
+);
+
+export type ToolCallRow = typeof toolCalls.$inferSelect;
+
+/** A server's tool allowed for the rest of one chat ("Allow for this chat"). */
+export const chatToolAllowances = pgTable(
+  "chat_tool_allowances",
+  {
+    conversationId: uuid("conversation_id").notNull(),
+    uid: text("uid").notNull(),
+    /** app/data/mcp-servers.server.ts mcpToolSwitchId. */
+    switchId: text("switch_id").notNull(),
+    grantedBy: text("granted_by").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.switchId] }), index("chat_tool_allowances_uid_idx").on(t.uid)],
+);
