@@ -337,11 +337,12 @@ async function begin(
   const chatTool = tool === NO_TOOL ? undefined : tool;
   // The role is stored with the usage: the admin usage page reads spend per plan.
   const role = roleKey(who);
+  const email = who.user.email ?? undefined;
   const plan = planReply(who.user.uid, context, input, model, registry, chatTool, files);
   if ("error" in plan) return { refusal: plan };
-  const budgeted = await applyBudget(db, { ...plan, role }, who, registry, (fallback) => {
+  const budgeted = await applyBudget(db, { ...plan, role, email }, who, registry, (fallback) => {
     const replanned = planReply(who.user.uid, context, input, fallback, registry, chatTool, files);
-    return "error" in replanned ? replanned : { ...replanned, role };
+    return "error" in replanned ? replanned : { ...replanned, role, email };
   });
   if ("refusal" in budgeted) {
     countRefusal("budget");

@@ -58,9 +58,6 @@ import { serverToolsFor } from "./server-tools.server";
 /** How long the readers of a failed reply may wait for its quota to be settled before they hear the end. */
 const SETTLE_WAIT_MS = 500;
 
-/** Most tool round trips one reply may take before it must answer. */
-const MAX_STEPS = 5;
-
 export interface ReplyPlan {
   uid: string;
   conversationId: string;
@@ -95,6 +92,8 @@ export interface ReplyPlan {
   who?: { role: string; isAdmin: boolean };
   /** The role's key ("none", "pro", "admin"), stored with the day's usage. */
   role?: string;
+  /** The sender's email, for the admins' record of tool calls. */
+  email?: string;
 }
 
 export interface PendingReply {
@@ -139,6 +138,11 @@ class ModelCall {
   // Running from the model request until finish; first shown part and tokens on /metrics.
   readonly generation: ReturnType<typeof trackGeneration>;
   private watchdog: NodeJS.Timeout | undefined;
+  /** Tool calls under way: while any runs (or waits for a person), no token is expected. */
+  private watchdogHolds = 0;
+  /** Chunks the reply's tools add (approval cards), before the relay takes them (sideChannel). */
+  private sideChunks: UIMessageChunk[] = [];
+  private sideChannel: ((chunk: UIMessageChunk) => void) | undefined;
   // Until the reply is a run, a request that goes away takes its model request with it.
   private readonly onRequestAbort = () => this.abort.abort(new ClientGoneError("the browser hung up"));
 
@@ -157,11 +161,38 @@ class ModelCall {
   /** The AI SDK's own timeouts surface as a plain abort; ours says which it was. */
   armWatchdog() {
     clearTimeout(this.watchdog);
+    if (this.watchdogHolds > 0) return;
     this.watchdog = setTimeout(() => this.abort.abort(new ModelTimeoutError("no token in time")), this.plan.timeoutMs);
   }
 
   stopWatchdog() {
     clearTimeout(this.watchdog);
+  }
+
+  /** While a tool call runs, the wait for the model's next token is off; the release puts it back. */
+  holdWatchdog(): () => void {
+    this.watchdogHolds += 1;
+    clearTimeout(this.watchdog);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.watchdogHolds -= 1;
+      if (this.watchdogHolds === 0 && !this.abort.signal.aborted) this.armWatchdog();
+    };
+  }
+
+  /** A chunk from the reply's tools (an approval card): to the readers and the stored reply, in order. */
+  emit(chunk: UIMessageChunk) {
+    if (this.sideChannel) this.sideChannel(chunk);
+    else this.sideChunks.push(chunk);
+  }
+
+  /** Where the tools' chunks go from now on (the relay), with those that came before. */
+  relaySideChunks(channel: ((chunk: UIMessageChunk) => void) | undefined) {
+    this.sideChannel = channel;
+    if (!channel) return;
+    for (const chunk of this.sideChunks.splice(0)) channel(chunk);
   }
 
   /** From now on the reply no longer depends on the request. */
@@ -212,7 +243,9 @@ class ModelCall {
       tools,
       maxOutputTokens: plan.maxOutputTokens,
       stopWhen:
-        plan.maxOutputTokens === undefined ? stepCountIs(MAX_STEPS) : [stepCountIs(MAX_STEPS), () => this.outOfHold()],
+        plan.maxOutputTokens === undefined
+          ? stepCountIs(getConfig().toolCalls.maxSteps)
+          : [stepCountIs(getConfig().toolCalls.maxSteps), () => this.outOfHold()],
       // The person chatting decides about retrying (the Retry button); automatic
       // retries would multiply the wait and the provider's bill.
       maxRetries: 0,
@@ -255,11 +288,24 @@ class ModelCall {
     const { plan } = this;
     if (plan.role === undefined) return plan.tools;
     try {
-      const fromServers = await serverToolsFor(this.db, {
-        roleKey: plan.role,
-        switchedOff: plan.switchedOffToolIds ?? [],
-        reserved: Object.keys(plan.tools),
-      });
+      const fromServers = await serverToolsFor(
+        this.db,
+        {
+          uid: plan.uid,
+          roleKey: plan.role,
+          switchedOff: plan.switchedOffToolIds ?? [],
+          reserved: Object.keys(plan.tools),
+        },
+        {
+          db: this.db,
+          uid: plan.uid,
+          email: plan.email,
+          conversationId: plan.conversationId,
+          runId: this.replyId,
+          emit: (chunk) => this.emit(chunk),
+          holdWatchdog: () => this.holdWatchdog(),
+        },
+      );
       return { ...plan.tools, ...fromServers };
     } catch (error) {
       logBackendFault("postgres", "reading the tool servers for a reply", error);
@@ -368,6 +414,10 @@ async function relayChunks({ call, send, ending }: Relay) {
 
   let received = 0;
   let thrown = false;
+  call.relaySideChunks((chunk) => {
+    void copyWriter.write(chunk).catch(() => undefined);
+    send(chunk);
+  });
   try {
     for await (const chunk of await call.stream) {
       received += 1;
@@ -392,6 +442,7 @@ async function relayChunks({ call, send, ending }: Relay) {
     call.modelError ??= error;
   }
   call.stopWatchdog();
+  call.relaySideChunks(undefined);
   void copyWriter.close().catch(() => undefined);
   return { reply: await assembled, received, thrown };
 }

@@ -1,44 +1,127 @@
-import type { ToolSet } from "ai";
+import type { Tool, ToolSet } from "ai";
 import type { Db } from "~/db/client.server";
-import { mcpServersForRole, mcpToolSwitchId, type McpServer } from "~/data/mcp-servers.server";
+import type { ListedMcpTool } from "~/db/schema";
+import type { ApprovalPolicy } from "~/conversation/tool-approval";
+import { getToolApprovals } from "~/data/preferences.server";
+import { mcpServersForRole, mcpToolSwitchId, policyFor, type McpServer } from "~/data/mcp-servers.server";
+import { finishToolCall } from "~/data/tool-calls.server";
 import { logBackendFault } from "~/deadline.server";
 import { mcpTools } from "~/mcp/ai-tools.server";
+import type { McpToolOutcome } from "~/mcp/client.server";
 import { McpToolNames } from "~/mcp/tool-names.server";
-import { serverSession } from "~/tools/server-connection.server";
+import { forgetServerSession, serverSession } from "~/tools/server-connection.server";
+import { gateToolCall, type ToolCallScope } from "./tool-approval.server";
 
 /**
  * The MCP tools one reply may offer its model (docs/decisions/090): only the
  * servers and tools the user's role may use, less those the user switched
  * off. A server that cannot be reached leaves its tools out of this reply;
- * the reply goes on with the rest.
+ * the reply goes on with the rest. Each call passes the approval gate first
+ * (docs/decisions/091) and is recorded with how it ended.
  */
 export async function serverToolsFor(
   db: Db,
-  who: { roleKey: string; switchedOff: readonly string[]; reserved: Iterable<string> },
+  who: { uid: string; roleKey: string; switchedOff: readonly string[]; reserved: Iterable<string> },
+  scope: ToolCallScope,
 ): Promise<ToolSet> {
   const off = new Set(who.switchedOff);
-  const servers = (await mcpServersForRole(db, who.roleKey))
+  const [allowed, choices] = await Promise.all([mcpServersForRole(db, who.roleKey), getToolApprovals(db, who.uid)]);
+  const servers = allowed
     .map((server) => ({
       ...server,
       tools: server.tools.filter((tool) => !off.has(mcpToolSwitchId(server.id, tool.name))),
     }))
     .filter((server) => server.tools.length > 0);
   const names = new McpToolNames(who.reserved);
-  const sets = await Promise.all(servers.map((server) => toolsOf(server, names)));
+  const sets = await Promise.all(servers.map((server) => toolsOf(server, names, { scope, choices })));
   return Object.assign({}, ...sets) as ToolSet;
 }
 
-async function toolsOf(server: McpServer, names: McpToolNames): Promise<ToolSet> {
+interface Gating {
+  scope: ToolCallScope;
+  choices: ReadonlyMap<string, string>;
+}
+
+async function toolsOf(server: McpServer, names: McpToolNames, gating: Gating): Promise<ToolSet> {
   try {
     const session = await serverSession(server);
-    const allowed = new Set(server.tools.map((tool) => tool.name));
+    const allowed = new Map(server.tools.map((tool) => [tool.name, tool]));
     // The server's own list now (its schemas may have changed), but never a tool the role may not use.
     const infos = (await session.listTools()).filter((info) => allowed.has(info.name));
-    return mcpTools(session, infos, { namePrefix: serverSlug(server.name), names, serverName: server.name });
+    const tools = mcpTools(session, infos, { namePrefix: serverSlug(server.name), names, serverName: server.name });
+    const gated: ToolSet = {};
+    for (const info of infos) {
+      const name = names.add(serverSlug(server.name), info.name);
+      const listed = allowed.get(info.name)!;
+      gated[name] = behindGate(tools[name], server, listed, policyFor(server, listed, gating.choices), gating.scope);
+    }
+    return gated;
   } catch (error) {
     logBackendFault("mcp", `connecting to the tool server ${server.name}`, error);
     return {};
   }
+}
+
+type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];
+
+/** The tool, run only once the gate lets it through; what the gate refused is told to the model as the result. */
+function behindGate(
+  tool: Tool,
+  server: McpServer,
+  listed: ListedMcpTool,
+  policy: ApprovalPolicy,
+  scope: ToolCallScope,
+): Tool {
+  const execute = tool.execute!;
+  return {
+    ...tool,
+    execute: async (input: unknown, options: ExecutionOptions) => {
+      // A call may take minutes (a person deciding, a slow server): the model is not late meanwhile.
+      const release = scope.holdWatchdog();
+      try {
+        return await gatedCall(execute, input, options, { server, listed, policy, scope });
+      } finally {
+        release();
+      }
+    },
+  } as Tool;
+}
+
+async function gatedCall(
+  execute: NonNullable<Tool["execute"]>,
+  input: unknown,
+  options: ExecutionOptions,
+  {
+    server,
+    listed,
+    policy,
+    scope,
+  }: { server: McpServer; listed: ListedMcpTool; policy: ApprovalPolicy; scope: ToolCallScope },
+): Promise<McpToolOutcome> {
+  const gate = await gateToolCall(scope, {
+    serverId: server.id,
+    serverName: server.name,
+    tool: listed.name,
+    title: listed.title ?? listed.name,
+    policy,
+    toolCallId: options.toolCallId,
+    input,
+    signal: options.abortSignal,
+  });
+  if (!gate.run) return refusedOutcome(gate.why);
+  const started = Date.now();
+  const outcome = (await execute(input, options)) as McpToolOutcome;
+  // A dead connection (a restarted server, an expired session) is made again for the next reply.
+  if (outcome.failure === "transport") forgetServerSession(server.id);
+  const ended = outcome.failure ?? (outcome.isError ? "error" : "ok");
+  await finishToolCall(scope.db, gate.callId, ended, Date.now() - started).catch((error) =>
+    logBackendFault("postgres", "recording how a tool call ended", error),
+  );
+  return outcome;
+}
+
+function refusedOutcome(why: string): McpToolOutcome & { refused: true } {
+  return { text: why, isError: true, truncated: false, refused: true };
 }
 
 /** A function-name-safe word for the server, read by the model as the tools' family name. */

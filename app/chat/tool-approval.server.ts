@@ -28,6 +28,8 @@ const POLL_MS = 500;
 export interface ToolCallScope {
   db: Db;
   uid: string;
+  /** The account's email, for the admins' record of calls. */
+  email?: string;
   conversationId: string;
   runId: string;
   /** Adds a chunk to the reply (stored with it, sent to every reader). */
@@ -72,6 +74,7 @@ export async function gateToolCall(scope: ToolCallScope, call: GatedCall): Promi
     recordToolCall(db, {
       id: callId,
       uid,
+      email: scope.email ?? null,
       conversationId: scope.conversationId,
       runId: scope.runId,
       toolCallId: call.toolCallId,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { APPROVAL_POLICIES } from "~/conversation/tool-approval";
 import { ADMIN_KEY, NO_ROLE_KEY, OTHER_ROLES_KEY } from "~/settings/role-settings";
 
 /** The Tools area's server forms (docs/decisions/090), read into what app/data/mcp-servers.server.ts takes. */
@@ -114,4 +115,20 @@ export const mcpSwitchSchema = z.object({
   serverId: z.uuid({ message: "There is no such server." }),
   tool: z.string().min(1).max(200),
   enabled: z.enum(["on", "off"]),
+});
+
+/** An admin's loosest approval for a tool ("default": from the tool's hints again). */
+export const toolPolicySchema = z.object({
+  intent: z.literal("set-tool-policy"),
+  serverId: z.uuid({ message: "There is no such server." }),
+  tool: z.string().min(1).max(200),
+  policy: z.enum([...APPROVAL_POLICIES, "default"], { message: "Choose when the tool asks first." }),
+});
+
+/** A user's own approval for a tool, within the admin's ("default": the admin's). */
+export const userApprovalSchema = z.object({
+  intent: z.literal("set-mcp-approval"),
+  serverId: z.uuid({ message: "There is no such server." }),
+  tool: z.string().min(1).max(200),
+  approval: z.enum([...APPROVAL_POLICIES, "default"], { message: "Choose when the tool asks first." }),
 });

@@ -1,3 +1,5 @@
+import type { ApprovalPolicy } from "~/conversation/tool-approval";
+
 /** An MCP server and its tools as the Tools area shows them (client-safe; docs/decisions/090). */
 
 export interface ServerToolView {
@@ -8,6 +10,9 @@ export interface ServerToolView {
   destructive?: boolean;
   /** The user's own switch. */
   enabled: boolean;
+  /** When the tool asks first for this user (docs/decisions/091), and the loosest the admin allows. */
+  approval: ApprovalPolicy;
+  adminApproval: ApprovalPolicy;
   /** Admins: the roles the tool is narrowed to; null: it follows the server. */
   roles?: string[] | null;
 }

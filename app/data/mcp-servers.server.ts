@@ -4,6 +4,7 @@ import type { Db } from "~/db/client.server";
 import { mcpServers, type ListedMcpTool, type McpServerRow } from "~/db/schema";
 import { OTHER_ROLES_KEY } from "~/settings/role-settings";
 import { openSecret, sealSecret } from "./sealed-secrets.server";
+import { defaultPolicy, effectivePolicy, isApprovalPolicy, type ApprovalPolicy } from "~/conversation/tool-approval";
 
 /**
  * The MCP servers admins connect on the Tools area and who may use them
@@ -149,4 +150,40 @@ export async function setMcpToolRoles(db: Db, id: string, toolName: string, role
 export async function deleteMcpServer(db: Db, id: string): Promise<boolean> {
   const rows = await db.delete(mcpServers).where(eq(mcpServers.id, id)).returning({ id: mcpServers.id });
   return rows.length > 0;
+}
+
+/** An admin's loosest approval for one tool; null: from the tool's own hints again. */
+export async function setMcpToolPolicy(
+  db: Db,
+  id: string,
+  toolName: string,
+  policy: ApprovalPolicy | null,
+): Promise<boolean> {
+  const change =
+    policy === null
+      ? sql`${mcpServers.toolPolicies} - ${toolName}::text`
+      : sql`${mcpServers.toolPolicies} || jsonb_build_object(${toolName}::text, ${policy}::text)`;
+  const rows = await db
+    .update(mcpServers)
+    .set({ toolPolicies: change, updatedAt: sql`now()` })
+    .where(eq(mcpServers.id, id))
+    .returning({ id: mcpServers.id });
+  return rows.length > 0;
+}
+
+/** The approval an admin allows at most for a tool: theirs, else from the tool's hints. */
+export function adminPolicyFor(server: McpServer, tool: ListedMcpTool): ApprovalPolicy {
+  const set = server.toolPolicies[tool.name];
+  return isApprovalPolicy(set) ? set : defaultPolicy(tool);
+}
+
+/** The approval each tool of a server asks for: the admin's maximum, tightened by the user's own choice. */
+export function policyFor(
+  server: McpServer,
+  tool: ListedMcpTool,
+  choices: ReadonlyMap<string, string>,
+): ApprovalPolicy {
+  const maximum = adminPolicyFor(server, tool);
+  const choice = choices.get(mcpToolSwitchId(server.id, tool.name));
+  return effectivePolicy(maximum, isApprovalPolicy(choice) ? choice : null);
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "~/db/client.server";
 import { userPreferences, userToolSettings } from "~/db/schema";
@@ -97,4 +97,26 @@ export async function setTheme(db: Db, uid: string, theme: Theme): Promise<void>
       .values({ uid, theme })
       .onConflictDoUpdate({ target: userPreferences.uid, set: { theme, updatedAt: sql`now()` } }),
   );
+}
+
+/** A user's own approval for a server's tool (null: the admin's); the caller checked they may use it. */
+export async function saveToolApproval(db: Db, uid: string, switchId: string, approval: string | null): Promise<void> {
+  await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(userToolSettings)
+      .values({ uid, toolId: switchId, enabled: true, approval })
+      .onConflictDoUpdate({
+        target: [userToolSettings.uid, userToolSettings.toolId],
+        set: { approval, updatedAt: sql`now()` },
+      }),
+  );
+}
+
+/** The user's own approvals for servers' tools, by switch id. */
+export async function getToolApprovals(db: Db, uid: string): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ toolId: userToolSettings.toolId, approval: userToolSettings.approval })
+    .from(userToolSettings)
+    .where(and(eq(userToolSettings.uid, uid), isNotNull(userToolSettings.approval)));
+  return new Map(rows.map((row) => [row.toolId, row.approval ?? ""]));
 }

@@ -14,6 +14,7 @@ import type { ApprovalDecision, ApprovalPolicy, ApprovalStatus } from "~/convers
 export interface NewToolCall {
   id: string;
   uid: string;
+  email: string | null;
   conversationId: string;
   runId: string;
   toolCallId: string;

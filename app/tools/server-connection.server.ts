@@ -55,6 +55,15 @@ export function serverSession(server: McpServer): Promise<McpSession> {
   return entry.session;
 }
 
+/** Drops this instance's connection to the server (it failed): the next reply connects again. */
+export function forgetServerSession(serverId: string) {
+  const entry = pool.get(serverId);
+  if (!entry) return;
+  pool.delete(serverId);
+  clearTimeout(entry.idle);
+  closeLater(entry.session);
+}
+
 function closeLater(session: Promise<McpSession>) {
   void session.then((open) => open.close()).catch(() => undefined);
 }

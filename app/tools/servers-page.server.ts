@@ -4,6 +4,9 @@ import type { z } from "zod";
 import { requireAdmin, requireUser, type SignedIn } from "~/auth/session.server";
 import {
   addMcpServer,
+  adminPolicyFor,
+  policyFor,
+  setMcpToolPolicy,
   deleteMcpServer,
   findMcpServer,
   listMcpServers,
@@ -21,9 +24,12 @@ import {
   mcpSwitchSchema,
   serverIdSchema,
   serverRolesSchema,
+  toolPolicySchema,
   toolRolesSchema,
+  userApprovalSchema,
 } from "~/data/mcp-server-forms.server";
-import { getSwitchedOffToolIds, saveToolSwitch } from "~/data/preferences.server";
+import { effectivePolicy, POLICY_LABELS } from "~/conversation/tool-approval";
+import { getSwitchedOffToolIds, getToolApprovals, saveToolApproval, saveToolSwitch } from "~/data/preferences.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { fieldErrors, readBody } from "~/http/forms.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
@@ -44,14 +50,15 @@ export async function serversPage(request: Request) {
   const session = await requireUser(request);
   const role = roleKey(session);
   try {
-    const { servers, off } = await toolStore(async (db) => ({
+    const { servers, off, approvals } = await toolStore(async (db) => ({
       servers: session.isAdmin ? await listMcpServers(db) : await mcpServersForRole(db, role),
       off: await getSwitchedOffToolIds(db, session.user.uid),
+      approvals: await getToolApprovals(db, session.user.uid),
     }));
     return json(
       {
         isAdmin: session.isAdmin,
-        servers: servers.map((server) => viewOf(server, off, session.isAdmin)),
+        servers: servers.map((server) => viewOf(server, { off, approvals }, session.isAdmin)),
         storeDown: false,
       },
       { headers: NO_STORE },
@@ -61,7 +68,12 @@ export async function serversPage(request: Request) {
   }
 }
 
-function viewOf(server: McpServer, off: Set<string>, isAdmin: boolean): ServerView {
+interface UserChoices {
+  off: Set<string>;
+  approvals: ReadonlyMap<string, string>;
+}
+
+function viewOf(server: McpServer, { off, approvals }: UserChoices, isAdmin: boolean): ServerView {
   const view: ServerView = {
     id: server.id,
     name: server.name,
@@ -73,6 +85,8 @@ function viewOf(server: McpServer, off: Set<string>, isAdmin: boolean): ServerVi
       readOnly: tool.readOnly,
       destructive: tool.destructive,
       enabled: !off.has(mcpToolSwitchId(server.id, tool.name)),
+      approval: policyFor(server, tool, approvals),
+      adminApproval: adminPolicyFor(server, tool),
       ...(isAdmin ? { roles: server.toolRoles[tool.name] ?? null } : {}),
     })),
   };
@@ -103,6 +117,7 @@ export async function serversAction(request: Request) {
   const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) return body.refusal;
   if (body.fields.intent === "set-mcp-tool") return switchTool(await requireUser(request), body.fields);
+  if (body.fields.intent === "set-mcp-approval") return chooseApproval(await requireUser(request), body.fields);
   // Every other intent changes what everyone is offered: admins only, checked freshly.
   const admin = await requireAdmin(request);
   try {
@@ -113,6 +128,8 @@ export async function serversAction(request: Request) {
         return await setRoles(body.fields);
       case "set-tool-roles":
         return await setToolRoles(body.fields);
+      case "set-tool-policy":
+        return await setToolPolicy(body.fields);
       case "refresh":
       case "delete-server":
         return await changeServer(body.fields);
@@ -139,6 +156,41 @@ async function switchTool(session: SignedIn, fields: Record<string, unknown>) {
   } catch {
     return answer({ error: "Your choice could not be saved right now. Please try again shortly." }, 503);
   }
+}
+
+async function chooseApproval(session: SignedIn, fields: Record<string, unknown>) {
+  const parsed = userApprovalSchema.safeParse(fields);
+  if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
+  const { serverId, tool, approval } = parsed.data;
+  try {
+    return await toolStore(async (db) => {
+      const server = await findMcpServer(db, serverId);
+      const listed = server && toolsForRole(server, roleKey(session)).find((candidate) => candidate.name === tool);
+      if (!server || !listed) return answer({ error: "That tool is not available to you." }, 404);
+      const maximum = adminPolicyFor(server, listed);
+      const choice = approval === "default" ? null : approval;
+      if (choice && effectivePolicy(maximum, choice) !== choice) {
+        return answer({ error: `Your admin allows at most “${POLICY_LABELS[maximum]}” for ${tool}.` }, 400);
+      }
+      await saveToolApproval(db, session.user.uid, mcpToolSwitchId(serverId, tool), choice === maximum ? null : choice);
+      return answer({ ok: true, notice: `${tool}: ${POLICY_LABELS[choice ?? maximum]}.` });
+    });
+  } catch {
+    return answer({ error: "Your choice could not be saved right now. Please try again shortly." }, 503);
+  }
+}
+
+async function setToolPolicy(fields: Record<string, unknown>) {
+  const parsed = toolPolicySchema.safeParse(fields);
+  if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
+  const { serverId, tool, policy } = parsed.data;
+  const found = await toolStore((db) => setMcpToolPolicy(db, serverId, tool, policy === "default" ? null : policy));
+  if (!found) return gone();
+  return answer({
+    ok: true,
+    notice:
+      policy === "default" ? `${tool} asks as its hints say again.` : `${tool}: at most “${POLICY_LABELS[policy]}”.`,
+  });
 }
 
 /** The form's own values, to fill it again after a refusal (never the header's secret). */

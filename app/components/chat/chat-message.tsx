@@ -9,8 +9,18 @@ import { isToolPart, ToolStep } from "./tool-step";
 import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
 import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { ToolApprovalView } from "~/conversation/tool-approval";
 
 const NO_SOURCES: SourcePassage[] = [];
+
+/** The approval of each tool call that needed one, by the call's id (docs/decisions/091). */
+function approvalsOf(message: ChatMessage): Map<string, ToolApprovalView> {
+  return new Map(
+    message.parts.flatMap((part) =>
+      part.type === "data-approval" ? [[part.data.toolCallId, part.data] as const] : [],
+    ),
+  );
+}
 
 function sourcesOf(message: ChatMessage): SourcePassage[] {
   return message.parts.find((part) => part.type === "data-sources")?.data.passages ?? NO_SOURCES;
@@ -51,6 +61,8 @@ export const ChatMessageView = memo(function ChatMessageView({
   const isUser = message.role === "user";
   const text = messageText(message);
   const status = message.metadata?.status;
+  const approvals = approvalsOf(message);
+  const waitingForYou = [...approvals.values()].some((approval) => approval.status === "pending");
 
   return (
     <article className={`message ${isUser ? "from-user" : "from-assistant"}`} aria-label={isUser ? "You" : "Assistant"}>
@@ -99,12 +111,20 @@ export const ChatMessageView = memo(function ChatMessageView({
                       {part.text}
                     </Markdown>
                   );
-                if (isToolPart(part)) return <ToolStep key={part.toolCallId} part={part} toolNames={toolNames} />;
+                if (isToolPart(part))
+                  return (
+                    <ToolStep
+                      key={part.toolCallId}
+                      part={part}
+                      toolNames={toolNames}
+                      approval={approvals.get(part.toolCallId)}
+                    />
+                  );
                 return null;
               })}
             </CitedReply>
           )}
-          {!isUser && streaming && text === "" ? <p className="typing">Thinking…</p> : null}
+          {!isUser && streaming && text === "" && !waitingForYou ? <p className="typing">Thinking…</p> : null}
           {/* The last reply's failure is said by the notice under it (app/components/chat/chat-error-notice.tsx). */}
           {status === "interrupted" && !streaming && actions.onRegenerate ? (
             <p className="interrupted-note">

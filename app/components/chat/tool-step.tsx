@@ -1,4 +1,6 @@
 import type { ChatMessage } from "~/conversation/message-types";
+import type { ToolApprovalView } from "~/conversation/tool-approval";
+import { ApprovalCard } from "./approval-card";
 import { toolSummary } from "./tool-summary";
 
 type ToolPart = Extract<ChatMessage["parts"][number], { toolCallId: string }>;
@@ -27,7 +29,16 @@ function isServerOutcome(output: unknown): output is { text: string; isError: bo
 }
 
 /** One tool call in a reply, collapsed to a line saying what it did, that opens to show its raw input and result. */
-export function ToolStep({ part, toolNames }: { part: ToolPart; toolNames: Record<string, string> }) {
+export function ToolStep({
+  part,
+  toolNames,
+  approval,
+}: {
+  part: ToolPart;
+  toolNames: Record<string, string>;
+  /** The call's approval, when it needed one (docs/decisions/091). */
+  approval?: ToolApprovalView;
+}) {
   const id = toolId(part);
   const summary = toolSummary({
     id,
@@ -39,23 +50,28 @@ export function ToolStep({ part, toolNames }: { part: ToolPart; toolNames: Recor
   });
   const output =
     part.state === "output-available" ? resultText(part.output) : part.state === "output-error" ? part.errorText : null;
+  // Waiting for the user: the card is the step, open, until they answer.
+  if (approval?.status === "pending") return <ApprovalCard approval={approval} />;
   return (
-    <details className="tool-step">
-      <summary>{summary}</summary>
-      <dl>
-        <dt>Input</dt>
-        <dd>
-          <pre>{pretty(part.input ?? {})}</pre>
-        </dd>
-        {output !== null ? (
-          <>
-            <dt>{part.state === "output-error" ? "Error" : "Result"}</dt>
-            <dd>
-              <pre>{output}</pre>
-            </dd>
-          </>
-        ) : null}
-      </dl>
-    </details>
+    <>
+      {approval ? <ApprovalCard approval={approval} /> : null}
+      <details className="tool-step">
+        <summary>{summary}</summary>
+        <dl>
+          <dt>Input</dt>
+          <dd>
+            <pre>{pretty(part.input ?? {})}</pre>
+          </dd>
+          {output !== null ? (
+            <>
+              <dt>{part.state === "output-error" ? "Error" : "Result"}</dt>
+              <dd>
+                <pre>{output}</pre>
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </details>
+    </>
   );
 }

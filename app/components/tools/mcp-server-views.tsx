@@ -3,6 +3,7 @@ import { useId, useState } from "react";
 import { customRoles, ROLE_CHECKBOXES, roleLabel, rolesText } from "./server-roles";
 import { ToolSwitch } from "./function-tool-list";
 import type { ServerToolView, ServerView } from "~/data/mcp-server-view";
+import { APPROVAL_POLICIES, POLICY_LABELS, policiesWithin, type ApprovalPolicy } from "~/conversation/tool-approval";
 
 /**
  * The Tools area's servers (docs/decisions/090): every signed-in user sees
@@ -74,8 +75,71 @@ function ServerTool({ server, tool, isAdmin }: { server: ServerView; tool: Serve
       fields={{ intent: "set-mcp-tool", serverId: server.id, tool: tool.name }}
     >
       {hints.length > 0 ? <p className="tool-hints">{hints.join(" · ")}</p> : null}
-      {isAdmin && server.roles ? <ToolRolesForm server={server} tool={tool} /> : null}
+      <ApprovalForm
+        server={server}
+        tool={tool}
+        intent="set-mcp-approval"
+        field="approval"
+        label="Before it runs"
+        choices={policiesWithin(tool.adminApproval)}
+        value={tool.approval}
+      />
+      {isAdmin && server.roles ? (
+        <>
+          <ApprovalForm
+            server={server}
+            tool={tool}
+            intent="set-tool-policy"
+            field="policy"
+            label="Loosest allowed for everyone"
+            choices={APPROVAL_POLICIES}
+            value={tool.adminApproval}
+          />
+          <ToolRolesForm server={server} tool={tool} />
+        </>
+      ) : null}
     </ToolSwitch>
+  );
+}
+
+/** When a tool asks first: the user's own choice (within the admin's), or the admin's loosest. */
+function ApprovalForm({
+  server,
+  tool,
+  intent,
+  field,
+  label,
+  choices,
+  value,
+}: {
+  server: ServerView;
+  tool: ServerToolView;
+  intent: string;
+  field: string;
+  label: string;
+  choices: readonly ApprovalPolicy[];
+  value: ApprovalPolicy;
+}) {
+  const fetcher = useFetcher<Outcome>();
+  const id = useId();
+  return (
+    <fetcher.Form method="post" action="/tools/servers" className="approval-form">
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="serverId" value={server.id} />
+      <input type="hidden" name="tool" value={tool.name} />
+      <label htmlFor={id}>{label}</label>
+      <select id={id} name={field} defaultValue={value} key={value}>
+        {choices.map((policy) => (
+          <option key={policy} value={policy}>
+            {POLICY_LABELS[policy]}
+          </option>
+        ))}
+      </select>
+      <button type="submit" className="button small">
+        Save
+      </button>
+      <Feedback outcome={fetcher.state === "idle" ? fetcher.data : undefined} />
+    </fetcher.Form>
   );
 }
 

@@ -11,6 +11,7 @@ CREATE TABLE "chat_tool_allowances" (
 CREATE TABLE "tool_calls" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"uid" text NOT NULL,
+	"email" text,
 	"conversation_id" uuid NOT NULL,
 	"run_id" uuid NOT NULL,
 	"tool_call_id" text NOT NULL,

@@ -80,6 +80,8 @@ export const toolCalls = pgTable(
   {
     id: uuid("id").primaryKey(),
     uid: text("uid").notNull(),
+    /** Who the reply was for, as admins read it. */
+    email: text("email"),
     /** No foreign key: a new chat is stored only with its first exchange, after its tools ran. */
     conversationId: uuid("conversation_id").notNull(),
     runId: uuid("run_id").notNull(),

@@ -1,0 +1,286 @@
+import { randomUUID } from "node:crypto";
+import type { UIMessageChunk } from "ai";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resetConfig } from "~/config.server";
+import { getDb } from "~/db/client.server";
+import { mcpServers, toolCalls } from "~/db/schema";
+import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
+import { decideToolCall } from "~/data/tool-calls.server";
+import type { ToolApprovalView } from "~/conversation/tool-approval";
+import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
+import { startModelServer, type ModelServer } from "../support/model-server";
+import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
+import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import {
+  firstMessage,
+  newMessage,
+  postChat,
+  readChunks,
+  readRun,
+  readUntil,
+  replyText,
+  stopChat,
+} from "./chat-support";
+
+/**
+ * Approval before a server's tool acts (docs/decisions/091), against the
+ * reference server: the reply pauses on an approval card, the owner's
+ * decision (from this request or any other) lets the call run or tells the
+ * model it was denied, "Allow for this chat" stops the asking, and no answer
+ * in time or a Stop denies it. Every call is recorded.
+ */
+
+const firebase = admin();
+let model: ModelServer;
+let everything: ReferenceServer;
+const ENV = { LLM_MODELS: "test-model", LLM_TIMEOUT_MS: "1000", TOOL_APPROVAL_TIMEOUT_SECONDS: "60" };
+
+beforeAll(async () => {
+  [model, everything] = await Promise.all([
+    startModelServer({ models: ["test-model"] }),
+    startReferenceServer("streamableHttp"),
+  ]);
+  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
+  resetConfig();
+});
+
+afterAll(async () => {
+  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
+  resetConfig();
+  await closeServerSessions();
+  await Promise.all([model.close(), everything.stop(), firebase.close()]);
+});
+
+let serverId: string;
+
+beforeEach(async () => {
+  model.reset();
+  await closeServerSessions();
+  const db = await getDb();
+  await db.delete(mcpServers);
+  const server = (await addMcpServer(
+    db,
+    { name: "Everything", url: everything.url, roles: ["*"] },
+    "admin@example.com",
+  ))!;
+  await recordMcpListing(db, server.id, await listServerTools(server));
+  // Echo only reads (its hints say so) and would run without asking: the admin wants to be asked.
+  await setMcpToolPolicy(db, server.id, "echo", "ask");
+  serverId = server.id;
+});
+
+async function signedIn() {
+  const account = await createAccount(firebase);
+  return { account, cookie: await sessionCookieFor(account) };
+}
+
+async function decide(cookie: string, approvalId: string, decision: string) {
+  const { action } = await import("~/routes/api.tool-approvals");
+  const request = appRequest("/api/tool-approvals", {
+    method: "POST",
+    cookie,
+    headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+    body: JSON.stringify({ approvalId, decision }),
+  });
+  const response = await action({ request, params: {}, context: {} });
+  return { status: response.status, body: (await response.json()) as { status?: string; error?: string } };
+}
+
+function approvals(chunks: UIMessageChunk[]): ToolApprovalView[] {
+  return chunks.flatMap((chunk) => (chunk.type === "data-approval" ? [chunk.data as ToolApprovalView] : []));
+}
+
+const pending = (chunks: UIMessageChunk[]) => approvals(chunks).find((view) => view.status === "pending");
+
+function echoCall(message: string) {
+  return { type: "tool-calls" as const, calls: [{ name: "everything__echo", arguments: { message } }] };
+}
+
+/** The tool messages the model was sent back, as text. */
+function toolResultsSent(): string {
+  return JSON.stringify(
+    model.requests
+      .filter((request) => request.path === "/v1/chat/completions")
+      .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool")),
+  );
+}
+
+async function recorded(approvalId: string) {
+  const [row] = await (await getDb()).select().from(toolCalls).where(eq(toolCalls.id, approvalId));
+  return row;
+}
+
+describe("approving a server's tool", () => {
+  it("the reply waits on a card showing the server, tool and arguments; approved, the call runs and the reply goes on", async () => {
+    const { account, cookie } = await signedIn();
+    model.enqueue(echoCall("ship it"), { type: "text", text: "Echoed." });
+    const body = firstMessage("Echo ship it");
+    const stream = await readUntil(await postChat(body, { cookie }), (chunks) => pending(chunks) !== undefined);
+    const card = pending(stream.chunks)!;
+    expect(card).toMatchObject({ server: "Everything", tool: "Echo Tool", arguments: { message: "ship it" } });
+    // Nothing ran while it waits, and the model was not asked again.
+    expect(toolResultsSent()).toBe("[]");
+    expect(await recorded(card.approvalId)).toMatchObject({ status: "pending", uid: account.uid, tool: "echo" });
+
+    expect(await decide(cookie, card.approvalId, "approve")).toEqual({ status: 200, body: { status: "approved" } });
+    const chunks = await stream.rest();
+    expect(approvals(chunks).at(-1)).toMatchObject({ approvalId: card.approvalId, status: "approved" });
+    expect(replyText(chunks)).toBe("Echoed.");
+    expect(toolResultsSent()).toContain("Echo: ship it");
+    expect(await recorded(card.approvalId)).toMatchObject({
+      status: "approved",
+      decidedBy: account.email,
+      outcome: "ok",
+    });
+    // A second answer is refused: the first one decided.
+    expect((await decide(cookie, card.approvalId, "deny")).status).toBe(409);
+  });
+
+  it("denied, the call does not run: the model is told and answers without it", async () => {
+    const { cookie } = await signedIn();
+    model.enqueue(echoCall("secret"), { type: "text", text: "I won't echo it then." });
+    const stream = await readUntil(
+      await postChat(firstMessage("Echo it"), { cookie }),
+      (c) => pending(c) !== undefined,
+    );
+    const card = pending(stream.chunks)!;
+    await decide(cookie, card.approvalId, "deny");
+    const chunks = await stream.rest();
+    expect(approvals(chunks).at(-1)?.status).toBe("denied");
+    expect(replyText(chunks)).toBe("I won't echo it then.");
+    expect(toolResultsSent()).toContain("The user denied this call");
+    expect(toolResultsSent()).not.toContain("Echo: secret");
+    expect((await recorded(card.approvalId)).outcome).toBeNull();
+  });
+
+  it("allowed for this chat, the tool runs without asking for the rest of the chat, and only there", async () => {
+    const { cookie } = await signedIn();
+    model.enqueue(echoCall("one"), { type: "text", text: "First." });
+    const body = firstMessage("Echo one");
+    const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
+    await decide(cookie, pending(stream.chunks)!.approvalId, "allow-chat");
+    expect(approvals(await stream.rest()).at(-1)).toMatchObject({ status: "approved", allowedForChat: true });
+
+    model.enqueue(echoCall("two"), { type: "text", text: "Second." });
+    const next = await readChunks(
+      await postChat({ ...body, create: false, message: newMessage("Echo two") }, { cookie }),
+    );
+    expect(approvals(next)).toEqual([]);
+    expect(replyText(next)).toBe("Second.");
+    expect(toolResultsSent()).toContain("Echo: two");
+    const rows = await (
+      await getDb()
+    )
+      .select()
+      .from(toolCalls)
+      .where(eq(toolCalls.conversationId, body.conversationId));
+    expect(rows.map((row) => row.status).sort()).toEqual(["allowed", "approved"]);
+
+    // Another chat asks again.
+    model.enqueue(echoCall("three"), { type: "text", text: "Third." });
+    const other = await readUntil(
+      await postChat(firstMessage("Echo three"), { cookie }),
+      (c) => pending(c) !== undefined,
+    );
+    await decide(cookie, pending(other.chunks)!.approvalId, "deny");
+    await other.rest();
+  });
+
+  it("a paused reply is a run: a reload reads the card, and a decision taken elsewhere (another instance) is heard", async () => {
+    const { account, cookie } = await signedIn();
+    model.enqueue(echoCall("from afar"), { type: "text", text: "Done." });
+    const first = await readUntil(
+      await postChat(firstMessage("Echo from afar"), { cookie }),
+      (c) => c.some((chunk) => chunk.type === "data-run") && pending(c) !== undefined,
+    );
+    const runId = (first.chunks.find((chunk) => chunk.type === "data-run") as { data: { runId: string } }).data.runId;
+    const card = pending(first.chunks)!;
+    // The page reloaded: it reads the run from its start, card included.
+    const reload = await readUntil(await readRun(runId, { cookie }), (c) => pending(c) !== undefined);
+    expect(pending(reload.chunks)?.approvalId).toBe(card.approvalId);
+
+    // Decided straight in the database, as another instance's endpoint would: no wake-up here.
+    await decideToolCall(await getDb(), {
+      id: card.approvalId,
+      uid: account.uid,
+      decision: "approve",
+      by: account.email,
+    });
+    expect(replyText(await first.rest())).toBe("Done.");
+    expect(approvals(await reload.rest()).at(-1)?.status).toBe("approved");
+  });
+
+  it("another account cannot answer the card", async () => {
+    const owner = await signedIn();
+    const stranger = await signedIn();
+    model.enqueue(echoCall("mine"), { type: "text", text: "Done." });
+    const stream = await readUntil(
+      await postChat(firstMessage("Echo mine"), { cookie: owner.cookie }),
+      (c) => pending(c) !== undefined,
+    );
+    const card = pending(stream.chunks)!;
+    expect((await decide(stranger.cookie, card.approvalId, "approve")).status).toBe(409);
+    expect((await decide(owner.cookie, randomUUID(), "approve")).status).toBe(409);
+    expect((await decide(owner.cookie, card.approvalId, "maybe")).status).toBe(400);
+    await decide(owner.cookie, card.approvalId, "deny");
+    await stream.rest();
+  });
+
+  it("Stop while waiting denies the call and keeps the reply as stopped", async () => {
+    const { cookie } = await signedIn();
+    model.enqueue(echoCall("never"), { type: "text", text: "Unused." });
+    const body = firstMessage("Echo never");
+    const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
+    const card = pending(stream.chunks)!;
+    expect((await stopChat(body.message.id, { cookie })).status).toBe(200);
+    const chunks = await stream.rest();
+    expect(chunks.find((chunk) => chunk.type === "data-saved")).toMatchObject({ data: { status: "stopped" } });
+    expect((await recorded(card.approvalId)).status).toBe("cancelled");
+    expect(toolResultsSent()).not.toContain("Echo: never");
+  });
+
+  it("no answer in time denies the call; the model goes on without it", async () => {
+    process.env.TOOL_APPROVAL_TIMEOUT_SECONDS = "1";
+    resetConfig();
+    try {
+      const { cookie } = await signedIn();
+      model.enqueue(echoCall("late"), { type: "text", text: "Nobody answered." });
+      const chunks = await readChunks(await postChat(firstMessage("Echo late"), { cookie }));
+      const card = approvals(chunks).at(-1)!;
+      expect(card.status).toBe("expired");
+      expect(replyText(chunks)).toBe("Nobody answered.");
+      expect(toolResultsSent()).toContain("No one approved this call in time");
+      expect((await recorded(card.approvalId)).status).toBe("expired");
+    } finally {
+      process.env.TOOL_APPROVAL_TIMEOUT_SECONDS = ENV.TOOL_APPROVAL_TIMEOUT_SECONDS;
+      resetConfig();
+    }
+  });
+
+  it("a tool that runs without asking is recorded too; an admin's 'ask once' asks once per chat", async () => {
+    const { cookie } = await signedIn();
+    model.enqueue(
+      { type: "tool-calls", calls: [{ name: "everything__get-sum", arguments: { a: 2, b: 3 } }] },
+      { type: "text", text: "5." },
+    );
+    const chunks = await readChunks(await postChat(firstMessage("Add"), { cookie }));
+    expect(approvals(chunks)).toEqual([]);
+    const [auto] = await (await getDb()).select().from(toolCalls).where(eq(toolCalls.tool, "get-sum"));
+    expect(auto).toMatchObject({ status: "auto", policy: "auto", outcome: "ok", arguments: { a: 2, b: 3 } });
+
+    await setMcpToolPolicy(await getDb(), serverId, "echo", "once");
+    await closeServerSessions();
+    model.enqueue(echoCall("a"), { type: "text", text: "A." });
+    const body = firstMessage("Echo a");
+    const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
+    await decide(cookie, pending(stream.chunks)!.approvalId, "approve");
+    expect(approvals(await stream.rest()).at(-1)).toMatchObject({ status: "approved", allowedForChat: true });
+    model.enqueue(echoCall("b"), { type: "text", text: "B." });
+    const again = await readChunks(
+      await postChat({ ...body, create: false, message: newMessage("Echo b") }, { cookie }),
+    );
+    expect(approvals(again)).toEqual([]);
+    expect(replyText(again)).toBe("B.");
+  });
+});
