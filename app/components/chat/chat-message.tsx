@@ -8,12 +8,10 @@ import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
 import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
-import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 
-const NO_SOURCES: SourcePassage[] = [];
-
-function sourcesOf(message: ChatMessage): SourcePassage[] {
-  return message.parts.find((part) => part.type === "data-sources")?.data.passages ?? NO_SOURCES;
+function sourcesOf(message: ChatMessage): ReplySources | undefined {
+  return message.parts.find((part) => part.type === "data-sources")?.data;
 }
 
 export interface MessageActions {
@@ -90,7 +88,7 @@ export const ChatMessageView = memo(function ChatMessageView({
               />
             </>
           ) : (
-            <CitedReply passages={sourcesOf(message)} text={text}>
+            <CitedReply sources={sourcesOf(message)} text={text}>
               {message.parts.map((part, index) => {
                 if (part.type === "text")
                   return (
