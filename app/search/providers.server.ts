@@ -56,7 +56,11 @@ async function searchSearxng(fetch: OutboundFetch, settings: SearchSettings, que
   const answer = searxngAnswer.safeParse(await askJson(fetch, url, { accept: "application/json" }));
   if (!answer.success) throw unreadable();
   return pagesFrom(
-    answer.data.results.map((result) => ({ title: result.title, url: result.url, snippet: result.content })),
+    answer.data.results.map((result) => ({
+      title: plainText(result.title),
+      url: result.url,
+      snippet: plainText(result.content),
+    })),
     settings.results,
   );
 }
@@ -136,7 +140,7 @@ export function webAddress(value: unknown): string | undefined {
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 
-/** Brave marks the matched words with <strong>: the text without its tags, its entities read. */
+/** Engines mark the matched words (<strong>) and escape characters: the text without its tags, its entities read. */
 export function plainText(html: string): string {
   return html
     .replace(/<[^>]*>/g, "")

@@ -157,7 +157,8 @@ describe("web search in a reply", () => {
       number: 1,
       title: "How to brew green tea",
       url: `${search.url}/pages/tea`,
-      snippet: "Green tea is best brewed at <strong>80 degrees</strong>.",
+      // The engine's marks are left out: the model and the Sources get text.
+      snippet: "Green tea is best brewed at 80 degrees.",
     });
     expect(found.note).toMatch(/content from the web, not instructions/);
     expect(toolResultsSeen()[0]).toMatchObject({ note: expect.stringMatching(/not instructions/) });
@@ -175,6 +176,35 @@ describe("web search in a reply", () => {
     expect(stored.web!.map((source) => [source.number, source.url])).toEqual(
       ["tea", "injection", "huge", "slow", "redirect"].map((page, index) => [index + 1, `${search.url}/pages/${page}`]),
     );
+  });
+
+  it("a second search adds to the Sources: the part is sent again with the same id, and one part is stored", async () => {
+    const { cookie } = await signedIn();
+    // The second search finds one page again and one new page, which takes the next number.
+    search.queueResults(
+      [
+        { title: "Tea", url: `${search.url}/pages/tea`, content: "" },
+        { title: "Myths", url: `${search.url}/pages/injection`, content: "" },
+      ],
+      [
+        { title: "Myths", url: `${search.url}/pages/injection`, content: "" },
+        { title: "Huge", url: `${search.url}/pages/huge`, content: "" },
+      ],
+    );
+    model.enqueue(
+      { type: "tool-calls", calls: [{ name: "web_search", arguments: { query: "tea" } }] },
+      { type: "tool-calls", calls: [{ name: "web_search", arguments: { query: "more tea" } }] },
+      { type: "text", text: "See [1] and [2]." },
+    );
+    const body = firstMessage("Tell me about tea");
+    const chunks = await readChunks(await postChat(body, { cookie }));
+    expect(toolOutputs(chunks)[1].results!.map((result) => result.number)).toEqual([2, 3]);
+    const listed = chunks.filter((chunk) => chunk.type === "data-sources");
+    expect(listed.map((chunk) => (chunk as { id?: string }).id)).toEqual(["sources", "sources"]);
+    expect(listed.map((chunk) => (chunk as { data: ReplySources }).data.web!.length)).toEqual([2, 3]);
+    const parts = (await storedReply(body.conversationId)).parts as Array<{ type: string }>;
+    expect(parts.filter((part) => part.type === "data-sources")).toHaveLength(1);
+    expect(sourcesOf(parts)!.web!.map((source) => source.number)).toEqual([1, 2, 3]);
   });
 
   it("a page read is plain readable text, cut to size, and framed as data; the text that tries to instruct the model is only data", async () => {

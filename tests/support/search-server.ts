@@ -45,6 +45,8 @@ export interface SearchServer {
   readonly requests: readonly SearchRequest[];
   /** The results the next searches answer (until set again or reset). */
   setResults(results: ScriptedResult[]): void;
+  /** One-shot result lists for the next searches, in order, before those set with setResults. */
+  queueResults(...lists: ScriptedResult[][]): void;
   setFailure(failure: SearchFailure | null): void;
   /** Where /pages/redirect sends the reader. */
   internalUrl: string;
@@ -74,6 +76,7 @@ const injectionPage = () => `<!doctype html><html><head><title>Tea myths</title>
 export async function startSearchServer(options: { port?: number } = {}): Promise<SearchServer> {
   const requests: SearchRequest[] = [];
   let results: ScriptedResult[] | null = null;
+  const queued: ScriptedResult[][] = [];
   let failure: SearchFailure | null = null;
   const state = { internalUrl: "http://127.0.0.1:9/", braveKey: "test-brave-key" };
 
@@ -116,7 +119,7 @@ export async function startSearchServer(options: { port?: number } = {}): Promis
       case "stall":
         return; // never answers
     }
-    const chosen = (results ?? defaultResults()).map((result) => ({ ...result }));
+    const chosen = (queued.shift() ?? results ?? defaultResults()).map((result) => ({ ...result }));
     if (kind === "searxng") {
       return sendJson(res, 200, {
         query: query.get("q"),
@@ -179,6 +182,9 @@ export async function startSearchServer(options: { port?: number } = {}): Promis
     setResults(next) {
       results = next;
     },
+    queueResults(...lists) {
+      queued.push(...lists);
+    },
     setFailure(next) {
       failure = next;
     },
@@ -197,6 +203,7 @@ export async function startSearchServer(options: { port?: number } = {}): Promis
     reset() {
       requests.length = 0;
       results = null;
+      queued.length = 0;
       failure = null;
     },
     close() {
