@@ -6,7 +6,8 @@ import { expectConversationUrl, replies, scriptedModel, sendMessage } from "./as
 /**
  * A reply that searched the web (the scripted SearXNG of tests/e2e/global-setup.ts,
  * allowed by OUTBOUND_ALLOW in playwright.config.ts): its "[1]" links to its
- * Source, and the Source's title links to the page, in a new tab, without a referrer.
+ * Source, and the Source's title links to the page, in a new tab, without a
+ * referrer; after a reload and on a share link too.
  */
 
 const searchPort = () => process.env.E2E_SEARCH_PORT;
@@ -60,5 +61,20 @@ for (const { name, viewport } of [
     // After a reload, from the stored reply.
     await page.reload();
     await expectCitedSource();
+
+    // On a share link made without files, the page found is still the reply's Source.
+    await page.getByRole("button", { name: "Share", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Share this conversation" });
+    await dialog.getByRole("button", { name: "Create link" }).click();
+    const url = await dialog.getByRole("textbox", { name: "Link" }).inputValue();
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await page.goto(url);
+    const shared = page.getByRole("log", { name: "Shared conversation" }).getByRole("article", { name: "Assistant" });
+    await shared.getByRole("link", { name: "Source 1: How to brew green tea, 127.0.0.1" }).click();
+    await expect(shared.getByRole("link", { name: "How to brew green tea", exact: true })).toHaveAttribute(
+      "href",
+      `http://127.0.0.1:${searchPort()}/pages/tea`,
+    );
+    await reviewShots(page, `web-source-shared-${name}`);
   });
 }
