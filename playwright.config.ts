@@ -21,6 +21,8 @@ process.env.E2E_MODEL_PORT ??= String(await freePort());
 process.env.E2E_MODEL_CONTROL_PORT ??= String(await freePort());
 // The scripted Stripe server (tests/support/stripe-server.ts), for the plans journey (tests/e2e/pricing.spec.ts).
 process.env.E2E_STRIPE_PORT ??= String(await freePort());
+// The scripted search engine and its pages (tests/support/search-server.ts), for web search (tests/e2e/assistant-web-search.spec.ts).
+process.env.E2E_SEARCH_PORT ??= String(await freePort());
 
 const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 const systemChromium = "/usr/bin/chromium";
@@ -98,6 +100,10 @@ export default defineConfig({
       STRIPE_WEBHOOK_SECRET: E2E_STRIPE_WEBHOOK_SECRET,
       STRIPE_API_URL: `http://127.0.0.1:${process.env.E2E_STRIPE_PORT}`,
       BUDGET_DAILY_TOKENS: "budgeted=400",
+      // Web search through the scripted SearXNG on this machine, allowed for its port only (docs/decisions/088).
+      SEARCH_PROVIDER: "searxng",
+      SEARCH_URL: `http://127.0.0.1:${process.env.E2E_SEARCH_PORT}`,
+      OUTBOUND_ALLOW: `127.0.0.1:${process.env.E2E_SEARCH_PORT}`,
       LLM_MAX_OUTPUT_TOKENS: "100",
     },
   },

@@ -24,6 +24,7 @@ import {
   type RoleMap,
 } from "~/settings/role-settings";
 import { parseSmtpUrl, type SmtpSettings } from "~/mail/smtp-url";
+import { parseAllowList, type AllowRule } from "~/net/allow-list";
 import {
   DEFAULT_AUTH_PROVIDERS,
   nameProviders,
@@ -225,6 +226,15 @@ const envSchema = z.object({
   ),
   // Admins' replies to inbox messages go out by email through this server (app/mail/reply-mail.server.ts).
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseSmtpUrl))),
+  // Internal places the server's outbound requests may reach anyway (docs/decisions/088): hosts, addresses, ranges, ports.
+  OUTBOUND_ALLOW: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseAllowList))),
+  // The assistant's web search (docs/configuration.md): off, a SearXNG instance, or the Brave Search API.
+  SEARCH_PROVIDER: z.preprocess(emptyToUndefined, z.enum(["off", "searxng", "brave"]).default("off")),
+  SEARCH_URL: z.preprocess(emptyToUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  SEARCH_API_KEY: optionalString,
+  SEARCH_RESULTS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(20).default(5)),
+  // One deadline for a search or a page read, from the first byte sent to the last one read.
+  SEARCH_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(500).max(60_000).default(10_000)),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -320,6 +330,10 @@ export interface Config {
   metricsToken?: string;
   /** The key that seals tool servers' secrets (TOOLS_SECRET_KEY); unset: no server with a secret can be added. */
   toolsSecretKey?: Buffer;
+  /** Outbound requests made for tools (app/net/outbound.server.ts): the internal places the operator allows. */
+  outbound: { allow: AllowRule[] };
+  /** The assistant's web search; unset: off (no web_search or read_page tool). */
+  search?: SearchSettings;
   /** The logger's level and line format (app/log/logger.server.ts). */
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"; format: "json" | "pretty" };
   /** Where admins' replies are sent by email; unset: replies are stored and shown, and mailto stays. */
@@ -336,7 +350,37 @@ export interface Config {
   };
 }
 
+export interface SearchSettings {
+  provider: "searxng" | "brave";
+  /** SearXNG's base URL, or the Brave Search API's (its own unless overridden). */
+  url: string;
+  apiKey?: string;
+  /** Results a search gives the model. */
+  results: number;
+  /** One deadline for a search or a page read. */
+  timeoutMs: number;
+}
+
+const BRAVE_API_URL = "https://api.search.brave.com";
+
 export class ConfigError extends Error {}
+
+function searchSettings(e: z.infer<typeof envSchema>): SearchSettings | undefined {
+  if (e.SEARCH_PROVIDER === "off") return undefined;
+  if (e.SEARCH_PROVIDER === "searxng" && !e.SEARCH_URL) {
+    throw new ConfigError("SEARCH_URL is required with SEARCH_PROVIDER=searxng: the SearXNG instance's address.");
+  }
+  if (e.SEARCH_PROVIDER === "brave" && !e.SEARCH_API_KEY) {
+    throw new ConfigError("SEARCH_API_KEY is required with SEARCH_PROVIDER=brave: the Brave Search API's key.");
+  }
+  return {
+    provider: e.SEARCH_PROVIDER,
+    url: (e.SEARCH_URL ?? BRAVE_API_URL).replace(/\/+$/, ""),
+    apiKey: e.SEARCH_API_KEY,
+    results: e.SEARCH_RESULTS,
+    timeoutMs: e.SEARCH_TIMEOUT_MS,
+  };
+}
 
 function roleSetting<T>(name: string, parse: () => T): T {
   try {
@@ -489,6 +533,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
+    outbound: { allow: e.OUTBOUND_ALLOW ?? [] },
+    search: searchSettings(e),
     smtp: e.SMTP_URL,
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
     devReloadOrigin:

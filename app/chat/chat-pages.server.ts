@@ -28,7 +28,7 @@ import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { getModelRegistry, modelsForRole, type ModelRegistry } from "~/llm/models.server";
-import { BUILT_IN_TOOLS } from "~/llm/tools.server";
+import { builtInTools } from "~/llm/tools.server";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
@@ -141,7 +141,7 @@ export async function loadAssistant(request: Request) {
     attachmentLimits: attachmentLimitsFor(session),
     customInstructions,
     models: modelsForRole(registry, session),
-    toolNames: Object.fromEntries(BUILT_IN_TOOLS.map((tool) => [tool.id, tool.name])),
+    toolNames: Object.fromEntries(builtInTools().map((tool) => [tool.id, tool.name])),
   };
 }
 

@@ -4,6 +4,7 @@ import { toChatMessage } from "~/data/messages.server";
 import { getConfig } from "~/config.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { buildTools } from "~/llm/tools.server";
+import { WebSourceList } from "~/search/source-list";
 import type { ChatRequest } from "~/conversation/chat-request";
 import { HistoryError, historyForReply, ParentError, trimHistory } from "~/conversation/history";
 import type { ReplyPlan } from "./reply.server";
@@ -65,6 +66,7 @@ export function planReply(
     throw error;
   }
 
+  const webSources = new WebSourceList();
   return {
     uid,
     conversationId: input.conversationId,
@@ -80,8 +82,9 @@ export function planReply(
     model: { id: model.id, demo: model.demo },
     vision: model.vision,
     languageModel: registry.languageModel(model.id),
-    tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone }),
+    tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone, webSources }),
     switchedOffToolIds: context.switchedOffToolIds,
+    webSources,
     timeoutMs: getConfig().llm.timeoutMs,
     title: titleFromExchange(user.text),
     create: conversation

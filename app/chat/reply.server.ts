@@ -22,7 +22,8 @@ import { costMicroUsd } from "~/settings/budget-settings";
 import { estimatePromptTokens, estimateTextTokens } from "~/budgets/prompt-estimate";
 import { getBudgetStatus, MIN_REPLY_TOKENS, priceOf } from "~/data/budgets.server";
 import { toBudgetView, type BudgetView } from "~/budgets/budget-text";
-import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { AttachmentRef, ReplySources, SourcePassage } from "~/conversation/attachment-types";
+import type { WebSourceList } from "~/search/source-list";
 import { attachmentContext } from "~/attachments/model-context.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, logBackendRecovered } from "~/deadline.server";
@@ -58,6 +59,9 @@ import { serverToolsFor } from "./server-tools.server";
 /** How long the readers of a failed reply may wait for its quota to be settled before they hear the end. */
 const SETTLE_WAIT_MS = 500;
 
+/** The reply's one `data-sources` part: each update replaces it. */
+const SOURCES_PART_ID = "sources";
+
 export interface ReplyPlan {
   uid: string;
   conversationId: string;
@@ -76,6 +80,8 @@ export interface ReplyPlan {
   tools: ToolSet;
   /** The user's switched-off tools, built-in and servers'. */
   switchedOffToolIds?: readonly string[];
+  /** The pages the reply's tools find (web_search), numbered after its passages: Sources too. */
+  webSources?: WebSourceList;
   /** Longest wait for the first token and between two tokens. */
   timeoutMs: number;
   /** Title for a conversation that has none yet. */
@@ -227,6 +233,8 @@ class ModelCall {
       this.offeredTools(),
     ]);
     this.sources = context.sources;
+    // Before any tool can run: the pages found are numbered after the passages.
+    plan.webSources?.startAfter(context.sources.length);
     const messages = await convertToModelMessages(context.history, {
       tools,
       ignoreIncompleteToolCalls: true,
@@ -311,6 +319,17 @@ class ModelCall {
       logBackendFault("postgres", "reading the tool servers for a reply", error);
       return plan.tools;
     }
+  }
+
+  /** The reply's Sources as they stand: the passages, then any pages its tools found. */
+  listedSources(): ReplySources {
+    const web = this.plan.webSources?.sources ?? [];
+    return web.length > 0 ? { passages: this.sources, web: [...web] } : { passages: this.sources };
+  }
+
+  /** Goes up whenever a tool adds to the Sources: the relay sends them again when it moved. */
+  sourcesVersion(): number {
+    return this.plan.webSources?.version ?? 0;
   }
 
   /** A budgeted reply takes no further tool step once the next one might not fit what it holds. */
@@ -418,6 +437,8 @@ async function relayChunks({ call, send, ending }: Relay) {
     void copyWriter.write(chunk).catch(() => undefined);
     send(chunk);
   });
+  let started = false;
+  let sentSources = call.sourcesVersion();
   try {
     for await (const chunk of await call.stream) {
       received += 1;
@@ -426,12 +447,16 @@ async function relayChunks({ call, send, ending }: Relay) {
       if (chunk.type === "abort" && call.abort.signal.reason instanceof ModelTimeoutError) continue;
       void copyWriter.write(chunk).catch(() => undefined);
       send(chunk);
-      if (chunk.type === "start" && call.sources.length > 0) {
-        // Right after the reply's first chunk: stored with it, even if it is interrupted.
-        const listed: UIMessageChunk = { type: "data-sources", data: { passages: call.sources } };
+      // Right after the reply's first chunk (stored with it, even if it is interrupted), and again
+      // whenever a tool finds pages: one part, replaced each time (it has an id).
+      const sourcesChanged = call.sourcesVersion() !== sentSources;
+      if ((chunk.type === "start" && call.sources.length > 0) || (started && sourcesChanged)) {
+        sentSources = call.sourcesVersion();
+        const listed: UIMessageChunk = { type: "data-sources", id: SOURCES_PART_ID, data: call.listedSources() };
         void copyWriter.write(listed).catch(() => undefined);
         send(listed);
       }
+      started ||= chunk.type === "start";
       // Whether the readers were sent any of the reply (text, a tool step), not only its frame.
       ending.shown ||= showsContent(chunk);
       if (ending.shown) call.generation.firstContent();

@@ -24,6 +24,26 @@ export interface SourcePassage {
   text: string;
 }
 
+/**
+ * A page a web search found (or read_page read), listed with a reply's Sources
+ * (docs/decisions/088). Its number is the one the model cites: numbers go on
+ * after the reply's document passages, so a page keeps its number wherever
+ * the passages are left out (a share without files).
+ */
+export interface WebSource {
+  number: number;
+  title: string;
+  /** An http(s) address; a Source links to it. */
+  url: string;
+  snippet: string;
+}
+
+/** A reply's `data-sources` part: the passages it was given, then the pages its tools found. */
+export interface ReplySources {
+  passages: SourcePassage[];
+  web?: WebSource[];
+}
+
 /** Where a file is downloaded from (its owner only). */
 export function attachmentUrl(id: string): string {
   return `/api/attachments/${id}`;

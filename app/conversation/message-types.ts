@@ -1,5 +1,5 @@
 import type { UIMessage } from "ai";
-import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 import type { BudgetView } from "~/budgets/budget-text";
 import type { ToolApprovalView } from "./tool-approval";
 
@@ -45,8 +45,8 @@ export type ChatDataParts = {
   saved: SavedExchange;
   /** A file sent with the user's message (docs/decisions/071). */
   attachment: AttachmentRef;
-  /** What a reply was given from the attached documents to answer: its Sources. */
-  sources: { passages: SourcePassage[] };
+  /** What a reply was given to answer from (attached documents' passages, pages found on the web): its Sources. */
+  sources: ReplySources;
   /** A server's tool waiting for a person's approval, and then what they decided (docs/decisions/091). */
   approval: ToolApprovalView;
 };

@@ -2,7 +2,7 @@ import { and, eq, isNotNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "~/db/client.server";
 import { userPreferences, userToolSettings } from "~/db/schema";
-import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+import { builtInToolIds } from "~/llm/tools.server";
 import { writeForAccount } from "./account-lock.server";
 
 /** A user's assistant preferences: custom instructions and which function tools the assistant may call. */
@@ -39,13 +39,13 @@ export async function getEnabledToolIds(db: Db, uid: string): Promise<string[]> 
 /** The built-in tools the assistant may call: all but those switched off. */
 export function enabledToolIds(switchedOff: Iterable<string>): string[] {
   const off = new Set(switchedOff);
-  return BUILT_IN_TOOL_IDS.filter((id) => !off.has(id));
+  return builtInToolIds().filter((id) => !off.has(id));
 }
 
 export class UnknownToolError extends Error {}
 
 export async function setToolEnabled(db: Db, uid: string, toolId: string, enabled: boolean): Promise<void> {
-  if (!BUILT_IN_TOOL_IDS.includes(toolId)) throw new UnknownToolError(`There is no built-in tool "${toolId}".`);
+  if (!builtInToolIds().includes(toolId)) throw new UnknownToolError(`There is no built-in tool "${toolId}".`);
   await saveToolSwitch(db, uid, toolId, enabled);
 }
 

@@ -235,10 +235,15 @@ function toSnapshot(value: unknown[]): SnapshotMessage[] {
   });
 }
 
-const PRIVATE_PARTS = new Set(["data-attachment", "data-sources"]);
-
 function withoutFiles(parts: unknown[]): unknown[] {
-  return parts.filter((part) => !PRIVATE_PARTS.has((part as { type?: string }).type ?? ""));
+  return parts.flatMap((part) => {
+    const { type, data } = part as { type?: string; data?: { web?: unknown } };
+    if (type === "data-attachment") return [];
+    // The passages are the files' words; the pages found on the web are public and keep their numbers.
+    if (type === "data-sources")
+      return Array.isArray(data?.web) ? [{ ...(part as object), data: { passages: [], web: data.web } }] : [];
+    return [part];
+  });
 }
 
 /**

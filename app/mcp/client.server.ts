@@ -23,6 +23,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { getConfig } from "~/config.server";
 import { log } from "~/log/logger.server";
+import { OutboundError } from "~/net/outbound.server";
 import { describeError, escapeForLog } from "~/log/safe-log.server";
 import { trackMcpCall } from "~/metrics/metrics.server";
 import { boundedFetch, isInjectedFailure, ResponseTooLargeError } from "./bounded-fetch.server";
@@ -179,10 +180,25 @@ function errorCode(error: unknown): number | undefined {
   return typeof code === "number" ? code : undefined;
 }
 
+/** The outbound guard's error behind `error`, however the SDK wrapped it. */
+function outboundErrorIn(error: unknown): OutboundError | undefined {
+  for (let at = error, depth = 0; at && depth < 5; at = (at as { cause?: unknown }).cause, depth++) {
+    if (at instanceof OutboundError) return at;
+  }
+  return undefined;
+}
+
 function connectError(error: unknown, timeoutMs: number): McpConnectError {
   if (error instanceof McpConnectError) return error;
   if (error instanceof Deadline || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)) {
     return new McpConnectError("timeout", `The MCP server did not complete the handshake within ${timeoutMs} ms.`);
+  }
+  // The outbound guard refused the address, or gave up: its own words say which (docs/decisions/088).
+  const outbound = outboundErrorIn(error);
+  if (outbound) {
+    return new McpConnectError("unreachable", `The MCP server could not be reached: ${outbound.message}`, undefined, {
+      cause: error,
+    });
   }
   const code = errorCode(error);
   const name = (error as Error | null)?.name;

@@ -36,7 +36,7 @@ import {
 } from "~/data/prompt-tools/built-in-tools.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { BUILT_IN_TOOLS } from "~/llm/tools.server";
+import { builtInTools } from "~/llm/tools.server";
 import { pageTitle } from "~/meta";
 import toolsStylesheet from "~/styles/tools.css";
 
@@ -70,7 +70,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const stored = await toolStore((db) => listPromptTools(db, { includeDisabled: isAdmin })).catch(() => null);
   const enabledIds = user ? await toolStore((db) => getEnabledToolIds(db, user.user.uid)).catch(() => null) : null;
   const prompts = (stored ?? BUILT_IN_PROMPT_TOOLS).map(summary);
-  const functions: FunctionToolSummary[] = BUILT_IN_TOOLS.map((tool) => ({
+  const functions: FunctionToolSummary[] = builtInTools().map((tool) => ({
     id: tool.id,
     name: tool.name,
     description: tool.description,
@@ -114,7 +114,7 @@ export async function action({ request }: ActionFunctionArgs) {
     } catch {
       return answer({ error: "Your choice could not be saved right now. Please try again shortly." }, 503);
     }
-    const name = BUILT_IN_TOOLS.find((tool) => tool.id === toolId)?.name ?? toolId;
+    const name = builtInTools().find((tool) => tool.id === toolId)?.name ?? toolId;
     return answer({ ok: true, notice: `${name} is ${enabled} for your chats.` });
   }
 

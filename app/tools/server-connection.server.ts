@@ -1,3 +1,5 @@
+import { getConfig } from "~/config.server";
+import { createOutboundFetch } from "~/net/outbound.server";
 import { connectMcp, type McpSession, type McpToolInfo } from "~/mcp/client.server";
 import type { ListedMcpTool } from "~/db/schema";
 import { mcpServerHeaders, type McpServer } from "~/data/mcp-servers.server";
@@ -25,8 +27,25 @@ function versionOf(server: McpServer): string {
   return `${server.url}|${server.updatedAt.toISOString()}`;
 }
 
+/**
+ * Every request to a tool server goes through the outbound guard (docs/decisions/088): its
+ * address is checked after DNS and after each redirect. A session's event stream may stay open
+ * for as long as the connection is pooled, so the guard's deadline is the pool's idle time and
+ * its byte cap is left to the MCP client, which bounds each answer (docs/decisions/089).
+ */
+function serverFetch(): typeof fetch {
+  return createOutboundFetch({
+    allow: getConfig().outbound.allow,
+    timeoutMs: IDLE_CLOSE_MS + CONNECT_TIMEOUT_MS,
+    maxBytes: Number.POSITIVE_INFINITY,
+  }) as typeof fetch;
+}
+
 export function connectToServer(server: McpServer, timeoutMs = CONNECT_TIMEOUT_MS): Promise<McpSession> {
-  return connectMcp({ url: server.url, label: server.name, headers: mcpServerHeaders(server) }, { timeoutMs });
+  return connectMcp(
+    { url: server.url, label: server.name, headers: mcpServerHeaders(server), fetch: serverFetch() },
+    { timeoutMs },
+  );
 }
 
 /** This instance's connection to the server, made (or made again) as needed. */

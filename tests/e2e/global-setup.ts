@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { FullConfig } from "@playwright/test";
+import { startSearchServer } from "../support/search-server";
 import { E2E_STRIPE_WEBHOOK_SECRET, startStripeServer } from "../support/stripe-server";
 import {
   startModelServer,
@@ -13,7 +14,8 @@ import {
  * Starts the scripted model server the app under test talks to (LLM_BASE_URL
  * in playwright.config.ts), on the port chosen there, and a small control
  * endpoint beside it, so tests in the worker processes can script replies and
- * read what the app sent (tests/e2e/assistant-support.ts).
+ * read what the app sent (tests/e2e/assistant-support.ts), and the scripted
+ * search engine (tests/support/search-server.ts) the app's web search asks.
  *
  *   POST /enqueue   {"replies": [...]}      queue scripted replies
  *   POST /enqueue-title {"match": "…", "reply": {...}}  a title for the chat whose first message carries match
@@ -40,8 +42,11 @@ export default async function globalSetup(_config: FullConfig) {
     webhookUrl: `http://localhost:${process.env.E2E_PORT}/api/stripe/webhook`,
     webhookSecret: E2E_STRIPE_WEBHOOK_SECRET,
   });
+  // Its default results point at its own pages; the tests script only the model.
+  const search = await startSearchServer({ port: Number(process.env.E2E_SEARCH_PORT) });
 
   return async () => {
+    await search.close();
     await stripe.close();
     await new Promise((resolve) => control.close(resolve));
     await model.close();

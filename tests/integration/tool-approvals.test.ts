@@ -34,7 +34,12 @@ import {
 const firebase = admin();
 let model: ModelServer;
 let everything: ReferenceServer;
-const ENV = { LLM_MODELS: "test-model", LLM_TIMEOUT_MS: "1000", TOOL_APPROVAL_TIMEOUT_SECONDS: "60" };
+const ENV = {
+  LLM_MODELS: "test-model",
+  OUTBOUND_ALLOW: "127.0.0.1",
+  LLM_TIMEOUT_MS: "1000",
+  TOOL_APPROVAL_TIMEOUT_SECONDS: "60",
+};
 
 beforeAll(async () => {
   [model, everything] = await Promise.all([

@@ -22,7 +22,11 @@ import { chunkOfType, firstMessage, postChat, readChunks, replyText } from "./ch
 const firebase = admin();
 let model: ModelServer;
 let everything: ReferenceServer;
-const ENV = { LLM_MODELS: "test-model", TOOLS_SECRET_KEY: Buffer.alloc(32, 7).toString("base64") };
+const ENV = {
+  LLM_MODELS: "test-model",
+  OUTBOUND_ALLOW: "127.0.0.1",
+  TOOLS_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
+};
 
 beforeAll(async () => {
   [model, everything] = await Promise.all([
@@ -262,9 +266,21 @@ describe("tool servers on the Tools area", () => {
     // Nothing listens on port 9 (discard) on loopback: the server is kept, with why it can't be reached.
     const down = await addEverything(boss.cookie, { url: "http://127.0.0.1:9/mcp", name: "Down" });
     expect(down.body.notice).toMatch(/^“Down” was added, but could not be reached: /);
+    // A server on an internal address is refused unless the operator allows it (OUTBOUND_ALLOW).
+    delete process.env.OUTBOUND_ALLOW;
+    resetConfig();
+    try {
+      const internal = await addEverything(boss.cookie, { name: "Internal" });
+      expect(internal.body.notice).toMatch(
+        /^“Internal” was added, but could not be reached: .*refused: 127\.0\.0\.1 is a/,
+      );
+    } finally {
+      process.env.OUTBOUND_ALLOW = ENV.OUTBOUND_ALLOW;
+      resetConfig();
+    }
     const user = await signedIn();
     const chunks = await ask(user.cookie);
-    // The reply goes on without that server's tools.
+    // The reply goes on without those servers' tools.
     expect(replyText(chunks)).toBe("Done.");
     expect(offeredTools()).toContain("calculator");
   });

@@ -1,4 +1,10 @@
-import { attachmentUrl, formatBytes, type AttachmentRef, type SourcePassage } from "~/conversation/attachment-types";
+import {
+  attachmentUrl,
+  formatBytes,
+  type AttachmentRef,
+  type SourcePassage,
+  type WebSource,
+} from "~/conversation/attachment-types";
 import type { PendingFile } from "./attachment-uploads";
 
 /** The files waiting in the composer: name, size, progress or error, and Remove. */
@@ -74,46 +80,57 @@ export function MessageAttachments({
   );
 }
 
+/** One of a reply's sources under its number: a passage of an attached document, or a page found on the web. */
+export type SourceEntry = { n: number; passage: SourcePassage } | { n: number; web: WebSource };
+
 /**
- * What a reply was given from the attached documents: each passage opens to
- * show its text. With `numbers`, only those sources (1-based, as the reply
- * cites them), keeping their numbers, each with the id `idOf` gives it so a
- * citation can link to it.
+ * What a reply cites (app/components/chat/citation-links.tsx): each passage
+ * opens to show its text; each page found on the web links to its address,
+ * in a new tab, with its host beside it. Each keeps its number, with the id
+ * `idOf` gives it so a citation can link to it.
  */
-export function Sources({
-  passages,
-  numbers,
-  idOf,
-}: {
-  passages: readonly SourcePassage[];
-  numbers?: readonly number[];
-  idOf?: (n: number) => string;
-}) {
-  const shown = (numbers ?? passages.map((_, index) => index + 1)).flatMap((n) =>
-    passages[n - 1] ? [{ n, passage: passages[n - 1] }] : [],
-  );
-  if (shown.length === 0) return null;
+export function Sources({ entries, idOf }: { entries: readonly SourceEntry[]; idOf?: (n: number) => string }) {
+  if (entries.length === 0) return null;
   return (
     <details className="sources">
       <summary>
-        Sources <span className="sources-count">({shown.length})</span>
+        Sources <span className="sources-count">({entries.length})</span>
       </summary>
       <ol>
-        {shown.map(({ n, passage }) => (
-          <li key={`${passage.attachmentId}-${n}`} value={n} id={idOf?.(n) || undefined}>
-            <details className="source">
-              <summary>
-                <span className="source-name">{passage.name}</span>, {passage.location}
-              </summary>
-              {/* Focusable: a long passage scrolls, and a keyboard must be able to scroll it. */}
-              <blockquote className="source-text" tabIndex={0}>
-                {passage.text}
-              </blockquote>
-            </details>
+        {entries.map((entry) => (
+          <li key={entry.n} value={entry.n} id={idOf?.(entry.n) || undefined}>
+            {"passage" in entry ? <PassageSource passage={entry.passage} /> : <WebPageSource source={entry.web} />}
           </li>
         ))}
       </ol>
     </details>
+  );
+}
+
+function PassageSource({ passage }: { passage: SourcePassage }) {
+  return (
+    <details className="source">
+      <summary>
+        <span className="source-name">{passage.name}</span>, {passage.location}
+      </summary>
+      {/* Focusable: a long passage scrolls, and a keyboard must be able to scroll it. */}
+      <blockquote className="source-text" tabIndex={0}>
+        {passage.text}
+      </blockquote>
+    </details>
+  );
+}
+
+/** A page's title and snippet are text from the web: shown as text, never as HTML; the link names no referrer. */
+function WebPageSource({ source }: { source: WebSource }) {
+  return (
+    <div className="source web-source">
+      <a className="source-name" href={source.url} target="_blank" rel="noopener noreferrer nofollow">
+        {source.title}
+      </a>{" "}
+      <span className="source-host">{new URL(source.url).hostname}</span>
+      {source.snippet ? <p className="source-snippet">{source.snippet}</p> : null}
+    </div>
   );
 }
 

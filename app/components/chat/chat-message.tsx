@@ -8,10 +8,8 @@ import { Markdown } from "./markdown";
 import { isToolPart, ToolStep } from "./tool-step";
 import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
-import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 import type { ToolApprovalView } from "~/conversation/tool-approval";
-
-const NO_SOURCES: SourcePassage[] = [];
 
 /** The approval of each tool call that needed one, by the call's id (docs/decisions/091). */
 function approvalsOf(message: ChatMessage): Map<string, ToolApprovalView> {
@@ -22,8 +20,8 @@ function approvalsOf(message: ChatMessage): Map<string, ToolApprovalView> {
   );
 }
 
-function sourcesOf(message: ChatMessage): SourcePassage[] {
-  return message.parts.find((part) => part.type === "data-sources")?.data.passages ?? NO_SOURCES;
+function sourcesOf(message: ChatMessage): ReplySources | undefined {
+  return message.parts.find((part) => part.type === "data-sources")?.data;
 }
 
 export interface MessageActions {
@@ -102,7 +100,7 @@ export const ChatMessageView = memo(function ChatMessageView({
               />
             </>
           ) : (
-            <CitedReply passages={sourcesOf(message)} text={text}>
+            <CitedReply sources={sourcesOf(message)} text={text}>
               {message.parts.map((part, index) => {
                 if (part.type === "text")
                   return (

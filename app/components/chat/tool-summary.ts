@@ -112,7 +112,34 @@ function clockLine(call: ToolCall): string {
   return `Looked up the time ${where}`;
 }
 
+/** Quoted and cut to a line: a query or a title comes from the model or the web. */
+function quoted(value: string | undefined): string {
+  if (!value) return "";
+  return ` “${value.length > MAX_EXPRESSION ? `${value.slice(0, MAX_EXPRESSION - 1).trimEnd()}…` : value}”`;
+}
+
+function searchLine(call: ToolCall): string {
+  const query = quoted(text(field(call.input, "query")));
+  if (isRunning(call)) return `Searching the web for${query || " it"}…`;
+  const output = call.output as { results?: unknown } | undefined;
+  if (call.state !== "output-available" || !Array.isArray(output?.results))
+    return `Couldn't search the web for${query || " that"}`;
+  const count = output.results.length;
+  return `Searched the web for${query || " it"}: ${count === 0 ? "nothing found" : `${count} result${count === 1 ? "" : "s"}`}`;
+}
+
+function readPageLine(call: ToolCall): string {
+  const number = text(field(call.input, "number"));
+  const which = number ? ` [${number}]` : "";
+  if (isRunning(call)) return `Reading page${which}…`;
+  const title = text(field(call.output, "title"));
+  if (call.state !== "output-available" || title === undefined) return `Couldn't read page${which}`;
+  return `Read${quoted(title)}${which}`;
+}
+
 const LINES: Record<string, (call: ToolCall) => string> = {
+  web_search: searchLine,
+  read_page: readPageLine,
   calculator: calculatorLine,
   convert_units: converterLine,
   current_datetime: clockLine,

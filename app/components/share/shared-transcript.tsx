@@ -3,7 +3,7 @@ import { Markdown } from "~/components/chat/markdown";
 import { isToolPart, ToolStep } from "~/components/chat/tool-step";
 import { MessageAttachments } from "~/components/chat/attachment-chips";
 import { CitedReply } from "~/components/chat/citation-links";
-import type { AttachmentRef, SourcePassage } from "~/conversation/attachment-types";
+import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 
 /** A message of a shared snapshot, as the loader sends it. */
 export interface SharedMessage {
@@ -49,10 +49,7 @@ export function SharedTranscript({ messages, shareId }: { messages: SharedMessag
                   {files(message)}
                 </>
               ) : (
-                <CitedReply
-                  passages={partsOf<{ passages: SourcePassage[] }>(message, "data-sources")[0]?.passages ?? []}
-                  text={message.content}
-                >
+                <CitedReply sources={storedSources(message)} text={message.content}>
                   {(message.parts as ChatMessage["parts"]).map((part, partIndex) => {
                     if (part?.type === "text") return <Markdown key={partIndex}>{part.text}</Markdown>;
                     if (part && isToolPart(part))
@@ -67,6 +64,15 @@ export function SharedTranscript({ messages, shareId }: { messages: SharedMessag
       })}
     </div>
   );
+}
+
+/** A reply's Sources as the snapshot stored them (read defensively: lists or nothing). */
+function storedSources(message: SharedMessage): ReplySources {
+  const found = partsOf<{ passages?: unknown; web?: unknown }>(message, "data-sources")[0];
+  return {
+    passages: Array.isArray(found?.passages) ? (found.passages as ReplySources["passages"]) : [],
+    web: Array.isArray(found?.web) ? (found.web as ReplySources["web"]) : [],
+  };
 }
 
 /** The data of a snapshot message's parts of one type (the snapshot is stored JSON: read defensively). */

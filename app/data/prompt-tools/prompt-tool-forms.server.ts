@@ -9,7 +9,7 @@ import {
 import { MAX_MESSAGE_LENGTH } from "~/conversation/chat-request";
 import { SEARCH_MAX_LENGTH, type CatalogueFilters } from "~/data/prompt-tools/catalogue";
 import { PROMPT_FIELD_KINDS, type PromptToolField } from "~/db/schema";
-import { BUILT_IN_TOOL_IDS } from "~/llm/tools.server";
+import { builtInToolIds } from "~/llm/tools.server";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { BUILT_IN_PROMPT_TOOLS, type PromptTool } from "./built-in-tools.server";
 
@@ -196,7 +196,7 @@ export function parseCatalogueFilters(params: URLSearchParams): CatalogueFilters
 /** A user's switch for one of the assistant's function tools. */
 export const functionSwitchSchema = () =>
   z.object({
-    toolId: z.enum(BUILT_IN_TOOL_IDS as [string, ...string[]], { error: "There is no such function." }),
+    toolId: z.enum(builtInToolIds() as [string, ...string[]], { error: "There is no such function." }),
     enabled: z.enum(["on", "off"], { error: "Say whether to switch it on or off." }),
   });
 

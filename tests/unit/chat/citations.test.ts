@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { CitedReply } from "~/components/chat/citation-links";
 import { citedNumbers, splitCitations } from "~/components/chat/citations";
 import { Markdown } from "~/components/chat/markdown";
-import type { SourcePassage } from "~/conversation/attachment-types";
+import type { SourcePassage, WebSource } from "~/conversation/attachment-types";
 
 const passage = (name: string, location: string): SourcePassage => ({
   attachmentId: `id-${name}`,
@@ -19,8 +19,17 @@ const PASSAGES = [
   passage("tides.pdf", "p. 3"),
 ];
 
-const render = (text: string, passages = PASSAGES) =>
-  renderToStaticMarkup(createElement(CitedReply, { passages, text, children: createElement(Markdown, null, text) }));
+const render = (text: string, passages = PASSAGES, web?: WebSource[]) =>
+  renderToStaticMarkup(
+    createElement(CitedReply, { sources: { passages, web }, text, children: createElement(Markdown, null, text) }),
+  );
+
+const PAGE: WebSource = {
+  number: 4,
+  title: "Tide tables <b>2026</b>",
+  url: "https://www.tides.example/tables?port=brest",
+  snippet: "High water at <script>alert(1)</script> 06:12.",
+};
 
 describe("citations in a reply", () => {
   it("finds the numbers cited, outside code, in the order first cited", () => {
@@ -69,5 +78,31 @@ describe("citations in a reply", () => {
     expect(html).toContain("no [9], but");
     expect(html.match(/class="citation"/g)).toHaveLength(1);
     expect(render("A plain [1].", [])).not.toContain("citation");
+  });
+
+  it("links a page found on the web, numbered after the passages, to its address in a new tab, as text only", () => {
+    const html = render("Passage [1] and the tables [4].", PASSAGES, [PAGE]);
+    expect(html).toMatch(
+      /<a class="citation" href="#[^"]+source-4" aria-label="Source 4: Tide tables &lt;b&gt;2026&lt;\/b&gt;, www.tides.example"/,
+    );
+    expect(html).toMatch(/<li value="4" id="[^"]+source-4">/);
+    expect(html).toContain(
+      '<a class="source-name" href="https://www.tides.example/tables?port=brest" target="_blank" rel="noopener noreferrer nofollow">Tide tables &lt;b&gt;2026&lt;/b&gt;</a>',
+    );
+    expect(html).toContain('<span class="source-host">www.tides.example</span>');
+    expect(html).toContain("High water at &lt;script&gt;alert(1)&lt;/script&gt; 06:12.");
+    expect(html).not.toContain("<script>");
+  });
+
+  it("keeps a page's own number when the passages are left out (a share without files)", () => {
+    const html = render("See [4].", [], [PAGE]);
+    expect(html).toMatch(/<li value="4"/);
+    expect(html).toContain('Sources <span class="sources-count">(1)</span>');
+  });
+
+  it("never links a source whose address is not http(s)", () => {
+    const html = render("See [4].", [], [{ ...PAGE, url: "javascript:alert(1)" }]);
+    expect(html).not.toContain("javascript:");
+    expect(html).not.toContain("citation");
   });
 });

@@ -76,6 +76,22 @@ describe("a tool step's one-line summary", () => {
     );
   });
 
+  it("says what the web search looked for and found, and which page was read", () => {
+    const search = (overrides: Partial<ToolCall>) =>
+      toolSummary(call({ id: "web_search", name: "Web search", input: { query: "tides brest" }, ...overrides }));
+    expect(search({ state: "input-available" })).toBe("Searching the web for “tides brest”…");
+    expect(search({ output: { note: "…", results: [{}, {}] } })).toBe("Searched the web for “tides brest”: 2 results");
+    expect(search({ output: { note: "…", results: [] } })).toBe("Searched the web for “tides brest”: nothing found");
+    expect(search({ output: { error: "refused: 10.0.0.5 is a private address" } })).toBe(
+      "Couldn't search the web for “tides brest”",
+    );
+    const read = (overrides: Partial<ToolCall>) =>
+      toolSummary(call({ id: "read_page", name: "Read a found page", input: { number: 2 }, ...overrides }));
+    expect(read({ state: "input-available" })).toBe("Reading page [2]…");
+    expect(read({ output: { title: "Tide tables", text: "…" } })).toBe("Read “Tide tables” [2]");
+    expect(read({ output: { error: "The page could not be read: refused." } })).toBe("Couldn't read page [2]");
+  });
+
   it("names any other tool, running, done or failed", () => {
     const other = { id: "summarise_notes", name: "Summarise notes" };
     expect(toolSummary(call({ ...other, state: "input-available" }))).toBe("Using Summarise notes…");

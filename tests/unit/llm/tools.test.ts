@@ -1,6 +1,7 @@
 import type { ToolSet } from "ai";
-import { describe, expect, it } from "vitest";
-import { answerOrPlainError, BUILT_IN_TOOL_IDS, BUILT_IN_TOOLS, buildTools } from "../../../app/llm/tools.server";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetConfig } from "~/config.server";
+import { answerOrPlainError, builtInToolIds, builtInTools, buildTools } from "../../../app/llm/tools.server";
 import { captureLogs } from "../../support/log-capture";
 
 const FIXED_NOW = new Date("2024-03-10T14:30:05.000Z");
@@ -14,11 +15,27 @@ async function run(tools: ToolSet, id: string, input: unknown): Promise<unknown>
 
 describe("tool catalogue", () => {
   it("lists each built-in tool once with a label and a one-sentence description", () => {
-    expect(BUILT_IN_TOOL_IDS).toEqual(["calculator", "current_datetime", "convert_units"]);
-    for (const entry of BUILT_IN_TOOLS) {
+    expect(builtInToolIds()).toEqual(["calculator", "current_datetime", "convert_units"]);
+    for (const entry of builtInTools()) {
       expect(entry.name.length).toBeGreaterThan(0);
       expect(entry.description).toMatch(/^[A-Z][^.]*\.$/);
     }
+  });
+
+  describe("with a search provider (SEARCH_PROVIDER)", () => {
+    afterEach(() => {
+      delete process.env.SEARCH_PROVIDER;
+      delete process.env.SEARCH_URL;
+      resetConfig();
+    });
+
+    it("adds web search and page reading to the catalogue, each described in one sentence", () => {
+      Object.assign(process.env, { SEARCH_PROVIDER: "searxng", SEARCH_URL: "http://127.0.0.1:8888" });
+      resetConfig();
+      expect(builtInToolIds()).toEqual(["calculator", "current_datetime", "convert_units", "web_search", "read_page"]);
+      for (const entry of builtInTools()) expect(entry.description).toMatch(/^[A-Z][^.]*\.$/);
+      expect(Object.keys(buildTools({ enabledIds: ["web_search"] }))).toEqual(["web_search"]);
+    });
   });
 
   it("offers every tool when no ids are given", () => {
