@@ -24,6 +24,9 @@ process.env.E2E_STRIPE_PORT ??= String(await freePort());
 // The scripted search engine and its pages (tests/support/search-server.ts), for web search (tests/e2e/assistant-web-search.spec.ts).
 process.env.E2E_SEARCH_PORT ??= String(await freePort());
 
+// The MCP reference server the tool servers' tests connect the app to (tests/e2e/tool-servers.spec.ts).
+process.env.E2E_MCP_PORT ??= String(await freePort());
+
 const baseURL = `http://localhost:${process.env.E2E_PORT}`;
 const systemChromium = "/usr/bin/chromium";
 
@@ -103,7 +106,8 @@ export default defineConfig({
       // Web search through the scripted SearXNG on this machine, allowed for its port only (docs/decisions/088).
       SEARCH_PROVIDER: "searxng",
       SEARCH_URL: `http://127.0.0.1:${process.env.E2E_SEARCH_PORT}`,
-      OUTBOUND_ALLOW: `127.0.0.1:${process.env.E2E_SEARCH_PORT}`,
+      // And the MCP reference server's port (tests/e2e/tool-servers.spec.ts).
+      OUTBOUND_ALLOW: `127.0.0.1:${process.env.E2E_SEARCH_PORT},127.0.0.1:${process.env.E2E_MCP_PORT}`,
       LLM_MAX_OUTPUT_TOKENS: "100",
     },
   },

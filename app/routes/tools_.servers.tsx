@@ -61,6 +61,8 @@ export default function ToolServersPage() {
       )}
       {isAdmin ? (
         <AddServerForm
+          // A server added: the form starts empty again (a refusal keeps what was typed).
+          key={outcome && "notice" in outcome ? outcome.notice : "add-server"}
           errors={outcome && "errors" in outcome ? outcome.errors : undefined}
           values={outcome && "values" in outcome ? outcome.values : undefined}
         />

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { FullConfig } from "@playwright/test";
 import { startSearchServer } from "../support/search-server";
+import { startReferenceServer } from "../support/mcp-reference-server";
 import { E2E_STRIPE_WEBHOOK_SECRET, startStripeServer } from "../support/stripe-server";
 import {
   startModelServer,
@@ -15,7 +16,8 @@ import {
  * in playwright.config.ts), on the port chosen there, and a small control
  * endpoint beside it, so tests in the worker processes can script replies and
  * read what the app sent (tests/e2e/assistant-support.ts), and the scripted
- * search engine (tests/support/search-server.ts) the app's web search asks.
+ * search engine (tests/support/search-server.ts) the app's web search asks, and
+ * the MCP reference server (tests/support/mcp-reference-server.ts) on E2E_MCP_PORT.
  *
  *   POST /enqueue   {"replies": [...]}      queue scripted replies
  *   POST /enqueue-title {"match": "…", "reply": {...}}  a title for the chat whose first message carries match
@@ -44,8 +46,10 @@ export default async function globalSetup(_config: FullConfig) {
   });
   // Its default results point at its own pages; the tests script only the model.
   const search = await startSearchServer({ port: Number(process.env.E2E_SEARCH_PORT) });
+  const mcp = await startReferenceServer("streamableHttp", { port: Number(process.env.E2E_MCP_PORT) });
 
   return async () => {
+    await mcp.stop();
     await search.close();
     await stripe.close();
     await new Promise((resolve) => control.close(resolve));

@@ -27,10 +27,13 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-export async function startReferenceServer(transport: "streamableHttp" | "sse"): Promise<ReferenceServer> {
+export async function startReferenceServer(
+  transport: "streamableHttp" | "sse",
+  { port: wanted = 0 }: { port?: number } = {},
+): Promise<ReferenceServer> {
   const child = spawn(process.execPath, ["--import", PRELOAD, ENTRY, transport], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, PORT: "0" },
+    env: { ...process.env, PORT: String(wanted) },
   });
   let output = "";
   const keep = (chunk: Buffer) => {
