@@ -24,6 +24,8 @@ import {
   sharedConversations,
   userPreferences,
   userToolSettings,
+  toolCalls,
+  chatToolAllowances,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
@@ -164,6 +166,9 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: quotaReservations, owner: quotaReservations.uid },
   { table: userPreferences, owner: userPreferences.uid },
   { table: userToolSettings, owner: userToolSettings.uid },
+  // Their calls of tool servers' tools (with the arguments the model chose) and the chats that allowed a tool.
+  { table: toolCalls, owner: toolCalls.uid },
+  { table: chatToolAllowances, owner: chatToolAllowances.uid },
   // 👍/👎 on their replies (also gone with the messages), and the links they shared: a deleted account's link stops working.
   { table: messageFeedback, owner: messageFeedback.uid },
   { table: sharedConversations, owner: sharedConversations.uid },
