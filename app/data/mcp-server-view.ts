@@ -28,3 +28,18 @@ export interface ServerView {
   listedAt?: string | null;
   tools: ServerToolView[];
 }
+
+/** One recorded call, as the admins' record on the Tools area shows it (docs/decisions/091). */
+export interface ToolCallView {
+  id: string;
+  at: string;
+  who: string;
+  server: string;
+  tool: string;
+  /** The arguments as compact JSON, cut for the table. */
+  arguments: string;
+  status: string;
+  decidedBy: string | null;
+  outcome: string | null;
+  durationMs: number | null;
+}

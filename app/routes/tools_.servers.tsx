@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
-import { AddServerForm, ServerCard } from "~/components/tools/mcp-server-views";
+import { AddServerForm, ServerCard, ToolCallRecord } from "~/components/tools/mcp-server-views";
 import { pageTitle } from "~/meta";
 import { serversAction, serversPage } from "~/tools/servers-page.server";
 import toolsStylesheet from "~/styles/tools.css";
@@ -14,7 +14,7 @@ export const loader = ({ request }: LoaderFunctionArgs) => serversPage(request);
 export const action = ({ request }: ActionFunctionArgs) => serversAction(request);
 
 export default function ToolServersPage() {
-  const { isAdmin, servers, storeDown } = useLoaderData<typeof loader>();
+  const { isAdmin, servers, calls, storeDown } = useLoaderData<typeof loader>();
   const outcome = useActionData<typeof action>();
   return (
     <div className="page tools-page">
@@ -67,6 +67,7 @@ export default function ToolServersPage() {
           values={outcome && "values" in outcome ? outcome.values : undefined}
         />
       ) : null}
+      {isAdmin && !storeDown ? <ToolCallRecord calls={calls} /> : null}
     </div>
   );
 }

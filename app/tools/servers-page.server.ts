@@ -34,7 +34,9 @@ import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { fieldErrors, readBody } from "~/http/forms.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
 import { roleKey } from "~/settings/role-settings";
-import type { ServerView } from "~/data/mcp-server-view";
+import type { ServerView, ToolCallView } from "~/data/mcp-server-view";
+import { recentToolCalls } from "~/data/tool-calls.server";
+import type { ToolCallRow } from "~/db/schema";
 import { listServerTools } from "./server-connection.server";
 
 /**
@@ -50,22 +52,47 @@ export async function serversPage(request: Request) {
   const session = await requireUser(request);
   const role = roleKey(session);
   try {
-    const { servers, off, approvals } = await toolStore(async (db) => ({
+    const { servers, off, approvals, calls } = await toolStore(async (db) => ({
       servers: session.isAdmin ? await listMcpServers(db) : await mcpServersForRole(db, role),
       off: await getSwitchedOffToolIds(db, session.user.uid),
       approvals: await getToolApprovals(db, session.user.uid),
+      calls: session.isAdmin ? await recentToolCalls(db, RECENT_CALLS) : [],
     }));
     return json(
       {
         isAdmin: session.isAdmin,
         servers: servers.map((server) => viewOf(server, { off, approvals }, session.isAdmin)),
+        calls: calls.map(callView),
         storeDown: false,
       },
       { headers: NO_STORE },
     );
   } catch {
-    return json({ isAdmin: session.isAdmin, servers: [] as ServerView[], storeDown: true }, { headers: NO_STORE });
+    return json(
+      { isAdmin: session.isAdmin, servers: [] as ServerView[], calls: [] as ToolCallView[], storeDown: true },
+      { headers: NO_STORE },
+    );
   }
+}
+
+/** How many of the latest calls the admins' record shows. */
+const RECENT_CALLS = 50;
+const ARGUMENTS_SHOWN = 200;
+
+function callView(row: ToolCallRow): ToolCallView {
+  const args = JSON.stringify(row.arguments ?? {});
+  return {
+    id: row.id,
+    at: row.createdAt.toISOString(),
+    who: row.email ?? row.uid,
+    server: row.serverName,
+    tool: row.title,
+    arguments: args.length > ARGUMENTS_SHOWN ? `${args.slice(0, ARGUMENTS_SHOWN - 1)}…` : args,
+    status: row.status,
+    decidedBy: row.decidedBy,
+    outcome: row.outcome,
+    durationMs: row.durationMs,
+  };
 }
 
 interface UserChoices {

@@ -2,7 +2,8 @@ import { Form, useFetcher } from "@remix-run/react";
 import { useId, useState } from "react";
 import { customRoles, ROLE_CHECKBOXES, roleLabel, rolesText } from "./server-roles";
 import { ToolSwitch } from "./function-tool-list";
-import type { ServerToolView, ServerView } from "~/data/mcp-server-view";
+import type { ServerToolView, ServerView, ToolCallView } from "~/data/mcp-server-view";
+import { LocalTime } from "~/components/time/local-time";
 import { APPROVAL_POLICIES, POLICY_LABELS, policiesWithin, type ApprovalPolicy } from "~/conversation/tool-approval";
 
 /**
@@ -353,5 +354,66 @@ export function AddServerForm({
         Add server
       </button>
     </Form>
+  );
+}
+
+const CALL_STATUS: Record<string, string> = {
+  auto: "Ran without asking",
+  allowed: "Allowed for the chat",
+  pending: "Waiting",
+  approved: "Approved",
+  denied: "Denied",
+  expired: "No answer in time",
+  cancelled: "Stopped",
+};
+
+/** The admins' record of the latest calls of servers' tools (docs/decisions/091). */
+export function ToolCallRecord({ calls }: { calls: ToolCallView[] }) {
+  return (
+    <section aria-labelledby="tool-calls-title" className="tool-calls">
+      <h2 id="tool-calls-title">Recent tool calls</h2>
+      {calls.length === 0 ? (
+        <p className="empty">No server's tool has been called yet.</p>
+      ) : (
+        <div className="table-scroll" tabIndex={0} role="region" aria-label="Recent tool calls, scrolls sideways">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">For</th>
+                <th scope="col">Tool</th>
+                <th scope="col">Arguments</th>
+                <th scope="col">Approval</th>
+                <th scope="col">Result</th>
+              </tr>
+            </thead>
+            <tbody>
+              {calls.map((call) => (
+                <tr key={call.id}>
+                  <td>
+                    <LocalTime value={call.at} />
+                  </td>
+                  <td>{call.who}</td>
+                  <td>
+                    {call.tool} <span className="fine-print">({call.server})</span>
+                  </td>
+                  <td>
+                    <code>{call.arguments}</code>
+                  </td>
+                  <td>
+                    {CALL_STATUS[call.status] ?? call.status}
+                    {call.decidedBy ? <span className="fine-print"> by {call.decidedBy}</span> : null}
+                  </td>
+                  <td>
+                    {call.outcome ?? "—"}
+                    {call.durationMs !== null ? <span className="fine-print"> · {call.durationMs} ms</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
