@@ -236,6 +236,21 @@ function expiryOf(tokens: OAuthTokens): Date | null {
   return typeof tokens.expires_in === "number" ? new Date(Date.now() + tokens.expires_in * 1000) : null;
 }
 
+function tokenColumns(uid: string, serverId: string, tokens: OAuthTokens) {
+  return {
+    accessTokenSealed: seal(tokens.access_token, contexts.token(uid, serverId, "access")),
+    refreshTokenSealed: tokens.refresh_token
+      ? seal(tokens.refresh_token, contexts.token(uid, serverId, "refresh"))
+      : null,
+    tokenType: tokens.token_type || "Bearer",
+    expiresAt: expiryOf(tokens),
+    scope: tokens.scope ?? null,
+    reconnectAt: null,
+    updatedAt: new Date(),
+  };
+}
+
+/** A new grant: the user's tokens for the server, replacing any they had. */
 async function keepNewTokens(
   db: Db,
   uid: string,
@@ -244,25 +259,19 @@ async function keepNewTokens(
   clientId: string,
   discovery: McpOauthDiscovery | undefined,
 ) {
-  const values = {
-    uid,
-    serverId,
-    accessTokenSealed: seal(tokens.access_token, contexts.token(uid, serverId, "access")),
-    refreshTokenSealed: tokens.refresh_token
-      ? seal(tokens.refresh_token, contexts.token(uid, serverId, "refresh"))
-      : null,
-    tokenType: tokens.token_type || "Bearer",
-    expiresAt: expiryOf(tokens),
-    scope: tokens.scope ?? null,
-    clientId,
-    discovery: discovery ?? null,
-    reconnectAt: null,
-    updatedAt: new Date(),
-  };
+  const values = { uid, serverId, ...tokenColumns(uid, serverId, tokens), clientId, discovery: discovery ?? null };
   await db
     .insert(mcpOauthTokens)
     .values(values)
     .onConflictDoUpdate({ target: [mcpOauthTokens.uid, mcpOauthTokens.serverId], set: values });
+}
+
+/** A refreshed pair: kept only while the user is still connected (a Disconnect meanwhile wins). */
+async function keepRefreshedTokens(db: Db, uid: string, serverId: string, tokens: OAuthTokens) {
+  await db
+    .update(mcpOauthTokens)
+    .set(tokenColumns(uid, serverId, tokens))
+    .where(and(eq(mcpOauthTokens.uid, uid), eq(mcpOauthTokens.serverId, serverId)));
 }
 
 // ---- using the tokens -------------------------------------------------------------
@@ -319,14 +328,7 @@ export function userStore(db: Db, uid: string, server: McpServer): McpOAuthStore
     async saveTokens(tokens) {
       const row = seen ?? (await tokenRow(db, uid, server.id));
       const refresh = tokens.refresh_token ?? (row ? openTokens(row)?.refresh_token : undefined);
-      await keepNewTokens(
-        db,
-        uid,
-        server.id,
-        { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) },
-        row?.clientId ?? "",
-        row?.discovery ?? undefined,
-      );
+      await keepRefreshedTokens(db, uid, server.id, { ...tokens, ...(refresh ? { refresh_token: refresh } : {}) });
       refused = false;
     },
     async codeVerifier() {
