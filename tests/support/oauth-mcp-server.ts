@@ -192,6 +192,8 @@ function mcpServer(): Server {
         name: "whoami",
         description: "Says which client's token it was called with.",
         inputSchema: { type: "object", properties: {} },
+        // Reads only: a reply runs it without asking first (docs/decisions/091).
+        annotations: { readOnlyHint: true },
       },
       {
         name: "echo",
