@@ -37,7 +37,7 @@ beforeAll(async () => {
   [model, oauth, shortLived] = await Promise.all([
     startModelServer({ models: ["test-model"] }),
     startOAuthMcpServer(),
-    startOAuthMcpServer({ accessTokenSeconds: 1 }),
+    startOAuthMcpServer({ accessTokenSeconds: 2 }),
   ]);
   Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
   resetConfig();

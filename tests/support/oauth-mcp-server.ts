@@ -160,7 +160,8 @@ class TestAuthProvider implements OAuthServerProvider {
       token,
       clientId: issued.clientId,
       scopes: issued.scopes,
-      expiresAt: Math.floor(issued.expiresAt / 1000),
+      // Rounded up: a token is never taken for expired before its lifetime is over.
+      expiresAt: Math.ceil(issued.expiresAt / 1000),
       ...(issued.resource ? { resource: issued.resource } : {}),
     };
   }
