@@ -5,6 +5,7 @@ import type { ApprovalPolicy } from "~/conversation/tool-approval";
 import { getToolApprovals } from "~/data/preferences.server";
 import { mcpServersForRole, mcpToolSwitchId, policyFor, type McpServer } from "~/data/mcp-servers.server";
 import { finishToolCall } from "~/data/tool-calls.server";
+import { connectionStates } from "~/data/mcp-oauth.server";
 import { logBackendFault } from "~/deadline.server";
 import { mcpTools } from "~/mcp/ai-tools.server";
 import type { McpToolOutcome } from "~/mcp/client.server";
@@ -17,7 +18,9 @@ import { gateToolCall, type ToolCallScope } from "./tool-approval.server";
  * servers and tools the user's role may use, less those the user switched
  * off. A server that cannot be reached leaves its tools out of this reply;
  * the reply goes on with the rest. Each call passes the approval gate first
- * (docs/decisions/091) and is recorded with how it ended.
+ * (docs/decisions/091) and is recorded with how it ended. A server each user
+ * signs in to offers its tools only to a user signed in and not asked to
+ * reconnect (docs/decisions/092).
  */
 export async function serverToolsFor(
   db: Db,
@@ -25,8 +28,13 @@ export async function serverToolsFor(
   scope: ToolCallScope,
 ): Promise<ToolSet> {
   const off = new Set(who.switchedOff);
-  const [allowed, choices] = await Promise.all([mcpServersForRole(db, who.roleKey), getToolApprovals(db, who.uid)]);
+  const [allowed, choices, signedIn] = await Promise.all([
+    mcpServersForRole(db, who.roleKey),
+    getToolApprovals(db, who.uid),
+    connectionStates(db, who.uid),
+  ]);
   const servers = allowed
+    .filter((server) => server.authKind !== "oauth" || signedIn.get(server.id) === "connected")
     .map((server) => ({
       ...server,
       tools: server.tools.filter((tool) => !off.has(mcpToolSwitchId(server.id, tool.name))),
@@ -44,7 +52,7 @@ interface Gating {
 
 async function toolsOf(server: McpServer, names: McpToolNames, gating: Gating): Promise<ToolSet> {
   try {
-    const session = await serverSession(server);
+    const session = await serverSession(server, gating.scope.uid);
     const allowed = new Map(server.tools.map((tool) => [tool.name, tool]));
     // The server's own list now (its schemas may have changed), but never a tool the role may not use.
     const infos = (await session.listTools()).filter((info) => allowed.has(info.name));
@@ -112,7 +120,7 @@ async function gatedCall(
   const started = Date.now();
   const outcome = (await execute(input, options)) as McpToolOutcome;
   // A dead connection (a restarted server, an expired session) is made again for the next reply.
-  if (outcome.failure === "transport") forgetServerSession(server.id);
+  if (outcome.failure === "transport") forgetServerSession(server, scope.uid);
   const ended = outcome.failure ?? (outcome.isError ? "error" : "ok");
   await finishToolCall(scope.db, gate.callId, ended, Date.now() - started).catch((error) =>
     logBackendFault("postgres", "recording how a tool call ended", error),

@@ -13,6 +13,8 @@ import {
   billingSubscriptions,
   limitRefusals,
   attachments,
+  mcpOauthPending,
+  mcpOauthTokens,
   conversationFolders,
   conversations,
   inboxMessages,
@@ -31,6 +33,7 @@ import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
 import { deleteForAccount, type Tx } from "./account-lock.server";
 import { deleteRoleRecord } from "~/auth/roles.server";
+import { revocationsForAccount, revokeAll } from "./mcp-oauth.server";
 
 /**
  * A user's account as a whole: what the identity service knows of them, and
@@ -182,6 +185,9 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: billingCustomers, owner: billingCustomers.uid },
   { table: billingSubscriptions, owner: billingSubscriptions.uid },
   { table: limitRefusals, owner: limitRefusals.uid },
+  // Their sign-ins to tool servers (docs/decisions/092): the sealed tokens, revoked at the servers as the account goes, and sign-ins not finished.
+  { table: mcpOauthTokens, owner: mcpOauthTokens.uid },
+  { table: mcpOauthPending, owner: mcpOauthPending.uid },
 ];
 
 /** Tables that mention a user but are kept when the account goes, and why. */
@@ -473,6 +479,8 @@ export async function deleteAccount(
   await publishInvalidation({ uid, email: email ?? undefined, reason: "disable" });
   let counts: Record<string, number>;
   let dataDeleted = false;
+  // Read before the rows go, revoked after: best effort, never holding the deletion up (docs/decisions/092).
+  const revocations = await revocationsForAccount(db, uid).catch(() => []);
   try {
     // No deadline here: a transaction cut short by one might still commit, and
     // the answer would then be wrong; each query has the pool's own timeout.
@@ -493,5 +501,6 @@ export async function deleteAccount(
     );
   }
   authCache.forgetUser(uid, email ?? undefined);
+  void revokeAll(revocations);
   return counts;
 }

@@ -66,9 +66,11 @@ export const addServerSchema = z
     intent: z.literal("add-server"),
     name: z.string().trim().min(1, "Give the server a name.").max(MAX_NAME, `At most ${MAX_NAME} characters.`),
     url: serverUrl,
-    auth: z.enum(["none", "header"], { message: "Choose how the server is signed in to." }),
+    auth: z.enum(["none", "header", "oauth"], { message: "Choose how the server is signed in to." }),
     headerName: z.string().trim().max(100).optional().default(""),
     headerValue: z.string().max(MAX_HEADER_VALUE, "That header value is too long.").optional().default(""),
+    oauthClientId: z.string().trim().max(500, "That client ID is too long.").optional().default(""),
+    oauthClientSecret: z.string().max(MAX_HEADER_VALUE, "That client secret is too long.").optional().default(""),
     ...rolesFields,
   })
   .transform((fields, ctx) => {
@@ -81,8 +83,18 @@ export const addServerSchema = z
         ctx.addIssue({ code: "custom", path: ["headerValue"], message: "Enter the header's value." });
       }
     }
+    if (fields.auth === "oauth" && fields.oauthClientSecret.trim() !== "" && fields.oauthClientId === "") {
+      ctx.addIssue({ code: "custom", path: ["oauthClientId"], message: "Enter the client ID the secret belongs to." });
+    }
     const header = fields.auth === "header" ? { name: fields.headerName, value: fields.headerValue.trim() } : undefined;
-    return { name: fields.name, url: fields.url, header, roles };
+    const oauth =
+      fields.auth === "oauth"
+        ? {
+            ...(fields.oauthClientId ? { clientId: fields.oauthClientId } : {}),
+            ...(fields.oauthClientSecret.trim() ? { clientSecret: fields.oauthClientSecret.trim() } : {}),
+          }
+        : undefined;
+    return { name: fields.name, url: fields.url, header, oauth, roles };
   });
 
 export const serverRolesSchema = z

@@ -21,8 +21,10 @@ export interface ServerView {
   id: string;
   name: string;
   url: string;
-  /** Admins only: how requests are signed ("none", or the header's name; its value is never sent to a page). */
+  /** Admins only: how requests are signed ("none", "oauth", or the header's name; its value is never sent to a page). */
   auth?: string;
+  /** A server each user signs in to (docs/decisions/092): this user's state with it. */
+  connection?: "connect" | "connected" | "reconnect";
   roles?: string[];
   lastError?: string | null;
   listedAt?: string | null;

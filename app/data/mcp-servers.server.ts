@@ -19,12 +19,16 @@ export interface NewMcpServer {
   name: string;
   url: string;
   header?: { name: string; value: string };
+  /** Each user signs in (docs/decisions/092), with the admin's client or one registered dynamically. */
+  oauth?: { clientId?: string; clientSecret?: string };
   roles: string[];
 }
 
 export class McpSecretKeyMissing extends Error {
   constructor() {
-    super("A server with a secret header needs TOOLS_SECRET_KEY set on the server (32 random bytes in base64).");
+    super(
+      "A server with a secret header or per-user sign-in needs TOOLS_SECRET_KEY set on the server (32 random bytes in base64).",
+    );
   }
 }
 
@@ -82,6 +86,7 @@ export async function addMcpServer(db: Db, input: NewMcpServer, addedBy: string)
       roles: input.roles,
       addedBy,
       ...(input.header ? sealedHeader(id, input.header) : {}),
+      ...(input.oauth ? oauthColumns(id, input.oauth) : {}),
     })
     .onConflictDoNothing()
     .returning();
@@ -95,6 +100,33 @@ function sealedHeader(id: string, header: { name: string; value: string }) {
     authKind: "header" as const,
     headerName: header.name,
     headerValueSealed: sealSecret(key, header.value, secretContext(id)),
+  };
+}
+
+function oauthColumns(id: string, oauth: { clientId?: string; clientSecret?: string }) {
+  const key = getConfig().toolsSecretKey;
+  if (!key) throw new McpSecretKeyMissing();
+  return {
+    authKind: "oauth" as const,
+    oauthClientId: oauth.clientId ?? null,
+    oauthClientSecretSealed:
+      oauth.clientId && oauth.clientSecret ? sealSecret(key, oauth.clientSecret, oauthSecretContext(id)) : null,
+  };
+}
+
+function oauthSecretContext(serverId: string): string {
+  return `mcp-server-oauth-client:${serverId}`;
+}
+
+/** The OAuth client the admin configured for the server, its secret opened; undefined: register dynamically. */
+export function configuredOauthClient(server: McpServer): { client_id: string; client_secret?: string } | undefined {
+  if (server.authKind !== "oauth" || !server.oauthClientId) return undefined;
+  if (!server.oauthClientSecretSealed) return { client_id: server.oauthClientId };
+  const key = getConfig().toolsSecretKey;
+  if (!key) throw new McpSecretKeyMissing();
+  return {
+    client_id: server.oauthClientId,
+    client_secret: openSecret(key, server.oauthClientSecretSealed, oauthSecretContext(server.id)),
   };
 }
 

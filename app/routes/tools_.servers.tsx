@@ -14,8 +14,10 @@ export const loader = ({ request }: LoaderFunctionArgs) => serversPage(request);
 export const action = ({ request }: ActionFunctionArgs) => serversAction(request);
 
 export default function ToolServersPage() {
-  const { isAdmin, servers, calls, storeDown } = useLoaderData<typeof loader>();
-  const outcome = useActionData<typeof action>();
+  const page = useLoaderData<typeof loader>();
+  const { isAdmin, servers, calls, storeDown } = page;
+  // A sign-in that came back (docs/decisions/092) speaks until the page's own forms do.
+  const outcome = useActionData<typeof action>() ?? ("notice" in page || "error" in page ? page : undefined);
   return (
     <div className="page tools-page">
       <p className="breadcrumb">
@@ -63,6 +65,7 @@ export default function ToolServersPage() {
         <AddServerForm
           // A server added: the form starts empty again (a refusal keeps what was typed).
           key={outcome && "notice" in outcome ? outcome.notice : "add-server"}
+          redirectUri={"redirectUri" in page && typeof page.redirectUri === "string" ? page.redirectUri : undefined}
           errors={outcome && "errors" in outcome ? outcome.errors : undefined}
           values={outcome && "values" in outcome ? outcome.values : undefined}
         />

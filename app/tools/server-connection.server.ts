@@ -2,14 +2,17 @@ import { getConfig } from "~/config.server";
 import { createOutboundFetch } from "~/net/outbound.server";
 import { connectMcp, type McpSession, type McpToolInfo } from "~/mcp/client.server";
 import type { ListedMcpTool } from "~/db/schema";
+import { getDb } from "~/db/client.server";
 import { mcpServerHeaders, type McpServer } from "~/data/mcp-servers.server";
+import { userProvider } from "~/data/mcp-oauth.server";
 
 /**
  * Connections to the admins' MCP servers (docs/decisions/090). A server's
  * sign-in is the same for everyone who may use it (no sign-in, or the
  * admin's header), so one connection per server serves every reply on this
  * instance; it is made again when the server's record changes, and closed
- * once unused for a while.
+ * once unused for a while. A server each user signs in to (OAuth,
+ * docs/decisions/092) has one connection per user, with that user's tokens.
  */
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -33,7 +36,7 @@ function versionOf(server: McpServer): string {
  * for as long as the connection is pooled, so the guard's deadline is the pool's idle time and
  * its byte cap is left to the MCP client, which bounds each answer (docs/decisions/089).
  */
-function serverFetch(): typeof fetch {
+export function serverFetch(): typeof fetch {
   return createOutboundFetch({
     allow: getConfig().outbound.allow,
     timeoutMs: IDLE_CLOSE_MS + CONNECT_TIMEOUT_MS,
@@ -41,50 +44,69 @@ function serverFetch(): typeof fetch {
   }) as typeof fetch;
 }
 
-export function connectToServer(server: McpServer, timeoutMs = CONNECT_TIMEOUT_MS): Promise<McpSession> {
-  return connectMcp(
-    { url: server.url, label: server.name, headers: mcpServerHeaders(server), fetch: serverFetch() },
-    { timeoutMs },
-  );
+/** Connects as everyone does, or as the user `uid` for a server each user signs in to (docs/decisions/092). */
+export async function connectToServer(
+  server: McpServer,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+  uid?: string,
+): Promise<McpSession> {
+  const target = { url: server.url, label: server.name, fetch: serverFetch() };
+  if (server.authKind !== "oauth") return connectMcp({ ...target, headers: mcpServerHeaders(server) }, { timeoutMs });
+  if (!uid) throw new Error("a server each user signs in to is connected to as a user");
+  return connectMcp({ ...target, authProvider: userProvider(await getDb(), uid, server) }, { timeoutMs });
 }
 
-/** This instance's connection to the server, made (or made again) as needed. */
-export function serverSession(server: McpServer): Promise<McpSession> {
+function poolKey(server: McpServer, uid: string | undefined): string {
+  return server.authKind === "oauth" ? `${server.id}/${uid}` : server.id;
+}
+
+/** This instance's connection to the server (for `uid`, when each user signs in), made (or made again) as needed. */
+export function serverSession(server: McpServer, uid?: string): Promise<McpSession> {
   const version = versionOf(server);
-  let pooled = pool.get(server.id);
+  const key = poolKey(server, uid);
+  let pooled = pool.get(key);
   if (pooled && pooled.version !== version) {
     closeLater(pooled.session);
     pooled = undefined;
   }
   if (!pooled) {
-    const entry: Pooled = { version, session: connectToServer(server) };
+    const entry: Pooled = { version, session: connectToServer(server, CONNECT_TIMEOUT_MS, uid) };
     // A failed connection is not kept: the next reply tries again.
-    entry.session.catch(() => pool.get(server.id) === entry && pool.delete(server.id));
+    entry.session.catch(() => pool.get(key) === entry && pool.delete(key));
     pooled = entry;
-    pool.set(server.id, entry);
+    pool.set(key, entry);
   }
   const entry = pooled;
   clearTimeout(entry.idle);
   entry.idle = setTimeout(() => {
-    if (pool.get(server.id) !== entry) return;
-    pool.delete(server.id);
+    if (pool.get(key) !== entry) return;
+    pool.delete(key);
     closeLater(entry.session);
   }, IDLE_CLOSE_MS);
   entry.idle.unref();
   return entry.session;
 }
 
-/** Drops this instance's connection to the server (it failed): the next reply connects again. */
-export function forgetServerSession(serverId: string) {
-  const entry = pool.get(serverId);
+/** Drops this instance's connection to the server (for `uid`, when each user signs in): the next reply connects again. */
+export function forgetServerSession(server: McpServer, uid?: string) {
+  dropPooled(poolKey(server, uid));
+}
+
+function dropPooled(key: string) {
+  const entry = pool.get(key);
   if (!entry) return;
-  pool.delete(serverId);
+  pool.delete(key);
   clearTimeout(entry.idle);
   closeLater(entry.session);
 }
 
 function closeLater(session: Promise<McpSession>) {
   void session.then((open) => open.close()).catch(() => undefined);
+}
+
+/** Closes this instance's connection of one user to one server (they disconnected or signed in again). */
+export function closeUserSession(serverId: string, uid: string): void {
+  dropPooled(`${serverId}/${uid}`);
 }
 
 /** Closes every pooled connection (shutdown, tests). */
@@ -111,11 +133,17 @@ export function toListedTool(info: McpToolInfo): ListedMcpTool {
   };
 }
 
-/** Connects afresh and lists the server's tools, for the admin who added it or asked again. */
-export async function listServerTools(server: McpServer): Promise<{ tools: ListedMcpTool[] } | { error: string }> {
+/**
+ * Connects afresh and lists the server's tools, for the admin who added it
+ * or asked again (with their own sign-in, when each user signs in).
+ */
+export async function listServerTools(
+  server: McpServer,
+  uid?: string,
+): Promise<{ tools: ListedMcpTool[] } | { error: string }> {
   let session: McpSession | undefined;
   try {
-    session = await connectToServer(server);
+    session = await connectToServer(server, CONNECT_TIMEOUT_MS, uid);
     const tools = await session.listTools();
     return { tools: tools.map(toListedTool) };
   } catch (error) {

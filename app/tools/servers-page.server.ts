@@ -38,6 +38,8 @@ import type { ServerView, ToolCallView } from "~/data/mcp-server-view";
 import { recentToolCalls } from "~/data/tool-calls.server";
 import type { ToolCallRow } from "~/db/schema";
 import { listServerTools } from "./server-connection.server";
+import { callbackUrl, connectionStates, type McpConnectionState } from "~/data/mcp-oauth.server";
+import { isSignInIntent, signInAction, signInNotice } from "./server-oauth.server";
 
 /**
  * /tools/servers (docs/decisions/090): the MCP servers a user's role may
@@ -52,18 +54,23 @@ export async function serversPage(request: Request) {
   const session = await requireUser(request);
   const role = roleKey(session);
   try {
-    const { servers, off, approvals, calls } = await toolStore(async (db) => ({
+    const { servers, off, approvals, signedIn, calls } = await toolStore(async (db) => ({
       servers: session.isAdmin ? await listMcpServers(db) : await mcpServersForRole(db, role),
       off: await getSwitchedOffToolIds(db, session.user.uid),
       approvals: await getToolApprovals(db, session.user.uid),
+      signedIn: await connectionStates(db, session.user.uid),
       calls: session.isAdmin ? await recentToolCalls(db, RECENT_CALLS) : [],
     }));
+    const signIn = signInNotice(new URL(request.url), (id) => servers.find((server) => server.id === id)?.name);
     return json(
       {
         isAdmin: session.isAdmin,
-        servers: servers.map((server) => viewOf(server, { off, approvals }, session.isAdmin)),
+        servers: servers.map((server) => viewOf(server, { off, approvals, signedIn }, session.isAdmin)),
         calls: calls.map(callView),
         storeDown: false,
+        // What an admin registers at an authorization server for a server each user signs in to.
+        ...(session.isAdmin ? { redirectUri: callbackUrl(getConfig().appOrigin ?? new URL(request.url).origin) } : {}),
+        ...signIn,
       },
       { headers: NO_STORE },
     );
@@ -98,13 +105,16 @@ function callView(row: ToolCallRow): ToolCallView {
 interface UserChoices {
   off: Set<string>;
   approvals: ReadonlyMap<string, string>;
+  /** Per server each user signs in to, this user's state with it (docs/decisions/092). */
+  signedIn: ReadonlyMap<string, McpConnectionState>;
 }
 
-function viewOf(server: McpServer, { off, approvals }: UserChoices, isAdmin: boolean): ServerView {
+function viewOf(server: McpServer, { off, approvals, signedIn }: UserChoices, isAdmin: boolean): ServerView {
   const view: ServerView = {
     id: server.id,
     name: server.name,
     url: server.url,
+    ...(server.authKind === "oauth" ? { connection: signedIn.get(server.id) ?? "connect" } : {}),
     tools: server.tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -120,7 +130,7 @@ function viewOf(server: McpServer, { off, approvals }: UserChoices, isAdmin: boo
   if (!isAdmin) return view;
   return {
     ...view,
-    auth: server.authKind === "header" ? (server.headerName ?? "none") : "none",
+    auth: server.authKind === "header" ? (server.headerName ?? "none") : server.authKind,
     roles: server.roles,
     lastError: server.lastError,
     listedAt: server.listedAt?.toISOString() ?? null,
@@ -145,6 +155,7 @@ export async function serversAction(request: Request) {
   if ("refusal" in body) return body.refusal;
   if (body.fields.intent === "set-mcp-tool") return switchTool(await requireUser(request), body.fields);
   if (body.fields.intent === "set-mcp-approval") return chooseApproval(await requireUser(request), body.fields);
+  if (isSignInIntent(body.fields.intent)) return signInAction(request, body.fields);
   // Every other intent changes what everyone is offered: admins only, checked freshly.
   const admin = await requireAdmin(request);
   try {
@@ -159,7 +170,7 @@ export async function serversAction(request: Request) {
         return await setToolPolicy(body.fields);
       case "refresh":
       case "delete-server":
-        return await changeServer(body.fields);
+        return await changeServer(admin, body.fields);
       default:
         return answer({ error: "Unknown action." }, 400);
     }
@@ -224,7 +235,14 @@ async function setToolPolicy(fields: Record<string, unknown>) {
 function valuesOf(fields: Record<string, unknown>): Record<string, string> {
   const text = (name: string) => (typeof fields[name] === "string" ? (fields[name] as string) : "");
   const roles = Array.isArray(fields.roles) ? fields.roles.join(",") : text("roles");
-  return { name: text("name"), url: text("url"), auth: text("auth"), headerName: text("headerName"), roles };
+  return {
+    name: text("name"),
+    url: text("url"),
+    auth: text("auth"),
+    headerName: text("headerName"),
+    oauthClientId: text("oauthClientId"),
+    roles,
+  };
 }
 
 function refused(error: z.ZodError, fields: Record<string, unknown>) {
@@ -234,12 +252,17 @@ function refused(error: z.ZodError, fields: Record<string, unknown>) {
 async function addServer(admin: SignedIn, fields: Record<string, unknown>) {
   const parsed = addServerSchema.safeParse(fields);
   if (!parsed.success) return refused(parsed.error, fields);
-  if (parsed.data.header && !getConfig().toolsSecretKey) {
-    return answer({ errors: { headerValue: new McpSecretKeyMissing().message }, values: valuesOf(fields) }, 400);
+  if ((parsed.data.header || parsed.data.oauth) && !getConfig().toolsSecretKey) {
+    const field = parsed.data.header ? "headerValue" : "auth";
+    return answer({ errors: { [field]: new McpSecretKeyMissing().message }, values: valuesOf(fields) }, 400);
   }
   const added = await toolStore((db) => addMcpServer(db, parsed.data, admin.user.email ?? admin.user.uid));
   if (!added) {
     return answer({ errors: { name: "A server with this name already exists." }, values: valuesOf(fields) }, 400);
+  }
+  if (added.authKind === "oauth") {
+    // Its tools are listed with a user's sign-in: the admin's own, once they connect (docs/decisions/092).
+    return answer({ ok: true, notice: `“${added.name}” was added. Connect to it to list its tools.` });
   }
   const listing = await listServerTools(added);
   await toolStore((db) => recordMcpListing(db, added.id, listing));
@@ -269,7 +292,7 @@ async function setToolRoles(fields: Record<string, unknown>) {
   return answer({ ok: true, notice: roles ? `Saved: who may use ${tool}.` : `${tool} follows the server again.` });
 }
 
-async function changeServer(fields: Record<string, unknown>) {
+async function changeServer(admin: SignedIn, fields: Record<string, unknown>) {
   const parsed = serverIdSchema.safeParse(fields);
   if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
   const { intent, serverId, confirm } = parsed.data;
@@ -280,11 +303,19 @@ async function changeServer(fields: Record<string, unknown>) {
     await toolStore((db) => deleteMcpServer(db, serverId));
     return answer({ ok: true, notice: `“${server.name}” was removed.` });
   }
-  const listing = await listServerTools(server);
+  if (server.authKind === "oauth" && !(await isSignedIn(admin, serverId))) {
+    return answer({ error: `Connect to “${server.name}” first: its tools are listed with your own sign-in.` });
+  }
+  const listing = await listServerTools(server, admin.user.uid);
   await toolStore((db) => recordMcpListing(db, serverId, listing));
   return "error" in listing
     ? answer({ error: `“${server.name}” could not be reached: ${listing.error}` })
     : answer({ ok: true, notice: `“${server.name}” lists ${toolCount(listing.tools.length)}.` });
+}
+
+async function isSignedIn(session: SignedIn, serverId: string): Promise<boolean> {
+  const states = await toolStore((db) => connectionStates(db, session.user.uid));
+  return states.get(serverId) === "connected";
 }
 
 function gone() {

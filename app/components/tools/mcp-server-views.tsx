@@ -2,6 +2,7 @@ import { Form, useFetcher } from "@remix-run/react";
 import { useId, useState } from "react";
 import { customRoles, ROLE_CHECKBOXES, roleLabel, rolesText } from "./server-roles";
 import { ToolSwitch } from "./function-tool-list";
+import { OAuthClientFields, ServerConnect } from "./server-connect";
 import type { ServerToolView, ServerView, ToolCallView } from "~/data/mcp-server-view";
 import { LocalTime } from "~/components/time/local-time";
 import { APPROVAL_POLICIES, POLICY_LABELS, policiesWithin, type ApprovalPolicy } from "~/conversation/tool-approval";
@@ -32,6 +33,7 @@ export function ServerCard({
           <h3 id={titleId}>{server.name}</h3>
           <p className="fine-print server-url">{server.url}</p>
           <ServerState server={server} />
+          <ServerConnect server={server} />
         </header>
         {isAdmin ? <ServerAdmin server={server} confirmDelete={confirmDelete} /> : null}
         {server.tools.length > 0 ? (
@@ -56,7 +58,11 @@ function ServerState({ server }: { server: ServerView }) {
   return (
     <p className="server-state">
       {count === 1 ? "1 tool" : `${count} tools`}
-      {server.auth && server.auth !== "none" ? ` · signed with the ${server.auth} header` : ""}
+      {server.auth === "oauth"
+        ? " · each user signs in"
+        : server.auth && server.auth !== "none"
+          ? ` · signed with the ${server.auth} header`
+          : ""}
       {server.roles ? ` · for ${rolesText(server.roles)}` : ""}
     </p>
   );
@@ -257,11 +263,13 @@ function Feedback({ outcome }: { outcome?: Outcome }) {
 export function AddServerForm({
   errors,
   values,
+  redirectUri,
 }: {
+  redirectUri?: string;
   errors?: Record<string, string>;
   values?: Record<string, string>;
 }) {
-  const [auth, setAuth] = useState(values?.auth === "header" ? "header" : "none");
+  const [auth, setAuth] = useState(values?.auth === "header" || values?.auth === "oauth" ? values.auth : "none");
   const error = (field: string) =>
     errors?.[field] ? (
       <p id={`server-${field}-error`} className="field-error">
@@ -315,7 +323,15 @@ export function AddServerForm({
           />{" "}
           A secret header
         </label>
+        <label className="check">
+          <input type="radio" name="auth" value="oauth" checked={auth === "oauth"} onChange={() => setAuth("oauth")} />{" "}
+          Each user signs in (OAuth)
+        </label>
       </fieldset>
+      {error("auth")}
+      {auth === "oauth" ? (
+        <OAuthClientFields redirectUri={redirectUri} values={values} error={error} describedBy={describedBy} />
+      ) : null}
       {auth === "header" ? (
         <div className="header-fields">
           <label htmlFor="server-header-name">Header name</label>

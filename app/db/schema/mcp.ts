@@ -18,7 +18,7 @@ import {
  * one is kept by email for the record only.
  */
 
-export const MCP_AUTH_KINDS = ["none", "header"] as const;
+export const MCP_AUTH_KINDS = ["none", "header", "oauth"] as const;
 export type McpAuthKind = (typeof MCP_AUTH_KINDS)[number];
 
 /** A tool as the server last listed it: what the Tools area shows and the model is offered. */
@@ -41,6 +41,9 @@ export const mcpServers = pgTable(
     /** The header an admin set (e.g. Authorization); its value is sealed (app/data/sealed-secrets.server.ts). */
     headerName: text("header_name"),
     headerValueSealed: text("header_value_sealed"),
+    /** OAuth (docs/decisions/092): a client the admin registered at the authorization server; unset: dynamic registration. */
+    oauthClientId: text("oauth_client_id"),
+    oauthClientSecretSealed: text("oauth_client_secret_sealed"),
     /** Role keys that may use the server ("*": every role). */
     roles: text("roles")
       .array()
@@ -60,15 +63,97 @@ export const mcpServers = pgTable(
   },
   (t) => [
     uniqueIndex("mcp_servers_name_idx").on(sql`lower(${t.name})`),
-    check("mcp_servers_auth_check", sql`${t.authKind} in ('none', 'header')`),
+    check("mcp_servers_auth_check", sql`${t.authKind} in ('none', 'header', 'oauth')`),
     check(
       "mcp_servers_header_check",
       sql`(${t.authKind} = 'header') = (${t.headerName} is not null and ${t.headerValueSealed} is not null)`,
+    ),
+    check(
+      "mcp_servers_oauth_client_check",
+      sql`(${t.oauthClientId} is null or ${t.authKind} = 'oauth') and (${t.oauthClientSecretSealed} is null or ${t.oauthClientId} is not null)`,
     ),
   ],
 );
 
 export type McpServerRow = typeof mcpServers.$inferSelect;
+
+/**
+ * The client the app registered itself as (RFC 7591) at an OAuth server's
+ * authorization server, when the admin configured none (docs/decisions/092).
+ * One per server; its secret, if the authorization server gave one, is sealed.
+ */
+export const mcpOauthClients = pgTable("mcp_oauth_clients", {
+  serverId: uuid("server_id")
+    .primaryKey()
+    .references(() => mcpServers.id, { onDelete: "cascade" }),
+  /** The authorization server it was registered at. */
+  issuer: text("issuer").notNull(),
+  /** The redirect URI it was registered with: another one (APP_URL changed) registers again. */
+  redirectUri: text("redirect_uri").notNull(),
+  clientId: text("client_id").notNull(),
+  clientSecretSealed: text("client_secret_sealed"),
+  /** The rest of the registration answer (no secret in it). */
+  registration: jsonb("registration").$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Where discovery found a server's authorization server (RFC 9728, RFC 8414): no secret in it. */
+export type McpOauthDiscovery = Record<string, unknown> & { authorizationServerUrl: string };
+
+/**
+ * A user's tokens for an OAuth server (docs/decisions/092), sealed at rest,
+ * bound to their row. `reconnectAt` is set once the authorization server
+ * refused them (a revoked grant, an expired refresh token): the server's
+ * tools are left out of the user's replies until they connect again.
+ */
+export const mcpOauthTokens = pgTable(
+  "mcp_oauth_tokens",
+  {
+    uid: text("uid").notNull(),
+    serverId: uuid("server_id")
+      .notNull()
+      .references(() => mcpServers.id, { onDelete: "cascade" }),
+    accessTokenSealed: text("access_token_sealed"),
+    refreshTokenSealed: text("refresh_token_sealed"),
+    tokenType: text("token_type").notNull().default("Bearer"),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    scope: text("scope"),
+    /** The client the tokens were issued to (its id); refreshing and revoking present it. */
+    clientId: text("client_id").notNull(),
+    /** The authorization server the tokens came from: the SDK's discovery state, kept for refresh and revocation. */
+    discovery: jsonb("discovery").$type<McpOauthDiscovery>(),
+    reconnectAt: timestamp("reconnect_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.uid, t.serverId] }), index("mcp_oauth_tokens_server_idx").on(t.serverId)],
+);
+
+export type McpOauthTokenRow = typeof mcpOauthTokens.$inferSelect;
+
+/**
+ * A sign-in a user started and has not finished (docs/decisions/092): the
+ * `state` sent to the authorization server, bound to the user, with the PKCE
+ * verifier and the client used, both sealed. Taken once by the callback;
+ * older than ten minutes it is refused and swept.
+ */
+export const mcpOauthPending = pgTable(
+  "mcp_oauth_pending",
+  {
+    state: text("state").primaryKey(),
+    uid: text("uid").notNull(),
+    serverId: uuid("server_id")
+      .notNull()
+      .references(() => mcpServers.id, { onDelete: "cascade" }),
+    codeVerifierSealed: text("code_verifier_sealed").notNull(),
+    /** The client information the authorization was started with (JSON), sealed: it may hold a secret. */
+    clientSealed: text("client_sealed").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    discovery: jsonb("discovery").$type<McpOauthDiscovery>(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("mcp_oauth_pending_uid_idx").on(t.uid), index("mcp_oauth_pending_created_idx").on(t.createdAt)],
+);
 
 /**
  * Every call a reply made of a server's tool (docs/decisions/091): who asked,
