@@ -124,6 +124,43 @@ interface Figures {
 
 /** Every kind of reply in turn, so the machine's noise falls on all of them alike. */
 async function measure(bench: Bench): Promise<Figures> {
+  const chats = await startConversations(bench);
+  const none = (chat: Chat) => () => reply(bench, chat, [text()]);
+  const calculator = (chat: Chat) => () => reply(bench, chat, calculatorScript());
+  const before = await inTurn({ noneBefore: none(chats.noneBefore), calcBefore: calculator(chats.calcBefore) });
+
+  const serverId = await addServer(bench);
+  await setToolPolicy(bench, serverId, "auto");
+  const firstCall = [await reply(bench, chats.mcp, mcpScript("first"))];
+  const listsBefore = bench.mcp.requestsByMethod.get("tools/list") ?? 0;
+  let i = 0;
+  const after = await inTurn({
+    pooled: () => reply(bench, chats.mcp, mcpScript(`pooled-${i++}`)),
+    noneAfter: none(chats.noneAfter),
+    calcAfter: calculator(chats.calcAfter),
+  });
+  const listsPerReply = ((bench.mcp.requestsByMethod.get("tools/list") ?? 0) - listsBefore) / (3 * callCount);
+
+  const reconnected: ReplyTimes[] = [];
+  for (let j = 0; j < reconnectCount; j++) {
+    // Saving the tool's policy changes the server's record: the next reply connects again (app/tools/server-connection.server.ts).
+    await setToolPolicy(bench, serverId, "auto");
+    reconnected.push(await reply(bench, chats.mcp, mcpScript(`reconnected-${j}`)));
+  }
+
+  await setToolPolicy(bench, serverId, "ask");
+  await reply(bench, chats.asked, mcpScript("asked-warm-up"), { approve: true });
+  let k = 0;
+  const { asked } = await inTurn({
+    asked: () => reply(bench, chats.asked, mcpScript(`asked-${k++}`), { approve: true }),
+  });
+  return { ...before, ...after, firstCall, reconnected, asked, listsPerReply };
+}
+
+type Chat = { id: string; started: boolean };
+
+/** A conversation per kind of reply, each begun untimed (a new chat is stored and titled), the calculator warmed up. */
+async function startConversations(bench: Bench) {
   const chats = {
     noneBefore: conversation(),
     calcBefore: conversation(),
@@ -132,52 +169,24 @@ async function measure(bench: Bench): Promise<Figures> {
     mcp: conversation(),
     asked: conversation(),
   };
-  // Each conversation's first message (a new chat is stored and titled) and the code paths, warmed up untimed.
   for (const chat of Object.values(chats)) await reply(bench, chat, [text()]);
   for (let i = 0; i < 3; i++) await reply(bench, chats.calcBefore, calculatorScript());
-
-  const figures: Figures = {
-    noneBefore: [],
-    calcBefore: [],
-    noneAfter: [],
-    calcAfter: [],
-    firstCall: [],
-    reconnected: [],
-    pooled: [],
-    asked: [],
-    listsPerReply: NaN,
-  };
-  for (let i = 0; i < callCount; i++) {
-    figures.noneBefore.push(await reply(bench, chats.noneBefore, [text()]));
-    figures.calcBefore.push(await reply(bench, chats.calcBefore, calculatorScript()));
-  }
-
-  const serverId = await addServer(bench);
-  await setToolPolicy(bench, serverId, "auto");
-  figures.firstCall.push(await reply(bench, chats.mcp, mcpScript("first")));
-  const listsBefore = bench.mcp.requestsByMethod.get("tools/list") ?? 0;
-  for (let i = 0; i < callCount; i++) {
-    figures.pooled.push(await reply(bench, chats.mcp, mcpScript(`pooled-${i}`)));
-    figures.noneAfter.push(await reply(bench, chats.noneAfter, [text()]));
-    figures.calcAfter.push(await reply(bench, chats.calcAfter, calculatorScript()));
-  }
-  figures.listsPerReply = ((bench.mcp.requestsByMethod.get("tools/list") ?? 0) - listsBefore) / (3 * callCount);
-
-  for (let i = 0; i < reconnectCount; i++) {
-    // Saving the tool's policy changes the server's record: the next reply connects again (app/tools/server-connection.server.ts).
-    await setToolPolicy(bench, serverId, "auto");
-    figures.reconnected.push(await reply(bench, chats.mcp, mcpScript(`reconnected-${i}`)));
-  }
-
-  await setToolPolicy(bench, serverId, "ask");
-  await reply(bench, chats.asked, mcpScript("asked-warm-up"), { approve: true });
-  for (let i = 0; i < callCount; i++) {
-    figures.asked.push(await reply(bench, chats.asked, mcpScript(`asked-${i}`), { approve: true }));
-  }
-  return figures;
+  return chats;
 }
 
-function conversation() {
+/** `callCount` rounds, each kind of reply once a round. */
+async function inTurn<Kind extends string>(
+  kinds: Record<Kind, () => Promise<ReplyTimes>>,
+): Promise<Record<Kind, ReplyTimes[]>> {
+  const entries = Object.entries(kinds) as Array<[Kind, () => Promise<ReplyTimes>]>;
+  const times = Object.fromEntries(entries.map(([kind]) => [kind, [] as ReplyTimes[]])) as Record<Kind, ReplyTimes[]>;
+  for (let round = 0; round < callCount; round++) {
+    for (const [kind, send] of entries) times[kind].push(await send());
+  }
+  return times;
+}
+
+function conversation(): Chat {
   return { id: randomUUID(), started: false };
 }
 
@@ -195,12 +204,7 @@ function mcpScript(tag: string): ScriptedReply[] {
 }
 
 /** Sends one message and reads the whole reply, noting when each chunk that matters arrived. */
-async function reply(
-  bench: Bench,
-  chat: { id: string; started: boolean },
-  script: ScriptedReply[],
-  { approve = false } = {},
-): Promise<ReplyTimes> {
+async function reply(bench: Bench, chat: Chat, script: ScriptedReply[], { approve = false } = {}): Promise<ReplyTimes> {
   const { app, user } = bench;
   const firstRequest = app.model.requests.length;
   app.model.enqueue(...script);
