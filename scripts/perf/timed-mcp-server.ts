@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -25,8 +25,8 @@ export interface ServedCall {
   startedAt: number;
   returnedAt: number;
   sentAt: number;
-  /** TCP connections the server had accepted when the request arrived. */
-  connectionsSoFar: number;
+  /** Whether the request came on a TCP connection no request had come on before. */
+  onNewConnection: boolean;
 }
 
 export interface TimedMcpServer {
@@ -34,7 +34,6 @@ export interface TimedMcpServer {
   readonly calls: ReadonlyMap<string, ServedCall>;
   /** JSON-RPC requests received, by method ("tools/list", "initialize", …). */
   readonly requestsByMethod: ReadonlyMap<string, number>;
-  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -77,7 +76,7 @@ export async function startTimedMcpServer(): Promise<TimedMcpServer> {
   const calls = new Map<string, ServedCall>();
   const requestsByMethod = new Map<string, number>();
   const transports = new Map<string, StreamableHTTPServerTransport>();
-  let connections = 0;
+  const usedSockets = new WeakSet<Socket>();
 
   function sdkServer(): Server {
     const server = new Server({ name: "bench", version: "0.0.1" }, { capabilities: { tools: {} } });
@@ -106,18 +105,13 @@ export async function startTimedMcpServer(): Promise<TimedMcpServer> {
   }
 
   /** Notes the call before the SDK sees it, and when its answer has left. */
-  function watch(body: JsonRpcCall | undefined, res: ServerResponse, arrivedAt: number) {
+  function watch(body: JsonRpcCall | undefined, req: IncomingMessage, res: ServerResponse, arrivedAt: number) {
     if (body?.method) requestsByMethod.set(body.method, (requestsByMethod.get(body.method) ?? 0) + 1);
+    const onNewConnection = !usedSockets.has(req.socket);
+    usedSockets.add(req.socket);
     const tag = tagOf(body);
     if (!tag) return;
-    const call: ServedCall = {
-      tag,
-      arrivedAt,
-      startedAt: NaN,
-      returnedAt: NaN,
-      sentAt: NaN,
-      connectionsSoFar: connections,
-    };
+    const call: ServedCall = { tag, arrivedAt, startedAt: NaN, returnedAt: NaN, sentAt: NaN, onNewConnection };
     calls.set(tag, call);
     res.once("finish", () => (call.sentAt = performance.now()));
   }
@@ -126,7 +120,7 @@ export async function startTimedMcpServer(): Promise<TimedMcpServer> {
     const arrivedAt = performance.now();
     const raw = req.method === "POST" ? await readBody(req) : "";
     const body: unknown = raw ? JSON.parse(raw) : undefined;
-    watch(body as JsonRpcCall | undefined, res, arrivedAt);
+    watch(body as JsonRpcCall | undefined, req, res, arrivedAt);
     const sessionId = req.headers["mcp-session-id"];
     let transport = typeof sessionId === "string" ? transports.get(sessionId) : undefined;
     if (!transport && !sessionId && isInitializeRequest(body)) transport = await newSession();
@@ -143,16 +137,12 @@ export async function startTimedMcpServer(): Promise<TimedMcpServer> {
       else res.destroy();
     });
   });
-  http.on("connection", () => (connections += 1));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
     requestsByMethod,
-    get connections() {
-      return connections;
-    },
     async close() {
       await Promise.all([...transports.values()].map((transport) => transport.close()));
       http.closeAllConnections();

@@ -25,15 +25,17 @@ import { startTimedMcpServer, WAIT_TOOL, type ServedCall, type TimedMcpServer } 
  * with `--database-url ""`), the scripted model answering at once, and an
  * SDK-built MCP server on loopback in this process (scripts/perf/timed-mcp-server.ts)
  * whose tool waits `--tool-ms` and notes its handler's start and return.
- * An admin adds the server through /tools/servers, as on the Tools area, and
- * lets its tool run without asking; later it must ask, and the bench approves
- * each card as soon as it reads it.
+ * An admin adds the server through /tools/servers, as on the Tools area, for
+ * one role and lets its tool run without asking; a second user of that role
+ * chose to be asked first, and the bench approves each card as soon as it
+ * reads it; a user of another role, offered no server, stands for the app
+ * before a server was added.
  *
  * Per call: (a) the handler's time; (b) the app's, from the reply's
  * `tool-input-available` chunk to its `tool-output-available` chunk as this
  * client reads them (both come the same way, so the relay's delay cancels);
  * overhead b − a. Every reply is also timed whole, against replies with no
- * tool and with the built-in calculator, before and after the server is added.
+ * tool and with the built-in calculator, with and without the server offered.
  *
  *   npm run bench -- --tools [--calls 30] [--tool-ms 20] [--reconnects 5] [--no-write]
  *                            [--database-url postgresql://postgres@127.0.0.1:5432/test]
@@ -51,6 +53,7 @@ const TOOLS_PAGE = "/tools/servers?_data=routes/tools_.servers";
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const median = (values: number[]) => percentile(sorted(values), 50);
 const p95 = (values: number[]) => percentile(sorted(values), 95);
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const ms = (value: number, digits = 1) => (Number.isFinite(value) ? `${value.toFixed(digits)} ms` : "—");
 
 /** When this client read each point of one reply, and the model requests it made (performance.now()). */
@@ -67,10 +70,20 @@ interface ReplyTimes {
 
 interface Bench {
   app: AppUnderTest;
-  user: { cookie: string };
-  admin: { cookie: string };
+  admin: SignedIn;
+  /** The server is open to their role; its tool runs without asking. */
+  user: SignedIn;
+  /** The same role, but they chose to be asked first (set-mcp-approval). */
+  careful: SignedIn;
+  /** A role the server is not open to: their replies are as before any server was added. */
+  outsider: SignedIn;
   mcp: TimedMcpServer;
 }
+
+type SignedIn = { cookie: string };
+
+/** The role the server is open to; the outsider's is another. */
+const SERVER_ROLE = "premium";
 
 export async function benchTools(): Promise<void> {
   const loadAtStart = os.loadavg()[0];
@@ -92,7 +105,14 @@ export async function benchTools(): Promise<void> {
     },
   });
   try {
-    const bench: Bench = { app, mcp, user: await app.signIn("premium", "tools"), admin: await app.signIn("admin") };
+    const bench: Bench = {
+      app,
+      mcp,
+      admin: await app.signIn("admin"),
+      user: await app.signIn(SERVER_ROLE, "tools-user"),
+      careful: await app.signIn(SERVER_ROLE, "tools-careful"),
+      outsider: await app.signIn("basic", "tools-outsider"),
+    };
     const figures = await measure(bench);
     const records = database ? await toolCallRecords(app.databaseUrl) : new Map<string, RecordedCall>();
     const roundTripMs = database ? await postgresRoundTripMs(app.databaseUrl) : NaN;
@@ -111,10 +131,10 @@ export async function benchTools(): Promise<void> {
 }
 
 interface Figures {
-  noneBefore: ReplyTimes[];
-  calcBefore: ReplyTimes[];
-  noneAfter: ReplyTimes[];
-  calcAfter: ReplyTimes[];
+  noneWithout: ReplyTimes[];
+  calcWithout: ReplyTimes[];
+  noneWith: ReplyTimes[];
+  calcWith: ReplyTimes[];
   firstCall: ReplyTimes[];
   reconnected: ReplyTimes[];
   pooled: ReplyTimes[];
@@ -122,55 +142,55 @@ interface Figures {
   listsPerReply: number;
 }
 
-/** Every kind of reply in turn, so the machine's noise falls on all of them alike. */
+/**
+ * Every kind of reply in turn, so the machine's noise falls on all of them alike: the outsider's
+ * stand for replies before any server was added, the careful user's for a tool that must ask.
+ */
 async function measure(bench: Bench): Promise<Figures> {
   const chats = await startConversations(bench);
-  const none = (chat: Chat) => () => reply(bench, chat, [text()]);
-  const calculator = (chat: Chat) => () => reply(bench, chat, calculatorScript());
-  const before = await inTurn({ noneBefore: none(chats.noneBefore), calcBefore: calculator(chats.calcBefore) });
-
   const serverId = await addServer(bench);
   await setToolPolicy(bench, serverId, "auto");
+  await chooseToBeAsked(bench, serverId);
   const firstCall = [await reply(bench, chats.mcp, mcpScript("first"))];
+  await reply(bench, chats.asked, mcpScript("asked-warm-up"), { approve: true });
+
   const listsBefore = bench.mcp.requestsByMethod.get("tools/list") ?? 0;
-  let i = 0;
-  const after = await inTurn({
-    pooled: () => reply(bench, chats.mcp, mcpScript(`pooled-${i++}`)),
-    noneAfter: none(chats.noneAfter),
-    calcAfter: calculator(chats.calcAfter),
+  const none = (chat: Chat) => () => reply(bench, chat, [text()]);
+  const calculator = (chat: Chat) => () => reply(bench, chat, calculatorScript());
+  const called = { pooled: 0, asked: 0 };
+  const replies = await inTurn({
+    noneWithout: none(chats.noneWithout),
+    calcWithout: calculator(chats.calcWithout),
+    noneWith: none(chats.noneWith),
+    calcWith: calculator(chats.calcWith),
+    pooled: () => reply(bench, chats.mcp, mcpScript(`pooled-${called.pooled++}`)),
+    asked: () => reply(bench, chats.asked, mcpScript(`asked-${called.asked++}`), { approve: true }),
   });
-  const listsPerReply = ((bench.mcp.requestsByMethod.get("tools/list") ?? 0) - listsBefore) / (3 * callCount);
+  const listsPerReply = ((bench.mcp.requestsByMethod.get("tools/list") ?? 0) - listsBefore) / (6 * callCount);
 
   const reconnected: ReplyTimes[] = [];
-  for (let j = 0; j < reconnectCount; j++) {
+  for (let i = 0; i < reconnectCount; i++) {
     // Saving the tool's policy changes the server's record: the next reply connects again (app/tools/server-connection.server.ts).
     await setToolPolicy(bench, serverId, "auto");
-    reconnected.push(await reply(bench, chats.mcp, mcpScript(`reconnected-${j}`)));
+    reconnected.push(await reply(bench, chats.mcp, mcpScript(`reconnected-${i}`)));
   }
-
-  await setToolPolicy(bench, serverId, "ask");
-  await reply(bench, chats.asked, mcpScript("asked-warm-up"), { approve: true });
-  let k = 0;
-  const { asked } = await inTurn({
-    asked: () => reply(bench, chats.asked, mcpScript(`asked-${k++}`), { approve: true }),
-  });
-  return { ...before, ...after, firstCall, reconnected, asked, listsPerReply };
+  return { ...replies, firstCall, reconnected, listsPerReply };
 }
 
-type Chat = { id: string; started: boolean };
+type Chat = { id: string; started: boolean; as: SignedIn };
 
 /** A conversation per kind of reply, each begun untimed (a new chat is stored and titled), the calculator warmed up. */
 async function startConversations(bench: Bench) {
   const chats = {
-    noneBefore: conversation(),
-    calcBefore: conversation(),
-    noneAfter: conversation(),
-    calcAfter: conversation(),
-    mcp: conversation(),
-    asked: conversation(),
+    noneWithout: conversation(bench.outsider),
+    calcWithout: conversation(bench.outsider),
+    noneWith: conversation(bench.user),
+    calcWith: conversation(bench.user),
+    mcp: conversation(bench.user),
+    asked: conversation(bench.careful),
   };
   for (const chat of Object.values(chats)) await reply(bench, chat, [text()]);
-  for (let i = 0; i < 3; i++) await reply(bench, chats.calcBefore, calculatorScript());
+  for (let i = 0; i < 3; i++) await reply(bench, chats.calcWithout, calculatorScript());
   return chats;
 }
 
@@ -186,8 +206,8 @@ async function inTurn<Kind extends string>(
   return times;
 }
 
-function conversation(): Chat {
-  return { id: randomUUID(), started: false };
+function conversation(as: SignedIn): Chat {
+  return { id: randomUUID(), started: false, as };
 }
 
 const text = (): ScriptedReply => ({ type: "text", text: "Done." });
@@ -205,7 +225,7 @@ function mcpScript(tag: string): ScriptedReply[] {
 
 /** Sends one message and reads the whole reply, noting when each chunk that matters arrived. */
 async function reply(bench: Bench, chat: Chat, script: ScriptedReply[], { approve = false } = {}): Promise<ReplyTimes> {
-  const { app, user } = bench;
+  const { app } = bench;
   const firstRequest = app.model.requests.length;
   app.model.enqueue(...script);
   const times: ReplyTimes = {
@@ -219,7 +239,7 @@ async function reply(bench: Bench, chat: Chat, script: ScriptedReply[], { approv
   };
   const response = await fetch(`${app.baseUrl}/api/chat`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Origin: app.baseUrl, cookie: user.cookie },
+    headers: { "Content-Type": "application/json", Origin: app.baseUrl, cookie: chat.as.cookie },
     body: chatBody(MODEL, "Wait a moment, please.", { conversationId: chat.id, create: !chat.started }),
   });
   if (!response.ok || !response.body) throw new Error(`chat: ${response.status} ${await response.text()}`);
@@ -233,7 +253,7 @@ async function reply(bench: Bench, chat: Chat, script: ScriptedReply[], { approv
     else if (card) {
       times.cardAt = at;
       // Not awaited: the reply goes on being read while the decision is on its way.
-      approval = approveCall(bench, card.approvalId).then(() => void (times.approvedAt = performance.now()));
+      approval = approveCall(app, chat.as, card.approvalId).then(() => void (times.approvedAt = performance.now()));
     } else if (chunk.type === "error" || chunk.type === "tool-output-error") {
       throw new Error(`the reply failed: ${JSON.stringify(chunk)}`);
     }
@@ -254,20 +274,20 @@ function pendingCard(chunk: UIMessageChunk): ToolApprovalView | undefined {
 }
 
 /** What the card's Approve button sends (POST /api/tool-approvals). */
-async function approveCall({ app, user }: Bench, approvalId: string): Promise<void> {
+async function approveCall(app: AppUnderTest, owner: SignedIn, approvalId: string): Promise<void> {
   const response = await fetch(`${app.baseUrl}/api/tool-approvals`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Origin: app.baseUrl, cookie: user.cookie },
+    headers: { "Content-Type": "application/json", Origin: app.baseUrl, cookie: owner.cookie },
     body: JSON.stringify({ approvalId, decision: "approve" }),
   });
   if (!response.ok) throw new Error(`approving: ${response.status} ${await response.text()}`);
 }
 
-/** A form on the Tools area's server page, sent as the admin; its action's JSON answer. */
-async function toolsForm({ app, admin }: Bench, fields: Record<string, string>) {
+/** A form on the Tools area's server page, sent as the admin unless told; its action's JSON answer. */
+async function toolsForm({ app, admin }: Bench, fields: Record<string, string>, as: SignedIn = admin) {
   const response = await fetch(`${app.baseUrl}${TOOLS_PAGE}`, {
     method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: app.baseUrl, cookie: admin.cookie },
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: app.baseUrl, cookie: as.cookie },
     body: new URLSearchParams(fields).toString(),
   });
   const answer = (await response.json()) as { ok?: boolean; notice?: string; error?: string };
@@ -275,14 +295,14 @@ async function toolsForm({ app, admin }: Bench, fields: Record<string, string>) 
   return answer;
 }
 
-/** Adds the bench's server for every role, as an admin does on /tools/servers; its id, from the page's loader. */
+/** Adds the bench's server for one role, as an admin does on /tools/servers; its id, from the page's loader. */
 async function addServer(bench: Bench): Promise<string> {
   const added = await toolsForm(bench, {
     intent: "add-server",
     name: SERVER_NAME,
     url: bench.mcp.url,
     auth: "none",
-    roles: "*",
+    roles: SERVER_ROLE,
   });
   console.log(added.notice);
   const page = await fetch(`${bench.app.baseUrl}${TOOLS_PAGE}`, { headers: { cookie: bench.admin.cookie } });
@@ -294,6 +314,11 @@ async function addServer(bench: Bench): Promise<string> {
 
 async function setToolPolicy(bench: Bench, serverId: string, policy: "auto" | "ask") {
   await toolsForm(bench, { intent: "set-tool-policy", serverId, tool: WAIT_TOOL, policy });
+}
+
+/** The careful user tightens the admin's "auto" to "ask" for themselves, on the same page. */
+async function chooseToBeAsked(bench: Bench, serverId: string) {
+  await toolsForm(bench, { intent: "set-mcp-approval", serverId, tool: WAIT_TOOL, approval: "ask" }, bench.careful);
 }
 
 /** The app's own record of each call (tool_calls), by the model's call id. */
@@ -382,15 +407,11 @@ interface CallFigures {
   decisionToServer: number;
   whole: number;
   toModel: number;
-  newConnections: number;
+  /** 1 when the call's request came on a TCP connection of its own, else 0. */
+  newConnection: number;
 }
 
-function callFigures(
-  times: ReplyTimes,
-  served: ServedCall,
-  record: RecordedCall | undefined,
-  previous: ServedCall | undefined,
-): CallFigures {
+function callFigures(times: ReplyTimes, served: ServedCall, record: RecordedCall | undefined): CallFigures {
   const [first, second] = times.modelRequests;
   const handler = served.returnedAt - served.startedAt;
   const appTime = times.outputAt - times.inputAt;
@@ -412,7 +433,7 @@ function callFigures(
     decisionToServer: served.arrivedAt - (record?.decidedAt ?? NaN),
     whole: times.endedAt - times.postedAt,
     toModel: first.receivedAt - times.postedAt,
-    newConnections: previous ? served.connectionsSoFar - previous.connectionsSoFar : NaN,
+    newConnection: served.onNewConnection ? 1 : 0,
   };
 }
 
@@ -422,11 +443,10 @@ function modelWaited({ modelRequests: [first, second] }: ReplyTimes): number {
 }
 
 function callsOf(replies: ReplyTimes[], mcp: TimedMcpServer, records: Map<string, RecordedCall>): CallFigures[] {
-  return replies.map((times, index) => {
+  return replies.map((times) => {
     const served = mcp.calls.get(times.toolCallId!.replace(/^call_/, ""));
     if (!served) throw new Error(`the server never saw ${times.toolCallId}`);
-    const previous = index > 0 ? mcp.calls.get(replies[index - 1].toolCallId!.replace(/^call_/, "")) : undefined;
-    return callFigures(times, served, records.get(times.toolCallId!), previous);
+    return callFigures(times, served, records.get(times.toolCallId!));
   });
 }
 
@@ -452,7 +472,7 @@ function reportOf(figures: Figures, mcp: TimedMcpServer, records: Map<string, Re
   const reconnected = callsOf(figures.reconnected, mcp, records);
   const pooled = callsOf(figures.pooled, mcp, records);
   const asked = callsOf(figures.asked, mcp, records);
-  const builtIn = figures.calcAfter.map((times) => times.outputAt - times.inputAt);
+  const builtIn = figures.calcWith.map((times) => times.outputAt - times.inputAt);
   logSlowApprovals(asked);
   const store = run.onServer ? "the PostgreSQL server (a fresh database)" : "embedded PGlite";
   return [
@@ -462,8 +482,11 @@ function reportOf(figures: Figures, mcp: TimedMcpServer, records: Map<string, Re
       `${run.loads[0].toFixed(1)} at the start and ${run.loads[1].toFixed(1)} at the end; one instance on ${store}, the scripted model answering at once. ` +
       "The MCP server is built with the SDK (Streamable HTTP) on 127.0.0.1 in the bench's process " +
       `(scripts/perf/timed-mcp-server.ts); its one tool waits ${toolMs} ms. An admin adds it on /tools/servers ` +
-      "(over HTTP, with `OUTBOUND_ALLOW=127.0.0.1`) and sets the tool to run without asking; a user's replies call it. " +
-      "The user's replies of each kind go to a conversation of their own, in turn.",
+      "(over HTTP, with `OUTBOUND_ALLOW=127.0.0.1`) for one role and sets the tool to run without asking. A user of " +
+      "that role calls it; a second one chose to be asked first, and the bench approves each card as soon as it " +
+      "reads it (POST /api/tool-approvals); a user of another role, offered no server, stands for the app before a " +
+      "server was added. Each kind of reply goes to a conversation of its own, follow-ups after an untimed first " +
+      "message, and the kinds take turns, so the machine's noise falls on all of them alike.",
     "",
     "**The server's time (a)**: its handler, from its start to its return. **The app's time (b)**: from the reply's " +
       "`tool-input-available` chunk (the model's tool call, taken in) to its `tool-output-available` chunk (the " +
@@ -481,9 +504,11 @@ function reportOf(figures: Figures, mcp: TimedMcpServer, records: Map<string, Re
     overheadRow("later calls, pooled connection, runs without asking", pooled),
     overheadRow("must ask first, approved as soon as the card is read", asked),
     `| built-in calculator (no server), for comparison | ${builtIn.length} | — | ${ms(median(builtIn))} | ` +
-      `${ms(median(builtIn))} | ${ms(p95(builtIn))} | ${ms(median(figures.calcAfter.map(modelWaited)))} |`,
+      `${ms(median(builtIn))} | ${ms(p95(builtIn))} | ${ms(median(figures.calcWith.map(modelWaited)))} |`,
     "",
-    ...attribution(pooled, asked, figures.calcAfter, {
+    ...summary(pooled, asked, run.roundTripMs),
+    "",
+    ...attribution(pooled, asked, figures.calcWith, {
       roundTripMs: run.roundTripMs,
       listsPerReply: figures.listsPerReply,
     }),
@@ -491,6 +516,21 @@ function reportOf(figures: Figures, mcp: TimedMcpServer, records: Map<string, Re
     ...wholeReplies(figures, { first, reconnected }),
     "",
   ].join("\n");
+}
+
+/** What the overhead mostly is, from this run's figures. */
+function summary(pooled: CallFigures[], asked: CallFigures[], roundTripMs: number): string[] {
+  const overhead = median(pick(pooled, "overhead"));
+  return [
+    `In short: on this machine a call of a server's tool costs the reply ${ms(overhead)} beyond the server's own ` +
+      `time (median; p95 ${ms(p95(pick(pooled, "overhead")))}), and ${ms(median(pick(asked, "overhead")))} when it ` +
+      "must ask and is approved at once. Little of it is PostgreSQL's: the gate and the record write three times " +
+      `(the rate count, the call's row, its duration) at about ${ms(roundTripMs, 2)} a round trip. No DNS lookup is ` +
+      "made for an address (a server named by a host name adds one to each request). Of the rest, " +
+      `${ms(median(pick(pooled, "serverSdk")))} is the server's own SDK around its handler; the remainder is work on ` +
+      "the app's CPU — the AI SDK, the gate's code, the outbound guard, the MCP SDK's client on a new TCP connection " +
+      "for each request — and it grows with the machine's load (see the load average above).",
+  ];
 }
 
 /** The approvals that took long, taken apart, for the person running the bench. */
@@ -538,15 +578,16 @@ function attribution(pooled: CallFigures[], asked: CallFigures[], calculator: Re
     "",
     `One PostgreSQL round trip (\`select 1\`) from a Node client on this machine: ${ms(context.roundTripMs, 2)}. ` +
       "The call's own record (tool_calls.duration_ms, whole ms: the MCP round trip as the app times it) exceeds the " +
-      `handler by ${ms(recordedBeyond)} (median). New TCP connections per call: ` +
-      `${median(pick(pooled, "newConnections"))}. A pooled connection keeps the server's list of tools ` +
+      `handler by ${ms(recordedBeyond)} (median). Calls whose request came on a new TCP connection: ` +
+      `${sum(pick(pooled, "newConnection"))} of ${pooled.length}. A pooled connection keeps the server's list of tools ` +
       `(tools/list requests per reply on it: ${context.listsPerReply.toFixed(2)}).`,
     "",
     `Asking first (medians of ${asked.length}): the card read → the decision written (POST /api/tool-approvals: ` +
       `the session, the conditional update) ${m(asked, "cardToDecision")}; the decision written → the call's ` +
       `request at the server ${m(asked, "decisionToServer")}; the approval's answer read ${m(asked, "approval")} ` +
       `after the card. Calls whose request reached the server over ${POLL_SUSPECT_MS} ms after the card: ` +
-      `${slowApprovals} of ${asked.length}.`,
+      `${slowApprovals} of ${asked.length} (the gate looks again every 500 ms, and a decision taken on its own ` +
+      "instance wakes it at once).",
   ];
 }
 
@@ -557,15 +598,15 @@ function wholeReplies(figures: Figures, cold: { first: CallFigures[]; reconnecte
     return `| ${label} | ${replies.length} | ${ms(median(toModel))} | ${ms(median(whole))} | ${ms(p95(whole))} |`;
   };
   return [
-    "Whole replies: from the POST to the reply's end, and to the model's first request (follow-ups in a conversation " +
-      "of each kind's own; the model answers at once, so this is the app's time plus the tool's):",
+    "Whole replies: from the POST to the reply's end, and to the model's first request (the model answers at once, " +
+      "so this is the app's time plus the tool's):",
     "",
     "| reply | n | POST → model asked, median | whole reply, median | p95 |",
     "|---|---|---|---|---|",
-    row("no tool, no server added", figures.noneBefore),
-    row("built-in calculator, no server added", figures.calcBefore),
-    row("no tool, server added", figures.noneAfter),
-    row("built-in calculator, server added", figures.calcAfter),
+    row("no tool, the role offered no server", figures.noneWithout),
+    row("built-in calculator, the role offered no server", figures.calcWithout),
+    row("no tool, the server's tool offered", figures.noneWith),
+    row("built-in calculator, the server's tool offered", figures.calcWith),
     row("the server's tool, pooled connection", figures.pooled),
     row("the server's tool, must ask, approved at once", figures.asked),
     row("the server's tool, first call on a new connection", figures.reconnected),
