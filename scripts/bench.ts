@@ -16,6 +16,7 @@ import { benchInstances } from "./perf/instances";
 import { benchRuns } from "./perf/runs";
 import { benchAttachments } from "./perf/attachments";
 import { benchBudgets } from "./perf/budgets";
+import { benchTools } from "./perf/tools";
 import { benchStream } from "./perf/stream-markdown";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
@@ -46,6 +47,9 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      slowdown, against targets; see scripts/perf/stream-markdown.ts)
  *   npm run bench -- --budgets [--messages 150]
  *                                      (the budget check's overhead on a reply's first token; see scripts/perf/budgets.ts)
+ *   npm run bench -- --tools [--calls 30] [--tool-ms 20] [--reconnects 5]
+ *                                      (the app's time around an MCP server's own time when the model calls its
+ *                                      tool: pooled, on a new connection, and approved at once; see scripts/perf/tools.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -63,6 +67,12 @@ if (process.argv.includes("--runs")) {
 // `--budgets`: the budget check's cost on the first token (scripts/perf/budgets.ts).
 if (process.argv.includes("--budgets")) {
   await benchBudgets();
+  process.exit(0);
+}
+
+// `--tools`: the app's time around an MCP server's when a tool is called (scripts/perf/tools.ts).
+if (process.argv.includes("--tools")) {
+  await benchTools();
   process.exit(0);
 }
 

@@ -172,6 +172,10 @@ export interface RecordedRequest<Body = ChatCompletionRequest> {
   body: Body | undefined;
   /** Settles when the connection for this request is done. */
   outcome: Promise<RequestOutcome>;
+  /** performance.now() in this process when the request arrived (before its body was read). */
+  receivedAt: number;
+  /** performance.now() when the exchange ended (see `outcome`); undefined until then. */
+  endedAt?: number;
 }
 
 /** A non-text part of a user message, as the server understood it. */
@@ -267,6 +271,7 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Watch the connection before reading the body, so an early hang-up is not missed.
+    const receivedAt = performance.now();
     const connection = trackConnection(res, () => closing);
     const rawBody = await readBody(req);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -286,7 +291,9 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       headers: req.headers,
       body,
       outcome: connection.outcome,
+      receivedAt,
     };
+    void connection.outcome.then(() => (recorded.endedAt = connection.endedAt));
     const asksForTitle = path === "/v1/chat/completions" && isTitleRequest(body);
     (asksForTitle ? titleRequests : requests).push(recorded);
     const generation = resets;
@@ -417,14 +424,18 @@ interface Connection {
   /** Marks the coming close as intended by the server (a "drop" reply). */
   markDropped(): void;
   outcome: Promise<RequestOutcome>;
+  /** performance.now() when the socket closed or the answer was complete. */
+  readonly endedAt: number | undefined;
 }
 
 function trackConnection(res: ServerResponse, serverIsClosing: () => boolean): Connection {
   let closed = false;
   let dropped = false;
+  let endedAt: number | undefined;
   const outcome = new Promise<RequestOutcome>((resolve) => {
     res.on("close", () => {
       closed = true;
+      endedAt = performance.now();
       if (dropped) resolve("dropped");
       else if (res.writableFinished) resolve("completed");
       else if (serverIsClosing()) resolve("server-closed");
@@ -437,6 +448,9 @@ function trackConnection(res: ServerResponse, serverIsClosing: () => boolean): C
       dropped = true;
     },
     outcome,
+    get endedAt() {
+      return endedAt;
+    },
   };
 }
 
