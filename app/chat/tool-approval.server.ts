@@ -137,9 +137,14 @@ async function decision(db: Db, id: string, signal: AbortSignal | undefined): Pr
   for (;;) {
     if (signal?.aborted) return closed(db, id, "cancelled");
     if (Date.now() >= deadline) return closed(db, id, "expired");
+    // Listening before reading: a decision taken while the read is under way still wakes this wait.
+    const look = nextLook(id, Math.min(POLL_MS, deadline - Date.now()), signal);
     const row = await toolCallStatus(db, id);
-    if (row && row.status !== "pending") return row as Decided;
-    await nextLook(id, Math.min(POLL_MS, deadline - Date.now()), signal);
+    if (row && row.status !== "pending") {
+      look.cancel();
+      return row as Decided;
+    }
+    await look.done;
   }
 }
 
@@ -150,16 +155,18 @@ async function closed(db: Db, id: string, status: "expired" | "cancelled"): Prom
   return (row as Decided | undefined) ?? { status, allowedForChat: false };
 }
 
-function nextLook(id: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
+function nextLook(id: string, ms: number, signal: AbortSignal | undefined) {
+  let finish = () => undefined as void;
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(() => finish(), Math.max(0, ms));
+    finish = () => {
       clearTimeout(timer);
-      waiting.delete(id);
-      signal?.removeEventListener("abort", done);
+      if (waiting.get(id) === finish) waiting.delete(id);
+      signal?.removeEventListener("abort", finish);
       resolve();
     };
-    const timer = setTimeout(done, Math.max(0, ms));
-    waiting.set(id, done);
-    signal?.addEventListener("abort", done, { once: true });
+    waiting.set(id, finish);
+    signal?.addEventListener("abort", finish, { once: true });
   });
+  return { done, cancel: () => finish() };
 }
