@@ -24,6 +24,7 @@ import { countRefusal } from "~/metrics/metrics.server";
 import { chatBodyBytes, messageTooLongText } from "~/settings/chat-limits";
 import { parseChatRequest, type ChatRequest } from "~/conversation/chat-request";
 import { checkChatRateLimit } from "./chat-rate-limit.server";
+import { unknownToolProblem } from "./chat-tools.server";
 import { quotaExhaustedMessage } from "~/budgets/quota-text";
 import { loadChatContext, type ChatContext } from "~/data/chat-context.server";
 import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
@@ -109,6 +110,8 @@ async function admit(request: Request): Promise<Admitted | Response> {
   if (!body.ok) return refuse(body.status, body.error);
   const parsed = parseChatRequest(body.value, largest);
   if (!parsed.ok) return refuse(400, parsed.error);
+  const unknownTool = unknownToolProblem(parsed.request.toolsOff);
+  if (unknownTool) return refuse(400, unknownTool);
   const registry = await getModelRegistry();
 
   try {

@@ -34,6 +34,7 @@ import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
 import { ensureTemporarySweeper } from "./temporary-chats.server";
+import { changeChatTool, chatToolMenu } from "./chat-tools.server";
 import { organiseIntent } from "./organise-actions.server";
 import { publishConversationEvent } from "./live/conversation-events.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
@@ -83,7 +84,7 @@ export async function loadAssistant(request: Request) {
   const db = await database();
   const uid = session.user.uid;
   ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
-  const [conversations, folders, quota, budget, customInstructions, registry, running] = await Promise.all([
+  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools] = await Promise.all([
     listConversations(db, uid, { search, view }),
     listFolders(db, uid),
     getQuotaStatus(db, uid, session),
@@ -91,6 +92,7 @@ export async function loadAssistant(request: Request) {
     getCustomInstructions(db, uid),
     getModelRegistry(),
     runningFor(db, uid),
+    chatToolMenu(db, session),
   ]);
   // The run's id with its mark: the live list clears it when it hears that run end (docs/decisions/086).
   const writing = new Map(running.toReversed().map((run) => [run.conversationId, run.id])); // newest wins
@@ -142,6 +144,8 @@ export async function loadAssistant(request: Request) {
     customInstructions,
     models: modelsForRole(registry, session),
     toolNames: Object.fromEntries(builtInTools().map((tool) => [tool.id, tool.name])),
+    /** What the composer's tools menu lists: every tool this user may use now, by group. */
+    chatTools,
   };
 }
 
@@ -220,6 +224,7 @@ export async function loadConversation(request: Request, conversationId: string 
         model: run.model,
         customInstructions: run.exchange.create.customInstructions,
         hasToolInstructions: Boolean(run.exchange.create.systemPrompt),
+        toolsOff: run.exchange.toolsOff ?? [],
         leafId: null,
       },
       isNew: true,
@@ -239,6 +244,7 @@ export async function loadConversation(request: Request, conversationId: string 
       model: conversation.model,
       customInstructions: conversation.customInstructions,
       hasToolInstructions: Boolean(conversation.systemPrompt),
+      toolsOff: conversation.toolsOff ?? [],
       // The branch shown: the page shows the path to it, and every version's ‹ n/m › (docs/decisions/069).
       leafId: shownBranch(conversation, rows).at(-1)?.id ?? null,
     },
@@ -253,7 +259,7 @@ export async function loadConversation(request: Request, conversationId: string 
   };
 }
 
-/** Rename, delete, pin, archive, file, or change the model of a conversation; another user's is a 404. */
+/** Rename, delete, pin, archive, file, or change the model or the tools of a conversation; another user's is a 404. */
 export async function changeConversation(request: Request, conversationId: string | undefined) {
   requireSameOrigin(request);
   const { session, db, id } = await ownConversation(request, conversationId);
@@ -305,6 +311,7 @@ export async function changeConversation(request: Request, conversationId: strin
     if (!(await setConversationModel(db, uid, id, model))) throw notFound();
     return json({ ok: true });
   }
+  if (intent === "tool") return changeChatTool(db, uid, id, form);
   if (intent === "feedback") return feedbackIntent(db, uid, id, form);
   if (intent === "branch") {
     // Another version shown (‹ n/m ›): kept, so a reload, the export and a share show it too.

@@ -4,10 +4,12 @@ import { toChatMessage } from "~/data/messages.server";
 import { getConfig } from "~/config.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { buildTools } from "~/llm/tools.server";
+import { enabledToolIds } from "~/data/preferences.server";
 import { WebSourceList } from "~/search/source-list";
 import type { ChatRequest } from "~/conversation/chat-request";
 import { HistoryError, historyForReply, ParentError, trimHistory } from "~/conversation/history";
 import type { ReplyPlan } from "./reply.server";
+import { chatToolsOff } from "./chat-tools.server";
 import { systemPrompt } from "./system-prompt";
 import { titleFromExchange } from "./title";
 
@@ -67,6 +69,10 @@ export function planReply(
   }
 
   const webSources = new WebSourceList();
+  // The user's own switches, narrowed further by this chat's choice (stored, and sent with the request).
+  const switchedOff = [
+    ...new Set([...context.switchedOffToolIds, ...chatToolsOff(conversation?.toolsOff, input.toolsOff)]),
+  ];
   return {
     uid,
     conversationId: input.conversationId,
@@ -82,8 +88,9 @@ export function planReply(
     model: { id: model.id, demo: model.demo },
     vision: model.vision,
     languageModel: registry.languageModel(model.id),
-    tools: buildTools({ enabledIds: context.enabledToolIds, timeZone: input.timeZone, webSources }),
-    switchedOffToolIds: context.switchedOffToolIds,
+    tools: buildTools({ enabledIds: enabledToolIds(switchedOff), timeZone: input.timeZone, webSources }),
+    switchedOffToolIds: switchedOff,
+    toolsOff: input.toolsOff,
     webSources,
     timeoutMs: getConfig().llm.timeoutMs,
     title: titleFromExchange(user.text),

@@ -78,8 +78,10 @@ export interface ReplyPlan {
   languageModel: LanguageModel;
   /** The built-in tools; the MCP servers' are added as the model request starts (server-tools.server.ts). */
   tools: ToolSet;
-  /** The user's switched-off tools, built-in and servers'. */
+  /** The tools this reply may not use, built-in and servers': the user's switches and the chat's choice. */
   switchedOffToolIds?: readonly string[];
+  /** The chat's choice as the request sent it (kept on the conversation with the exchange); left out: unchanged. */
+  toolsOff?: string[];
   /** The pages the reply's tools find (web_search), numbered after its passages: Sources too. */
   webSources?: WebSourceList;
   /** Longest wait for the first token and between two tokens. */
@@ -367,6 +369,7 @@ function runReply(db: Db, plan: ReplyPlan, call: ModelCall, reservation: Reserva
       usageDay: reservation.day,
       title: plan.title,
       create: plan.create,
+      toolsOff: plan.toolsOff,
     },
   });
   run.onStop = (reason) => call.stop(reason === "shutdown" ? "shutdown" : "stop");
@@ -535,6 +538,7 @@ async function storeReply(relay: Relay, reply: ChatMessage | undefined) {
       role: plan.role,
       title: plan.title,
       create: plan.create,
+      toolsOff: plan.toolsOff,
       refund,
     });
     if (!saved) return failRun(relay, "This conversation was deleted, so the reply was not saved.");

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isStorableText, storableString, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import { DEFAULT_MESSAGE_MAX_CHARS, messageTooLongText } from "~/settings/chat-limits";
+import { toolsOffSchema } from "./chat-tools";
 
 /**
  * The body of POST /api/chat, shared by the browser (which builds it) and the
@@ -72,6 +73,12 @@ export const chatRequestSchema = z
         })
         .max(ATTACHMENT_IDS_MAX, { error: `At most ${ATTACHMENT_IDS_MAX} files can be sent with a message.` })
         .optional(),
+      /**
+       * The tools switched off for this chat in the composer's menu (./chat-tools.ts):
+       * they narrow this reply with the chat's stored choice, and become that choice.
+       * Left out: the stored choice alone.
+       */
+      toolsOff: toolsOffSchema.optional(),
       /** The browser's IANA time zone, for the date and time tool. */
       timeZone: storableString().max(64).optional(),
     },

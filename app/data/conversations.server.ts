@@ -143,6 +143,45 @@ export async function setConversationModel(db: Db, uid: string, id: string, mode
   return rows.length > 0;
 }
 
+/**
+ * One tool switched off (or on again) for this chat only; the chat's list of
+ * tools off after the change, "full" when `max` are off already, null when
+ * the user has no such conversation. One statement: two tabs' changes both count.
+ */
+export async function setConversationToolOff(
+  db: Db,
+  uid: string,
+  id: string,
+  toolId: string,
+  off: boolean,
+  max: number,
+): Promise<string[] | "full" | null> {
+  const current = sql`coalesce(${conversations.toolsOff}, '{}'::text[])`;
+  const next = off
+    ? sql`case when ${toolId} = any(${current}) then ${current} else array_append(${current}, ${toolId}::text) end`
+    : sql`array_remove(${current}, ${toolId}::text)`;
+  const rows = await db
+    .update(conversations)
+    // An empty list is stored as null: none switched off.
+    .set({ toolsOff: sql`nullif(${next}, '{}'::text[])` })
+    .where(
+      and(
+        eq(conversations.id, id),
+        eq(conversations.uid, uid),
+        off ? sql`(${toolId} = any(${current}) or cardinality(${current}) < ${max})` : sql`true`,
+      ),
+    )
+    .returning({ toolsOff: conversations.toolsOff });
+  if (rows.length > 0) return rows[0].toolsOff ?? [];
+  if (!off) return null;
+  // Nothing changed: the list is full, or there is no such conversation.
+  const [found] = await db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.id, id), eq(conversations.uid, uid)));
+  return found ? "full" : null;
+}
+
 /** Deletes the conversation and its messages; false when the user has no such conversation. */
 export async function deleteConversation(db: Db, uid: string, id: string): Promise<boolean> {
   const rows = await db

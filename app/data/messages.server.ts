@@ -93,6 +93,12 @@ export interface Exchange {
     /** A temporary chat (docs/decisions/085): never listed, titled by a model, exported or shared. */
     temporary?: boolean;
   };
+  /**
+   * The tools switched off for this chat, as the request chose them (the
+   * composer's tools menu): kept as the conversation's choice. Left out: the
+   * stored choice stays.
+   */
+  toolsOff?: string[];
   /** Stopped before anything was shown: the message's quota unit is given back (docs/decisions/044). */
   refund?: boolean;
 }
@@ -129,6 +135,7 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
           customInstructions: emptyToNull(exchange.create.customInstructions),
           model: reply.model,
           temporary: exchange.create.temporary ?? false,
+          toolsOff: exchange.toolsOff?.length ? exchange.toolsOff : null,
         })
         .onConflictDoNothing({ target: conversations.id });
     }
@@ -174,7 +181,7 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
     touched as (
       -- The new reply is the branch shown.
       update ${conversations} set updated_at = now(), model = ${reply.model}, title = coalesce(title, ${exchange.title}),
-        current_leaf_id = ${reply.id}::uuid
+        current_leaf_id = ${reply.id}::uuid, tools_off = ${chosenToolsOff(exchange.toolsOff)}
       where id in (select id from conversation) and exists (select 1 from inserted where role = 'assistant')
       returning title
     ),
@@ -248,4 +255,15 @@ export function shownBranch(conversation: { currentLeafId: string | null }, rows
 
 function emptyToNull(text: string | null | undefined): string | null {
   return text && text.trim() !== "" ? text : null;
+}
+
+/** The chat's tools switched off as a request chose them, or the stored choice when it chose none. */
+function chosenToolsOff(ids: readonly string[] | undefined) {
+  if (!ids) return sql.raw("tools_off");
+  return ids.length > 0
+    ? sql`array[${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )}]::text[]`
+    : sql`null`;
 }

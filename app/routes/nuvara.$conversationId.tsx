@@ -39,6 +39,7 @@ export default function ConversationPage() {
       customInstructions={conversation.customInstructions}
       toolInstructions={conversation.hasToolInstructions}
       toolNames={data.toolNames}
+      toolsOff={conversation.toolsOff}
       feedback={feedback}
       running={running}
     />

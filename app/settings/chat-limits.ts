@@ -15,13 +15,18 @@ export const DEFAULT_MESSAGE_MAX_CHARS = 100_000;
  */
 export const MAX_MESSAGE_LENGTH = 8_000;
 
+/** The most tools a chat's choice may switch off (app/conversation/chat-tools.ts), and the longest id. */
+export const CHAT_TOOLS_OFF_MAX = 200;
+export const TOOL_ID_MAX_CHARS = 170;
+
 /**
  * The body limit of POST /api/chat for a message cap: JSON may spend up to 6
  * bytes on one UTF-16 code unit (`\u0001`; a 4-byte character is 2 units), plus
- * room for the rest of the request (ids, model, time zone).
+ * room for the rest of the request (ids, model, time zone) and the chat's
+ * tools switched off.
  */
 export function chatBodyBytes(maxChars: number): number {
-  return maxChars * 6 + 16 * 1024;
+  return maxChars * 6 + 16 * 1024 + CHAT_TOOLS_OFF_MAX * (TOOL_ID_MAX_CHARS + 3) * 6;
 }
 
 /** What the composer and the endpoint say about a message over the cap. */

@@ -25,7 +25,13 @@ export interface ChatEvents {
 export interface ChatSession {
   chat: StreamChat;
   /** Read each time a request is sent. */
-  settings: { model: string; create: boolean; temporary?: boolean };
+  settings: {
+    model: string;
+    create: boolean;
+    temporary?: boolean;
+    /** The tools switched off for this chat in the composer's menu (app/components/chat/use-tool-choice.ts). */
+    toolsOff: string[];
+  };
   events: ChatEvents;
 }
 
@@ -57,6 +63,8 @@ export function chatRequestBody(
     message: { id: last.id, role: "user", parts: [{ type: "text", text: messageText(last) }] },
     ...attachmentIds(last),
     model: settings.model,
+    // The chat's whole choice each time: the server stores it with the exchange (a new chat's, too).
+    toolsOff: settings.toolsOff,
     timeZone,
   };
 }

@@ -39,6 +39,8 @@ export interface ChatViewProps {
   /** A new chat opened from a prompt tool (/nuvara?tool=<id>): named in the header, with the way out; no starters. */
   tool?: { id: string; name: string } | null;
   toolNames: Record<string, string>;
+  /** The tools switched off for this chat only (the composer's tools menu); none for a new chat. */
+  toolsOff?: string[];
   /** The owner's 👍/👎 by reply id. */
   feedback?: Record<string, 1 | -1>;
   /** A reply being written for this conversation, possibly by another tab or device (docs/decisions/070). */

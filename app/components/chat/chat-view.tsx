@@ -7,6 +7,8 @@ import { ComposerFooter } from "./composer-footer";
 import { LazyReportDialog } from "./lazy-report-dialog";
 import { MessageList } from "./message-list";
 import { Transcript } from "./transcript";
+import { ToolMenu } from "./tool-menu";
+import { useAssistantData } from "./assistant-data";
 import { useChatController } from "./use-chat-controller";
 
 export type { ChatViewProps, ModelChoice, QuotaView, RunningReply } from "./chat-view-types";
@@ -17,6 +19,7 @@ export function ChatView(props: ChatViewProps) {
   const chat = useChatController(props);
   const { messages, status, busy } = chat.conversation;
   const { model, chooseModel, demoIds } = chat.modelChoice;
+  const { chatTools } = useAssistantData();
   return (
     <section
       className={`chat${chat.drop.dragging ? " dropping" : ""}`}
@@ -69,6 +72,14 @@ export function ChatView(props: ChatViewProps) {
         onEscape={chat.stopOnEscape}
         busy={busy}
         blockedReason={chat.blockedReason}
+        tools={
+          <ToolMenu
+            groups={chatTools}
+            off={chat.toolChoice.off}
+            onChange={chat.toolChoice.setTool}
+            disabled={!chat.hydrated}
+          />
+        }
         footer={
           <ComposerFooter
             restoredNotice={chat.restoredNotice}

@@ -45,6 +45,7 @@ export function Composer({
   onAttach,
   onRemoveFile,
   fileProblem,
+  tools,
 }: {
   value: string;
   onChange: (text: string) => void;
@@ -62,6 +63,8 @@ export function Composer({
   onRemoveFile?: (key: string) => void;
   /** Why the attached files can't go with the message (e.g. an image for a model that can't see). */
   fileProblem?: string | null;
+  /** The tools menu (app/components/chat/tool-menu.tsx), under the box beside the hint. */
+  tools?: ReactNode;
 }) {
   const picker = useRef<HTMLInputElement>(null);
   const box = useRef<HTMLTextAreaElement>(null);
@@ -174,10 +177,13 @@ export function Composer({
           </button>
         )}
       </div>
-      <div id="composer-hint" className="composer-hint">
-        {tooLong ? <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span> : null}
-        {fileProblem ? <span className="form-error">{fileProblem}</span> : null}
-        {footer}
+      <div className="composer-bar">
+        {tools}
+        <div id="composer-hint" className="composer-hint">
+          {tooLong ? <span className="form-error">{messageTooLongText(value.length, messageMaxChars)}</span> : null}
+          {fileProblem ? <span className="form-error">{fileProblem}</span> : null}
+          {footer}
+        </div>
       </div>
     </form>
   );

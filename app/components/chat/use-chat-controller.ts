@@ -15,6 +15,7 @@ import { useMessageActions } from "./use-message-actions";
 import { imageProblem, useModelChoice } from "./use-model-choice";
 import { useReplyAnnouncement } from "./use-reply-announcement";
 import { useSessionEvents } from "./use-session-events";
+import { useToolChoice } from "./use-tool-choice";
 import { useLeaveTemporaryChat } from "./use-temporary-chat";
 import { useUnsentRestore } from "./use-unsent-restore";
 
@@ -34,6 +35,7 @@ export function useChatController(props: ChatViewProps) {
   const unsentKey = isNew ? "new" : chatId;
   const [draft, setDraft, moveDraftTo] = useDraft(props.draftKey ?? chatId);
   const modelChoice = useModelChoice(session, chatId, isNew, models);
+  const toolChoice = useToolChoice(session, chatId, isNew);
   const uploads = useAttachmentUploads(useAssistantData().attachmentLimits);
   const drop = useFileDrop(uploads.add);
   const [reporting, setReporting] = useState<string | null>(null);
@@ -88,6 +90,7 @@ export function useChatController(props: ChatViewProps) {
     hydrated,
     timeZone,
     modelChoice,
+    toolChoice,
     follow,
     drop,
     announcement,

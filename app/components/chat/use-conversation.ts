@@ -21,6 +21,7 @@ export function useConversation(props: ChatViewProps) {
     model: initialModel,
     create: isNew,
     temporary: Boolean(props.temporary),
+    toolsOff: props.toolsOff ?? [],
   });
   const { messages, status, error, sendMessage, regenerate, stop, setMessages } = useStreamChat(session.chat);
   const busy = status === "submitted" || status === "streaming";

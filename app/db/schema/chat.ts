@@ -52,6 +52,13 @@ export const conversations = pgTable(
      * sweep, a day after it was made).
      */
     temporary: boolean("temporary").notNull().default(false),
+    /**
+     * The tools switched off for this chat only, from the composer's tools
+     * menu: built-in tool ids and servers' switch ids (mcp:<server>/<tool>).
+     * Null: none. It only narrows what the role and the user's own switches
+     * allow (app/chat/chat-tools.server.ts).
+     */
+    toolsOff: text("tools_off").array(),
   },
   (t) => [
     index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc()),

@@ -74,7 +74,12 @@ describe("export as Markdown", () => {
 
 describe("chatRequestBody: what the browser sends", () => {
   it("sends only the last message the user wrote, with the conversation's settings", () => {
-    const body = chatRequestBody("c-1", messages, { model: "llama3.2", create: false }, "Europe/Oslo");
+    const body = chatRequestBody(
+      "c-1",
+      messages,
+      { model: "llama3.2", create: false, toolsOff: ["calculator"] },
+      "Europe/Oslo",
+    );
     expect(body).toEqual({
       conversationId: "c-1",
       // A first message follows nothing.
@@ -82,16 +87,21 @@ describe("chatRequestBody: what the browser sends", () => {
       create: false,
       message: { id: "u1", role: "user", parts: [{ type: "text", text: "What is 2^10?" }] },
       model: "llama3.2",
+      // The chat's tools switched off in the menu, every time (the server keeps them with the exchange).
+      toolsOff: ["calculator"],
       timeZone: "Europe/Oslo",
     });
   });
 
   it("names the stored reply shown before the message as its parent; after an unconfirmed reply, none (ADR 069)", () => {
     const next: ChatMessage = { id: "u2", role: "user", parts: [{ type: "text", text: "And 2^11?" }] };
-    expect(chatRequestBody("c-1", [...messages, next], { model: "m", create: false }, undefined).parentId).toBe("a1");
+    expect(
+      chatRequestBody("c-1", [...messages, next], { model: "m", create: false, toolsOff: [] }, undefined).parentId,
+    ).toBe("a1");
     const unconfirmed: ChatMessage = { ...messages[1], id: "a-local", metadata: { status: "stopped" } };
     expect(
-      chatRequestBody("c-1", [messages[0], unconfirmed, next], { model: "m", create: false }, undefined).parentId,
+      chatRequestBody("c-1", [messages[0], unconfirmed, next], { model: "m", create: false, toolsOff: [] }, undefined)
+        .parentId,
     ).toBeUndefined();
   });
 });
