@@ -77,6 +77,8 @@ export function ToolMenu({
         ref={button}
         type="button"
         className="button tool-menu-button"
+        // The name says what the count means, and holds the text shown (WCAG 2.5.3).
+        aria-label={`Tools ${on} of ${total} on`}
         aria-expanded={open}
         aria-controls={open ? panelId : undefined}
         disabled={disabled}
@@ -89,13 +91,7 @@ export function ToolMenu({
         }}
       >
         <ToolsIcon />
-        <span>Tools</span>
-        <span className="tool-count" aria-hidden="true">
-          {on}
-        </span>
-        <span className="visually-hidden">
-          , {on} of {total} on
-        </span>
+        <span>Tools</span> <span className="tool-count">{on}</span>
       </button>
       {open ? (
         <div
