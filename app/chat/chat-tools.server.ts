@@ -2,10 +2,11 @@ import { json } from "@remix-run/node";
 import type { SignedIn } from "~/auth/session.server";
 import type { Db } from "~/db/client.server";
 import { setConversationToolOff } from "~/data/conversations.server";
-import { isMcpToolSwitchId, mcpServersForRole, mcpToolSwitchId } from "~/data/mcp-servers.server";
+import { isMcpToolSwitchId, mcpToolSwitchId } from "~/data/mcp-servers.server";
 import { getSwitchedOffToolIds } from "~/data/preferences.server";
 import { builtInToolIds, builtInTools } from "~/llm/tools.server";
 import { CHAT_TOOLS_OFF_MAX } from "~/settings/chat-limits";
+import { usableServers } from "./server-tools.server";
 import { roleKey } from "~/settings/role-settings";
 import { isToolIdShape, UNKNOWN_TOOL_ID, type ChatToolGroup } from "~/conversation/chat-tools";
 
@@ -23,14 +24,13 @@ export const BUILT_IN_GROUP = "built-in";
 /**
  * Every tool this user may use now, for the menu: the built-in functions they
  * have not switched off, then each server their role may use with its tools
- * they have not switched off — from the stored tool lists, without
- * connecting to any server.
+ * they have not switched off (a server each user signs in to, once they
+ * have) — from the stored tool lists, without connecting to any server.
  */
 export async function chatToolMenu(db: Db, session: SignedIn): Promise<ChatToolGroup[]> {
-  const [switchedOff, servers] = await Promise.all([
-    getSwitchedOffToolIds(db, session.user.uid),
-    mcpServersForRole(db, roleKey(session)),
-  ]);
+  const uid = session.user.uid;
+  const switchedOff = await getSwitchedOffToolIds(db, uid);
+  const servers = await usableServers(db, { uid, roleKey: roleKey(session), switchedOff });
   const builtIn: ChatToolGroup = {
     id: BUILT_IN_GROUP,
     name: "Built-in",
@@ -41,9 +41,7 @@ export async function chatToolMenu(db: Db, session: SignedIn): Promise<ChatToolG
   const fromServers = servers.map((server) => ({
     id: server.id,
     name: server.name,
-    tools: server.tools
-      .map((tool) => ({ id: mcpToolSwitchId(server.id, tool.name), title: tool.title ?? tool.name }))
-      .filter((tool) => !switchedOff.has(tool.id)),
+    tools: server.tools.map((tool) => ({ id: mcpToolSwitchId(server.id, tool.name), title: tool.title ?? tool.name })),
   }));
   return [builtIn, ...fromServers].filter((group) => group.tools.length > 0);
 }

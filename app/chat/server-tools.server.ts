@@ -27,22 +27,30 @@ export async function serverToolsFor(
   who: { uid: string; roleKey: string; switchedOff: readonly string[]; reserved: Iterable<string> },
   scope: ToolCallScope,
 ): Promise<ToolSet> {
+  const [servers, choices] = await Promise.all([usableServers(db, who), getToolApprovals(db, who.uid)]);
+  const names = new McpToolNames(who.reserved);
+  const sets = await Promise.all(servers.map((server) => toolsOf(server, names, { scope, choices })));
+  return Object.assign({}, ...sets) as ToolSet;
+}
+
+/**
+ * The servers this user may use now, each with only the tools their role
+ * allows and they have not switched off: from the stored tool lists, without
+ * connecting (the composer's tools menu lists the same, app/chat/chat-tools.server.ts).
+ */
+export async function usableServers(
+  db: Db,
+  who: { uid: string; roleKey: string; switchedOff: Iterable<string> },
+): Promise<McpServer[]> {
   const off = new Set(who.switchedOff);
-  const [allowed, choices, signedIn] = await Promise.all([
-    mcpServersForRole(db, who.roleKey),
-    getToolApprovals(db, who.uid),
-    connectionStates(db, who.uid),
-  ]);
-  const servers = allowed
+  const [allowed, signedIn] = await Promise.all([mcpServersForRole(db, who.roleKey), connectionStates(db, who.uid)]);
+  return allowed
     .filter((server) => server.authKind !== "oauth" || signedIn.get(server.id) === "connected")
     .map((server) => ({
       ...server,
       tools: server.tools.filter((tool) => !off.has(mcpToolSwitchId(server.id, tool.name))),
     }))
     .filter((server) => server.tools.length > 0);
-  const names = new McpToolNames(who.reserved);
-  const sets = await Promise.all(servers.map((server) => toolsOf(server, names, { scope, choices })));
-  return Object.assign({}, ...sets) as ToolSet;
 }
 
 interface Gating {

@@ -226,6 +226,8 @@ export interface AccountExport {
     pinnedAt: string | null;
     archivedAt: string | null;
     folderId: string | null;
+    /** The tools switched off for this chat only (the composer's tools menu). */
+    toolsOff: string[];
     messages: Array<{
       id: string;
       role: string;
@@ -386,6 +388,7 @@ export async function exportAccountData(
       pinnedAt: row.pinnedAt?.toISOString() ?? null,
       archivedAt: row.archivedAt?.toISOString() ?? null,
       folderId: row.folderId,
+      toolsOff: row.toolsOff ?? [],
       messages: byConversation.get(row.id) ?? [],
     })),
     folders: rows.folders.map((row) => ({ id: row.id, name: row.name, createdAt: row.createdAt.toISOString() })),
