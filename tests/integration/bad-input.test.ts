@@ -285,6 +285,9 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/tools/summarize", signedOut: 302 },
   { route: "/tools/new", signedOut: 302 },
   { route: "/tools/:tool/edit", signedOut: 302 },
+  { route: "/tools/servers", signedOut: 302 },
+  // Where a tool server's sign-in comes back (docs/decisions/092): only for the user who started it.
+  { route: "/tools/servers/callback", signedOut: 302 },
   { route: "/nuvara", signedOut: 302 },
   { route: "/nuvara/:conversation", signedOut: 302 },
   { route: "/admin", signedOut: 302 },
@@ -307,6 +310,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/auth/session", signedOut: 405 },
   { route: "/api/chat", signedOut: 405 },
   { route: "/api/runs/stop", signedOut: 405 },
+  { route: "/api/tool-approvals", signedOut: 405 },
   { route: "/api/attachments", signedOut: 405 },
   // A file is its owner's: a bad cookie is a 401 (JSON), whatever the id.
   { route: "/api/attachments/00000000-0000-4000-8000-000000000000", signedOut: 401 },
