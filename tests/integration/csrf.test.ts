@@ -110,6 +110,11 @@ const CASES: Record<string, Case> = {
   // A reply being written: reading is GET; stopping it is a POST of JSON, refused cross-origin like the rest.
   "routes/api.runs.$runId": { path: () => `/api/runs/${randomUUID()}` },
   "routes/api.runs.stop": { path: () => "/api/runs/stop" },
+  // An approval card answered by another site: refused like the rest (docs/decisions/091).
+  "routes/api.tool-approvals": {
+    path: () => "/api/tool-approvals",
+    form: () => ({ approvalId: randomUUID(), decision: "approve" }),
+  },
   "routes/api.conversations.events": { path: () => "/api/conversations/events" },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
   "routes/api.attachments": { path: () => "/api/attachments" },
@@ -154,6 +159,11 @@ const CASES: Record<string, Case> = {
   "routes/tools_.$toolId_.edit": {
     path: () => `/tools/${toolId}/edit`,
     form: () => ({ ...toolForm(`Renamed ${randomUUID().slice(0, 8)}`) }),
+  },
+  // A user's tool switched, or a server added for everyone, by another site (docs/decisions/090).
+  "routes/tools_.servers": {
+    path: () => "/tools/servers",
+    form: () => ({ intent: "set-mcp-tool", serverId: randomUUID(), tool: "echo", enabled: "off" }),
   },
   "routes/tools_.new": {
     path: () => "/tools/new",
