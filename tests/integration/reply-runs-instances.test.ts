@@ -88,7 +88,10 @@ describe.skipIf(!serverUrl)("replies that survive, across instances", { timeout:
     const response = await send(app, cookie, body, client.signal);
     expect(response.status).toBe(200);
     const { chunks, reader } = await readUntil(response, (sofar) => replyText(sofar).includes(words));
-    const runId = dataOf<{ runId: string }>(chunks, "run")!.runId;
+    const run = dataOf<{ runId: string }>(chunks, "run");
+    // A reply refused or failed before its run began says why in its chunks.
+    expect(run, JSON.stringify(chunks)).toBeDefined();
+    const runId = run!.runId;
     return { body, runId, client, reader, chunks };
   }
 
