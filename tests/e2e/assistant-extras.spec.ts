@@ -143,7 +143,8 @@ for (const size of [
       await page.goto("/dashboard");
       const button = page.getByRole("main").getByRole("button", { name: "Settings" });
       await expect(page.getByRole("heading", { level: 1, name: "Dashboard" })).toBeVisible();
-      // Live: the theme switch's Save button is for a page without scripts.
+      // Live: Change password needs the page's scripts (the theme switch's Save button is only for a page without them).
+      await expect(page.getByRole("button", { name: "Change password" })).toBeEnabled();
       await expect(page.getByRole("button", { name: "Save theme" })).toHaveCount(0);
       await button.click();
       const menu = page.getByRole("menu", { name: "Settings" });

@@ -1,6 +1,5 @@
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { useHydrated } from "~/components/chat/use-hydrated";
 
 const CHOICES = [
   { value: "system", label: "System" },
@@ -11,7 +10,6 @@ const CHOICES = [
 /** Light, dark or the system's colours, remembered for the account (posted to the dashboard's action). */
 export function ThemeSwitch({ stored }: { stored: string }) {
   const fetcher = useFetcher<{ ok?: boolean; theme?: string; fieldErrors?: { theme?: string } }>();
-  const hydrated = useHydrated();
   // The choice shows at once (set in the same event, so the radio never flips back while saving);
   // the page's colours follow when the root data is read again after saving.
   const [chosen, setChosen] = useState<string>(stored);
@@ -40,12 +38,14 @@ export function ThemeSwitch({ stored }: { stored: string }) {
           ))}
         </div>
       </fieldset>
-      {/* Without JavaScript a change is saved with this button; with it, on change. */}
-      {hydrated ? null : (
+      {/* Without JavaScript a change is saved with this button; with it, on change. Only a page
+          without scripts has it: one that took it away once live would move everything below it
+          up under the pointer of someone about to click there. */}
+      <noscript>
         <button type="submit" className="button">
           Save theme
         </button>
-      )}
+      </noscript>
       <div aria-live="polite">
         {error ? (
           <p id="theme-error" className="form-error">
