@@ -76,12 +76,17 @@ export async function toolCallStatus(
   const [row] = await db
     .select({
       status: toolCalls.status,
-      allowedForChat: sql<boolean>`exists (select 1 from ${chatToolAllowances} a
-        where a.conversation_id = ${toolCalls.conversationId} and a.switch_id = 'mcp:' || ${toolCalls.serverId} || '/' || ${toolCalls.tool})`,
+      conversationId: toolCalls.conversationId,
+      serverId: toolCalls.serverId,
+      tool: toolCalls.tool,
     })
     .from(toolCalls)
     .where(eq(toolCalls.id, id));
-  return row;
+  if (!row) return undefined;
+  // A call of a server removed since has no switch a chat could allow.
+  const allowedForChat =
+    row.serverId !== null && (await chatAllowsTool(db, row.conversationId, mcpToolSwitchId(row.serverId, row.tool)));
+  return { status: row.status, allowedForChat };
 }
 
 export async function finishToolCall(db: Db, id: string, outcome: string, durationMs: number): Promise<void> {

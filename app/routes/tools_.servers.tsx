@@ -4,6 +4,7 @@ import { AddServerForm, ServerCard, ToolCallRecord } from "~/components/tools/mc
 import { pageTitle } from "~/meta";
 import { serversAction, serversPage } from "~/tools/servers-page.server";
 import toolsStylesheet from "~/styles/tools.css";
+import { FormOutcome } from "~/components/form-outcome";
 
 export const meta: MetaFunction = () => pageTitle("Tool servers");
 
@@ -28,18 +29,10 @@ export default function ToolServersPage() {
         MCP servers give the assistant abilities beyond talking. Switch off a tool and the assistant will not use it in
         your chats.
       </p>
-      <div aria-live="polite">
-        {outcome && "notice" in outcome && outcome.notice ? (
-          <p className="form-notice" role="status">
-            {outcome.notice}
-          </p>
-        ) : null}
-        {outcome && "error" in outcome && outcome.error ? (
-          <p className="form-error" role="alert">
-            {outcome.error}
-          </p>
-        ) : null}
-      </div>
+      <FormOutcome
+        notice={outcome && "notice" in outcome ? outcome.notice : undefined}
+        error={outcome && "error" in outcome ? outcome.error : undefined}
+      />
       {storeDown ? (
         <p className="banner" role="status">
           The tool servers can't be loaded right now. Please try again shortly.

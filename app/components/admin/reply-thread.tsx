@@ -1,6 +1,7 @@
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { RelativeTime } from "~/components/time/relative-time";
+import { FormOutcome } from "~/components/form-outcome";
 
 export interface ThreadReply {
   id: string;
@@ -100,22 +101,7 @@ export function ReplyForm({
           ? `Sent by email to ${to}, with their message quoted, and kept here.`
           : "Email is not set up here (SMTP_URL), so the reply is kept here only: send it from your email app as well."}
       </p>
-      <div aria-live="polite">
-        {data && "notice" in data ? (
-          <p className="form-notice" role="status">
-            {data.notice}
-          </p>
-        ) : posted?.notice ? (
-          <p className="form-notice" role="status">
-            {posted.notice}
-          </p>
-        ) : null}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-      </div>
+      <FormOutcome notice={data && "notice" in data ? data.notice : posted?.notice} error={error ?? undefined} />
       <div className="actions">
         <button type="submit" name="intent" value="reply" className="button primary" disabled={busy}>
           {busy ? "Sending…" : emailConfigured ? "Send reply" : "Save reply"}

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { ApprovalDecision, ToolApprovalView } from "~/conversation/tool-approval";
+import { FormOutcome } from "~/components/form-outcome";
 
 /**
  * A server's tool waiting for the user's approval (docs/decisions/091): the
@@ -54,14 +55,9 @@ export function ApprovalCard({ approval }: { approval: ToolApprovalView }) {
           Deny
         </button>
       </div>
-      <div aria-live="polite">
+      <FormOutcome error={error ?? undefined}>
         {sending ? <p className="fine-print">Sending your answer…</p> : null}
-        {error ? (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        ) : null}
-      </div>
+      </FormOutcome>
     </section>
   );
 }

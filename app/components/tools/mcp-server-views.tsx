@@ -6,6 +6,7 @@ import { OAuthClientFields, ServerConnect } from "./server-connect";
 import type { ServerToolView, ServerView, ToolCallView } from "~/data/mcp-server-view";
 import { LocalTime } from "~/components/time/local-time";
 import { APPROVAL_POLICIES, POLICY_LABELS, policiesWithin, type ApprovalPolicy } from "~/conversation/tool-approval";
+import { FormOutcome } from "~/components/form-outcome";
 
 /**
  * The Tools area's servers (docs/decisions/090): every signed-in user sees
@@ -15,6 +16,11 @@ import { APPROVAL_POLICIES, POLICY_LABELS, policiesWithin, type ApprovalPolicy }
  */
 
 type Outcome = { ok?: boolean; notice?: string; error?: string; fields?: Record<string, string> };
+
+/** What the fetcher's last post came to, once it has settled. */
+function settled(fetcher: { state: string; data?: Outcome }): { notice?: string; error?: string } {
+  return fetcher.state === "idle" ? { notice: fetcher.data?.notice, error: fetcher.data?.error } : {};
+}
 
 export function ServerCard({
   server,
@@ -145,7 +151,7 @@ function ApprovalForm({
       <button type="submit" className="button small">
         Save
       </button>
-      <Feedback outcome={fetcher.state === "idle" ? fetcher.data : undefined} />
+      <FormOutcome {...settled(fetcher)} />
     </fetcher.Form>
   );
 }
@@ -199,7 +205,7 @@ function ToolRolesForm({ server, tool }: { server: ServerView; tool: ServerToolV
             </button>
           ) : null}
         </div>
-        <Feedback outcome={fetcher.state === "idle" ? fetcher.data : undefined} />
+        <FormOutcome {...settled(fetcher)} />
       </fetcher.Form>
     </details>
   );
@@ -218,7 +224,7 @@ function ServerAdmin({ server, confirmDelete }: { server: ServerView; confirmDel
           <button type="submit" className="button">
             Save
           </button>
-          <Feedback outcome={roles.state === "idle" ? roles.data : undefined} />
+          <FormOutcome {...settled(roles)} />
         </roles.Form>
       </details>
       <Form method="post" className="server-actions">
@@ -239,22 +245,6 @@ function ServerAdmin({ server, confirmDelete }: { server: ServerView; confirmDel
           </button>
         )}
       </Form>
-    </div>
-  );
-}
-
-function Feedback({ outcome }: { outcome?: Outcome }) {
-  return (
-    <div aria-live="polite">
-      {outcome?.error ? (
-        <p className="form-error" role="alert">
-          {outcome.error}
-        </p>
-      ) : outcome?.notice ? (
-        <p className="form-notice" role="status">
-          {outcome.notice}
-        </p>
-      ) : null}
     </div>
   );
 }
