@@ -11,7 +11,8 @@ function isToolPart(part: Part): part is Extract<Part, { toolCallId: string }> {
  * A reply's parts as they are stored. A stopped reply can end mid-way: a tool
  * call without its result would make the next request to the model fail
  * (every call needs a result), and an empty text part says nothing. Those
- * are dropped, and texts still marked as streaming are closed.
+ * are dropped, and texts still marked as streaming are closed. How far a tool
+ * had got while it ran says nothing once the reply is over: it is not kept.
  */
 export function settleParts(parts: ChatMessage["parts"]): ChatMessage["parts"] {
   return parts.flatMap((part): Part[] => {
@@ -21,7 +22,7 @@ export function settleParts(parts: ChatMessage["parts"]): ChatMessage["parts"] {
     if (part.type === "text" || part.type === "reasoning") {
       return part.text === "" ? [] : [{ ...part, state: "done" }];
     }
-    return [part];
+    return part.type === "data-tool-progress" ? [] : [part];
   });
 }
 

@@ -8,7 +8,7 @@ import { finishToolCall } from "~/data/tool-calls.server";
 import { connectionStates } from "~/data/mcp-oauth.server";
 import { logBackendFault } from "~/deadline.server";
 import { mcpTools } from "~/mcp/ai-tools.server";
-import type { McpToolOutcome } from "~/mcp/client.server";
+import type { McpProgress, McpToolOutcome } from "~/mcp/client.server";
 import { McpToolNames } from "~/mcp/tool-names.server";
 import { forgetServerSession, serverSession } from "~/tools/server-connection.server";
 import { gateToolCall, type ToolCallScope } from "./tool-approval.server";
@@ -64,18 +64,39 @@ async function toolsOf(server: McpServer, names: McpToolNames, gating: Gating): 
     const allowed = new Map(server.tools.map((tool) => [tool.name, tool]));
     // The server's own list now (its schemas may have changed), but never a tool the role may not use.
     const infos = (await session.listTools()).filter((info) => allowed.has(info.name));
-    const tools = mcpTools(session, infos, { namePrefix: serverSlug(server.name), names, serverName: server.name });
+    const tools = mcpTools(session, infos, {
+      namePrefix: serverSlug(server.name),
+      names,
+      serverName: server.name,
+      onProgress: progressInReply(gating.scope),
+    });
     const gated: ToolSet = {};
-    for (const info of infos) {
-      const name = names.add(serverSlug(server.name), info.name);
-      const listed = allowed.get(info.name)!;
-      gated[name] = behindGate(tools[name], server, listed, policyFor(server, listed, gating.choices), gating.scope);
+    for (const [name, tool] of Object.entries(tools)) {
+      // The name mcpTools gave it leads back to the tool the role allowed.
+      const listed = allowed.get(names.lookup(name)!.tool)!;
+      gated[name] = behindGate(tool, server, listed, policyFor(server, listed, gating.choices), gating.scope);
     }
     return gated;
   } catch (error) {
     logBackendFault("mcp", `connecting to the tool server ${server.name}`, error);
     return {};
   }
+}
+
+/** A progress report is shown at most this often per call: a chatty server does not flood the reply. */
+const PROGRESS_EVERY_MS = 250;
+
+/** Shows each call's progress in its tool step (a `data-tool-progress` part, replaced in place). */
+function progressInReply(scope: ToolCallScope) {
+  const shownAt = new Map<string, number>();
+  return ({ toolCallId }: { toolCallId: string }, { progress, total, message }: McpProgress) => {
+    const now = Date.now();
+    const last = shownAt.get(toolCallId);
+    const done = total !== undefined && progress >= total;
+    if (last !== undefined && now - last < PROGRESS_EVERY_MS && !done) return;
+    shownAt.set(toolCallId, now);
+    scope.emit({ type: "data-tool-progress", id: toolCallId, data: { toolCallId, progress, total, message } });
+  };
 }
 
 type ExecutionOptions = Parameters<NonNullable<Tool["execute"]>>[1];

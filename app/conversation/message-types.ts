@@ -1,7 +1,7 @@
 import type { UIMessage } from "ai";
 import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 import type { BudgetView } from "~/budgets/budget-text";
-import type { ToolApprovalView } from "./tool-approval";
+import type { ToolApprovalView, ToolProgressView } from "./tool-approval";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI
@@ -49,6 +49,8 @@ export type ChatDataParts = {
   sources: ReplySources;
   /** A server's tool waiting for a person's approval, and then what they decided (docs/decisions/091). */
   approval: ToolApprovalView;
+  /** How far a server's tool has got, as it reports while it runs (replaced in place, keyed by the call). */
+  "tool-progress": ToolProgressView;
 };
 
 export type ChatMessage = UIMessage<MessageMetadata, ChatDataParts>;

@@ -43,6 +43,16 @@ export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "ca
 
 export type ApprovalDecision = "approve" | "deny" | "allow-chat";
 
+/** A running tool's last progress report, as a `data-tool-progress` part keyed by the call's id. */
+export interface ToolProgressView {
+  toolCallId: string;
+  progress: number;
+  /** When the server knows how much there is in all. */
+  total?: number;
+  /** The server's own words for the step it is at, shown as text. */
+  message?: string;
+}
+
 /** A reply's approval card, as a `data-approval` part keyed by its id (updated in place when decided). */
 export interface ToolApprovalView {
   approvalId: string;

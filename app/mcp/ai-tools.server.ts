@@ -15,7 +15,8 @@ export interface McpToolsOptions {
   names?: McpToolNames;
   /** Per call; default MCP_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
-  onProgress?: (functionName: string, progress: McpProgress) => void;
+  /** Each progress report of a call, with the call it belongs to (the model's id for it). */
+  onProgress?: (call: { functionName: string; toolCallId: string }, progress: McpProgress) => void;
   /** The server's name as people read it: each tool's title (what a reply's tool step shows) ends with it. */
   serverName?: string;
 }
@@ -30,11 +31,12 @@ export function mcpTools(session: McpSession, infos: readonly McpToolInfo[], opt
       title: [info.title ?? info.name, options.serverName].filter(Boolean).join(" · "),
       description: info.title ? `${info.title}: ${info.description}` : info.description,
       inputSchema: jsonSchema<Record<string, unknown>>(info.inputSchema),
-      execute: (input, { abortSignal }): Promise<McpToolOutcome> =>
+      execute: (input, { abortSignal, toolCallId }): Promise<McpToolOutcome> =>
         session.callTool(info.name, input, {
           signal: abortSignal,
           timeoutMs: options.timeoutMs,
-          onProgress: options.onProgress && ((progress) => options.onProgress?.(functionName, progress)),
+          onProgress:
+            options.onProgress && ((progress) => options.onProgress?.({ functionName, toolCallId }, progress)),
         }),
       toModelOutput: ({ output }) => ({ type: "text", value: (output as McpToolOutcome).text }),
     });

@@ -170,6 +170,32 @@ test.describe("approval before a server's tool acts", () => {
     await expect(card(page)).toHaveCount(0);
     await other.close();
   });
+
+  test("a long-running tool shows how far it has got under its step, until it has finished", async ({
+    page,
+    newAccount,
+  }) => {
+    const tool = "trigger-long-running-operation";
+    await postServersForm(adminPage, { intent: "set-tool-policy", serverId: server.id, tool, policy: "auto" });
+    await signIn(page, await newAccount({ role: ROLE }));
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue(
+      // Three steps two seconds apart: the first two reports are seen long before the end.
+      { type: "tool-calls", calls: [{ name: server.fn(tool), arguments: { duration: 6, steps: 3 } }] },
+      { type: "text", text: "All three steps are done." },
+    );
+    await sendMessage(page, "Run the long one");
+    const reply = replies(page).last();
+    // The step is named by the tool's title and its server, not the name the model calls it by.
+    await expect(reply.getByText("Using Trigger Long Running Operation Tool · Everything")).toBeVisible();
+    const progress = reply.getByRole("status").filter({ has: page.getByRole("progressbar", { name: "Progress" }) });
+    await expect(progress).toHaveText(/^[12] of 3$/);
+    await expect(progress.getByRole("progressbar")).toHaveAttribute("max", "3");
+    await expectNoAxeViolations(page, "a tool's progress");
+    await reviewShots(page, "tool-progress");
+    await expect(reply.getByText("All three steps are done.")).toBeVisible({ timeout: 15_000 });
+    await expect(progress).toHaveCount(0);
+  });
 });
 
 test("an admin connects a server and narrows a tool to admins: a user sees, and the model is offered, only what their role may use", async ({

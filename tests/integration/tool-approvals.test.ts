@@ -4,10 +4,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
-import { mcpServers, toolCalls } from "~/db/schema";
+import { mcpServers, messages, toolCalls } from "~/db/schema";
 import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
 import { decideToolCall } from "~/data/tool-calls.server";
-import type { ToolApprovalView } from "~/conversation/tool-approval";
+import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
 import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
@@ -287,5 +287,46 @@ describe("approving a server's tool", () => {
     );
     expect(approvals(again)).toEqual([]);
     expect(replyText(again)).toBe("B.");
+  });
+});
+
+describe("a server's tool that reports its progress", () => {
+  it("shows how far it has got in the reply while it runs; the stored reply keeps only the result", async () => {
+    await setMcpToolPolicy(await getDb(), serverId, "trigger-long-running-operation", "auto");
+    await closeServerSessions();
+    const { cookie } = await signedIn();
+    model.enqueue(
+      {
+        type: "tool-calls",
+        calls: [{ name: "everything__trigger-long-running-operation", arguments: { duration: 3, steps: 3 } }],
+      },
+      { type: "text", text: "Finished." },
+    );
+    const body = firstMessage("Run the long one");
+    const chunks = await readChunks(await postChat(body, { cookie }));
+    const reports = chunks.flatMap((chunk) =>
+      chunk.type === "data-tool-progress" ? [chunk.data as ToolProgressView] : [],
+    );
+    // One report per step (a second apart, far more than the least time between two shown), for the call it belongs to.
+    expect(reports.map(({ progress, total }) => ({ progress, total }))).toEqual([
+      { progress: 1, total: 3 },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3 },
+    ]);
+    const call = chunks.find((chunk) => chunk.type === "tool-input-available");
+    expect(new Set(reports.map((report) => report.toolCallId))).toEqual(
+      new Set([(call as { toolCallId: string }).toolCallId]),
+    );
+    expect(replyText(chunks)).toBe("Finished.");
+
+    const stored = await (
+      await getDb()
+    )
+      .select({ parts: messages.parts })
+      .from(messages)
+      .where(eq(messages.conversationId, body.conversationId));
+    const types = stored.flatMap((row) => (row.parts as Array<{ type: string }>).map((part) => part.type));
+    expect(types).toContain("tool-everything__trigger-long-running-operation");
+    expect(types).not.toContain("data-tool-progress");
   });
 });

@@ -9,13 +9,22 @@ import { isToolPart, ToolStep } from "./tool-step";
 import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
 import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
-import type { ToolApprovalView } from "~/conversation/tool-approval";
+import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
 
 /** The approval of each tool call that needed one, by the call's id (docs/decisions/091). */
 function approvalsOf(message: ChatMessage): Map<string, ToolApprovalView> {
   return new Map(
     message.parts.flatMap((part) =>
       part.type === "data-approval" ? [[part.data.toolCallId, part.data] as const] : [],
+    ),
+  );
+}
+
+/** The last progress report of each server's tool still running, by the call's id. */
+function progressOf(message: ChatMessage): Map<string, ToolProgressView> {
+  return new Map(
+    message.parts.flatMap((part) =>
+      part.type === "data-tool-progress" ? [[part.data.toolCallId, part.data] as const] : [],
     ),
   );
 }
@@ -60,6 +69,7 @@ export const ChatMessageView = memo(function ChatMessageView({
   const text = messageText(message);
   const status = message.metadata?.status;
   const approvals = approvalsOf(message);
+  const progress = progressOf(message);
   const waitingForYou = [...approvals.values()].some((approval) => approval.status === "pending");
 
   return (
@@ -116,6 +126,7 @@ export const ChatMessageView = memo(function ChatMessageView({
                       part={part}
                       toolNames={toolNames}
                       approval={approvals.get(part.toolCallId)}
+                      progress={progress.get(part.toolCallId)}
                     />
                   );
                 return null;

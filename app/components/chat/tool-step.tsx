@@ -1,5 +1,5 @@
 import type { ChatMessage } from "~/conversation/message-types";
-import type { ToolApprovalView } from "~/conversation/tool-approval";
+import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
 import { ApprovalCard } from "./approval-card";
 import { toolSummary } from "./tool-summary";
 
@@ -33,11 +33,14 @@ export function ToolStep({
   part,
   toolNames,
   approval,
+  progress,
 }: {
   part: ToolPart;
   toolNames: Record<string, string>;
   /** The call's approval, when it needed one (docs/decisions/091). */
   approval?: ToolApprovalView;
+  /** How far the server says the call has got, while it runs. */
+  progress?: ToolProgressView;
 }) {
   const id = toolId(part);
   const summary = toolSummary({
@@ -72,6 +75,28 @@ export function ToolStep({
           ) : null}
         </dl>
       </details>
+      {progress && isRunning(part) ? <ToolProgress progress={progress} /> : null}
     </>
+  );
+}
+
+function isRunning(part: ToolPart): boolean {
+  return part.state === "input-streaming" || part.state === "input-available";
+}
+
+/** A running call's progress, under its step (open or closed). */
+function ToolProgress({ progress: { progress, total, message } }: { progress: ToolProgressView }) {
+  const known = total !== undefined && total > 0;
+  const counted = known ? `${Math.min(progress, total)} of ${total}` : `${progress} done`;
+  return (
+    <div className="tool-progress" role="status">
+      {/* Without a total the bar cannot say how far: it only shows the call is alive. */}
+      <progress
+        max={known ? total : undefined}
+        value={known ? Math.min(progress, total) : undefined}
+        aria-label="Progress"
+      />
+      <span>{message ? `${message} · ${counted}` : counted}</span>
+    </div>
   );
 }

@@ -147,7 +147,8 @@ export function applyChunk(
       const toolName = String(c.toolName);
       const dynamic = Boolean(c.dynamic);
       state.toolInputs.set(toolCallId, { text: "", toolName, dynamic });
-      updateTool(state, toolCallId, toolName, dynamic, { state: "input-streaming", input: undefined });
+      // A server's tool carries its title (what the step shows); the SDK's own reader keeps it too.
+      updateTool(state, toolCallId, toolName, dynamic, { state: "input-streaming", input: undefined, ...titleOf(c) });
       return true;
     }
     case "tool-input-delta": {
@@ -164,6 +165,7 @@ export function applyChunk(
       updateTool(state, String(c.toolCallId), String(c.toolName), Boolean(c.dynamic), {
         state: "input-available",
         input: c.input,
+        ...titleOf(c),
       });
       return true;
     case "tool-input-error":
@@ -241,4 +243,8 @@ export async function* readChunks(body: ReadableStream<Uint8Array>): AsyncGenera
 /** A snapshot of a message whose parts the reader keeps changing (React needs new objects to see a change). */
 export function copyMessage(message: ChatMessage): ChatMessage {
   return { ...message, parts: message.parts.map((part) => ({ ...part })) as ChatMessage["parts"] };
+}
+
+function titleOf(chunk: Mutable): { title?: string } {
+  return typeof chunk.title === "string" ? { title: chunk.title } : {};
 }

@@ -35,4 +35,14 @@ describe("settleParts: what a stopped reply stores", () => {
     } as ChatMessage["parts"][number];
     expect(settleParts([failed])).toEqual([failed]);
   });
+
+  it("keeps no progress report: how far a tool had got says nothing once the reply is over", () => {
+    const progress = {
+      type: "data-tool-progress",
+      id: "c1",
+      data: { toolCallId: "c1", progress: 2, total: 3 },
+    } as ChatMessage["parts"][number];
+    const sources = { type: "data-sources", id: "sources", data: [] } as unknown as ChatMessage["parts"][number];
+    expect(settleParts([progress, sources])).toEqual([sources]);
+  });
 });
