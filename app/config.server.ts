@@ -56,6 +56,16 @@ function parsedBy<V extends string | undefined, T>(parse: (value: V) => T) {
   };
 }
 
+const ROLE_KEY = /^[\p{L}\p{N}_.*-]{1,40}$/u;
+
+/** MCP_OWN_SERVER_ROLES: comma-separated role keys ("none", "premium", a custom role word, or "*" for every role). */
+function parseOwnServerRoles(text: string | undefined): string[] {
+  const roles = splitList(text, ",");
+  const bad = roles.find((role) => !ROLE_KEY.test(role) || (role.includes("*") && role !== "*"));
+  if (bad !== undefined) throw new Error(`"${bad}" is not a role key (letters, digits, _ . -, or * for every role)`);
+  return [...new Set(roles)];
+}
+
 const envSchema = z.object({
   NODE_ENV: optionalString,
   // Set by `remix dev` for the app server it runs (npm run dev): where the page's live-reload socket is.
@@ -122,6 +132,8 @@ const envSchema = z.object({
   ),
   // Calls of servers' tools per account and minute; model steps (tool round trips) per reply.
   TOOL_CALLS_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
+  // Roles whose users may add their own tool servers (docs/decisions/094); empty: nobody.
+  MCP_OWN_SERVER_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseOwnServerRoles))),
   TOOL_MAX_STEPS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(
@@ -285,6 +297,8 @@ export interface Config {
   toolRunRateLimitPerMinute: number;
   /** Servers' tools (docs/decisions/091): the wait for an approval, calls per account a minute, model steps per reply. */
   toolCalls: { approvalTimeoutMs: number; perMinute: number; maxSteps: number };
+  /** Role keys whose users may add their own tool servers (docs/decisions/094); "*": every role. */
+  ownServerRoles: string[];
   /** The assistant's model provider and per-role policy (never sent to the browser). */
   llm: {
     baseURL?: string;
@@ -531,6 +545,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       perMinute: e.TOOL_CALLS_PER_MINUTE,
       maxSteps: e.TOOL_MAX_STEPS,
     },
+    ownServerRoles: e.MCP_OWN_SERVER_ROLES ?? [],
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
     outbound: { allow: e.OUTBOUND_ALLOW ?? [] },

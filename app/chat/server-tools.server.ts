@@ -3,7 +3,7 @@ import type { Db } from "~/db/client.server";
 import type { ListedMcpTool } from "~/db/schema";
 import type { ApprovalPolicy } from "~/conversation/tool-approval";
 import { getToolApprovals } from "~/data/preferences.server";
-import { mcpServersForRole, mcpToolSwitchId, policyFor, type McpServer } from "~/data/mcp-servers.server";
+import { mcpServersFor, mcpToolSwitchId, policyFor, type McpServer } from "~/data/mcp-servers.server";
 import { finishToolCall } from "~/data/tool-calls.server";
 import { connectionStates } from "~/data/mcp-oauth.server";
 import { logBackendFault } from "~/deadline.server";
@@ -34,16 +34,17 @@ export async function serverToolsFor(
 }
 
 /**
- * The servers this user may use now, each with only the tools their role
- * allows and they have not switched off: from the stored tool lists, without
- * connecting (the composer's tools menu lists the same, app/chat/chat-tools.server.ts).
+ * The servers this user may use now — the shared ones with only the tools
+ * their role allows, and their own (docs/decisions/094) — less the tools they
+ * switched off: from the stored tool lists, without connecting (the
+ * composer's tools menu lists the same, app/chat/chat-tools.server.ts).
  */
 export async function usableServers(
   db: Db,
   who: { uid: string; roleKey: string; switchedOff: Iterable<string> },
 ): Promise<McpServer[]> {
   const off = new Set(who.switchedOff);
-  const [allowed, signedIn] = await Promise.all([mcpServersForRole(db, who.roleKey), connectionStates(db, who.uid)]);
+  const [allowed, signedIn] = await Promise.all([mcpServersFor(db, who), connectionStates(db, who.uid)]);
   return allowed
     .filter((server) => server.authKind !== "oauth" || signedIn.get(server.id) === "connected")
     .map((server) => ({

@@ -15,6 +15,7 @@ import {
   attachments,
   mcpOauthPending,
   mcpOauthTokens,
+  mcpServers,
   conversationFolders,
   conversations,
   inboxMessages,
@@ -188,6 +189,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   // Their sign-ins to tool servers (docs/decisions/092): the sealed tokens, revoked at the servers as the account goes, and sign-ins not finished.
   { table: mcpOauthTokens, owner: mcpOauthTokens.uid },
   { table: mcpOauthPending, owner: mcpOauthPending.uid },
+  // Tool servers of their own (docs/decisions/094); shared servers have no owner and stay.
+  { table: mcpServers, owner: mcpServers.ownerUid },
 ];
 
 /** Tables that mention a user but are kept when the account goes, and why. */
@@ -274,6 +277,12 @@ export interface AccountExport {
     createdAt: string;
     contentBase64: string;
   }>;
+  /**
+   * Tool servers of their own (docs/decisions/094): what they typed, never a
+   * sealed secret (a header's value, a client secret) — those open only with
+   * the operator's key and would be of no use in the file.
+   */
+  toolServers: Array<{ name: string; url: string; authKind: string; createdAt: string }>;
 }
 
 /** Everything the product holds about the user, as one JSON document. */
@@ -342,6 +351,17 @@ export async function exportAccountData(
         .innerJoin(attachmentData, eq(attachmentData.attachmentId, attachments.id))
         .where(and(eq(attachments.uid, uid), sentInKeptChat(tx)))
         .orderBy(asc(attachments.createdAt)),
+      // Only these columns: the sealed ones never leave the server.
+      toolServers: await tx
+        .select({
+          name: mcpServers.name,
+          url: mcpServers.url,
+          authKind: mcpServers.authKind,
+          createdAt: mcpServers.createdAt,
+        })
+        .from(mcpServers)
+        .where(eq(mcpServers.ownerUid, uid))
+        .orderBy(asc(mcpServers.createdAt)),
     }),
     { isolationLevel: "repeatable read", accessMode: "read only" },
   );
@@ -424,6 +444,7 @@ export async function exportAccountData(
       createdAt: createdAt.toISOString(),
       contentBase64: Buffer.from(bytes).toString("base64"),
     })),
+    toolServers: rows.toolServers.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
   };
 }
 

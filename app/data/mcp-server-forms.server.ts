@@ -61,41 +61,52 @@ const serverUrl = z
     }
   }, "Enter an http:// or https:// address, without a user name or password in it (use a header for secrets).");
 
-export const addServerSchema = z
-  .object({
-    intent: z.literal("add-server"),
-    name: z.string().trim().min(1, "Give the server a name.").max(MAX_NAME, `At most ${MAX_NAME} characters.`),
-    url: serverUrl,
-    auth: z.enum(["none", "header", "oauth"], { message: "Choose how the server is signed in to." }),
-    headerName: z.string().trim().max(100).optional().default(""),
-    headerValue: z.string().max(MAX_HEADER_VALUE, "That header value is too long.").optional().default(""),
-    oauthClientId: z.string().trim().max(500, "That client ID is too long.").optional().default(""),
-    oauthClientSecret: z.string().max(MAX_HEADER_VALUE, "That client secret is too long.").optional().default(""),
-    ...rolesFields,
-  })
-  .transform((fields, ctx) => {
-    const roles = rolesOf(fields, ctx);
-    if (fields.auth === "header") {
-      if (!HEADER_NAME.test(fields.headerName)) {
-        ctx.addIssue({ code: "custom", path: ["headerName"], message: "Enter a header name, e.g. Authorization." });
-      }
-      if (fields.headerValue.trim() === "") {
-        ctx.addIssue({ code: "custom", path: ["headerValue"], message: "Enter the header's value." });
-      }
+/** The fields of a new server, shared or the user's own: its name, address and how it is signed in to. */
+const newServerFields = {
+  intent: z.literal("add-server"),
+  name: z.string().trim().min(1, "Give the server a name.").max(MAX_NAME, `At most ${MAX_NAME} characters.`),
+  url: serverUrl,
+  auth: z.enum(["none", "header", "oauth"], { message: "Choose how the server is signed in to." }),
+  headerName: z.string().trim().max(100).optional().default(""),
+  headerValue: z.string().max(MAX_HEADER_VALUE, "That header value is too long.").optional().default(""),
+  oauthClientId: z.string().trim().max(500, "That client ID is too long.").optional().default(""),
+  oauthClientSecret: z.string().max(MAX_HEADER_VALUE, "That client secret is too long.").optional().default(""),
+};
+
+type NewServerFields = z.output<z.ZodObject<typeof newServerFields>>;
+
+/** The server's name, address, and its header or OAuth client as app/data/mcp-servers.server.ts takes them. */
+function newServerOf(fields: NewServerFields, ctx: z.RefinementCtx) {
+  if (fields.auth === "header") {
+    if (!HEADER_NAME.test(fields.headerName)) {
+      ctx.addIssue({ code: "custom", path: ["headerName"], message: "Enter a header name, e.g. Authorization." });
     }
-    if (fields.auth === "oauth" && fields.oauthClientSecret.trim() !== "" && fields.oauthClientId === "") {
-      ctx.addIssue({ code: "custom", path: ["oauthClientId"], message: "Enter the client ID the secret belongs to." });
+    if (fields.headerValue.trim() === "") {
+      ctx.addIssue({ code: "custom", path: ["headerValue"], message: "Enter the header's value." });
     }
-    const header = fields.auth === "header" ? { name: fields.headerName, value: fields.headerValue.trim() } : undefined;
-    const oauth =
-      fields.auth === "oauth"
-        ? {
-            ...(fields.oauthClientId ? { clientId: fields.oauthClientId } : {}),
-            ...(fields.oauthClientSecret.trim() ? { clientSecret: fields.oauthClientSecret.trim() } : {}),
-          }
-        : undefined;
-    return { name: fields.name, url: fields.url, header, oauth, roles };
-  });
+  }
+  if (fields.auth === "oauth" && fields.oauthClientSecret.trim() !== "" && fields.oauthClientId === "") {
+    ctx.addIssue({ code: "custom", path: ["oauthClientId"], message: "Enter the client ID the secret belongs to." });
+  }
+  const header = fields.auth === "header" ? { name: fields.headerName, value: fields.headerValue.trim() } : undefined;
+  const oauth =
+    fields.auth === "oauth"
+      ? {
+          ...(fields.oauthClientId ? { clientId: fields.oauthClientId } : {}),
+          ...(fields.oauthClientSecret.trim() ? { clientSecret: fields.oauthClientSecret.trim() } : {}),
+        }
+      : undefined;
+  return { name: fields.name, url: fields.url, header, oauth };
+}
+
+/** An admin's shared server: the server and the roles that may use it. */
+export const addServerSchema = z.object({ ...newServerFields, ...rolesFields }).transform((fields, ctx) => {
+  const roles = rolesOf(fields, ctx);
+  return { ...newServerOf(fields, ctx), roles };
+});
+
+/** A user's own server (docs/decisions/094): the same form without roles, since only they use it. */
+export const addOwnServerSchema = z.object(newServerFields).transform(newServerOf);
 
 export const serverRolesSchema = z
   .object({ intent: z.literal("set-roles"), serverId: z.uuid(), ...rolesFields })

@@ -26,6 +26,8 @@ export interface ServerView {
   /** A server each user signs in to (docs/decisions/092): this user's state with it. */
   connection?: "connect" | "connected" | "reconnect";
   roles?: string[];
+  /** Admins' list of users' own servers (docs/decisions/094): whose it is, by email. */
+  owner?: string;
   lastError?: string | null;
   listedAt?: string | null;
   tools: ServerToolView[];

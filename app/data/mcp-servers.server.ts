@@ -1,8 +1,8 @@
-import { eq, sql } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { mcpServers, type ListedMcpTool, type McpServerRow } from "~/db/schema";
-import { OTHER_ROLES_KEY } from "~/settings/role-settings";
+import { ADMIN_KEY, OTHER_ROLES_KEY } from "~/settings/role-settings";
 import { openSecret, sealSecret } from "./sealed-secrets.server";
 import { defaultPolicy, effectivePolicy, isApprovalPolicy, type ApprovalPolicy } from "~/conversation/tool-approval";
 
@@ -10,7 +10,9 @@ import { defaultPolicy, effectivePolicy, isApprovalPolicy, type ApprovalPolicy }
  * The MCP servers admins connect on the Tools area and who may use them
  * (docs/decisions/090): a server is open to the roles it lists ("*": every
  * role), and each of its tools may be narrowed to some of those roles. What
- * a role may not use is never offered to its model.
+ * a role may not use is never offered to its model. A user of a role in
+ * MCP_OWN_SERVER_ROLES may also add their own servers (docs/decisions/094):
+ * those have an owner and no roles, and only their owner sees and uses them.
  */
 
 export type McpServer = McpServerRow;
@@ -22,6 +24,15 @@ export interface NewMcpServer {
   /** Each user signs in (docs/decisions/092), with the admin's client or one registered dynamically. */
   oauth?: { clientId?: string; clientSecret?: string };
   roles: string[];
+}
+
+/** How many servers of their own one user may have. */
+export const MAX_OWN_SERVERS = 10;
+export const OWN_SERVERS_FULL = `You have ${MAX_OWN_SERVERS} servers of your own, the most allowed: remove one to add another.`;
+
+/** Whether this role's users may add their own servers; admins add shared ones instead. */
+export function mayAddOwnServers(roleKey: string): boolean {
+  return roleKey !== ADMIN_KEY && rolesAllow(getConfig().ownServerRoles, roleKey);
 }
 
 export class McpSecretKeyMissing extends Error {
@@ -54,11 +65,31 @@ export function toolsForRole(server: McpServer, roleKey: string): ListedMcpTool[
   });
 }
 
+/** The shared servers (admins'), whoever may use them. */
 export async function listMcpServers(db: Db): Promise<McpServer[]> {
   return db
     .select()
     .from(mcpServers)
+    .where(isNull(mcpServers.ownerUid))
     .orderBy(sql`lower(${mcpServers.name})`);
+}
+
+/** One user's own servers, with all their tools. */
+export async function listOwnMcpServers(db: Db, uid: string): Promise<McpServer[]> {
+  return db
+    .select()
+    .from(mcpServers)
+    .where(eq(mcpServers.ownerUid, uid))
+    .orderBy(sql`lower(${mcpServers.name})`);
+}
+
+/** Every user's own servers, for the admins to see and remove (by owner, then name). */
+export async function listAllOwnMcpServers(db: Db): Promise<McpServer[]> {
+  return db
+    .select()
+    .from(mcpServers)
+    .where(isNotNull(mcpServers.ownerUid))
+    .orderBy(mcpServers.addedBy, sql`lower(${mcpServers.name})`);
 }
 
 export async function findMcpServer(db: Db, id: string): Promise<McpServer | undefined> {
@@ -66,7 +97,7 @@ export async function findMcpServer(db: Db, id: string): Promise<McpServer | und
   return row;
 }
 
-/** The servers a role may use, each with only the tools it may use. */
+/** The shared servers a role may use, each with only the tools it may use. */
 export async function mcpServersForRole(db: Db, roleKey: string): Promise<McpServer[]> {
   const rows = await listMcpServers(db);
   return rows
@@ -74,8 +105,47 @@ export async function mcpServersForRole(db: Db, roleKey: string): Promise<McpSer
     .map((server) => ({ ...server, tools: toolsForRole(server, roleKey) }));
 }
 
-/** Adds a server; undefined when its name is taken. */
-export async function addMcpServer(db: Db, input: NewMcpServer, addedBy: string): Promise<McpServer | undefined> {
+export interface ServerUser {
+  uid: string;
+  roleKey: string;
+}
+
+/**
+ * Every server this user may use: the shared ones their role may use, then
+ * their own (all of its tools: no role narrows a server only they use) while
+ * their role may have them.
+ */
+export async function mcpServersFor(db: Db, who: ServerUser): Promise<McpServer[]> {
+  const shared = await mcpServersForRole(db, who.roleKey);
+  return mayAddOwnServers(who.roleKey) ? [...shared, ...(await listOwnMcpServers(db, who.uid))] : shared;
+}
+
+/** One server as this user may use it (tools narrowed as `mcpServersFor`); undefined for anyone else's own server. */
+export async function findUsableMcpServer(db: Db, id: string, who: ServerUser): Promise<McpServer | undefined> {
+  const server = await findMcpServer(db, id);
+  if (!server) return undefined;
+  if (server.ownerUid !== null) {
+    return server.ownerUid === who.uid && mayAddOwnServers(who.roleKey) ? server : undefined;
+  }
+  return rolesAllow(server.roles, who.roleKey) ? { ...server, tools: toolsForRole(server, who.roleKey) } : undefined;
+}
+
+/** One of this user's own servers; undefined for a shared one or anyone else's. */
+export async function findOwnMcpServer(db: Db, id: string, uid: string): Promise<McpServer | undefined> {
+  const [row] = await db
+    .select()
+    .from(mcpServers)
+    .where(and(eq(mcpServers.id, id), eq(mcpServers.ownerUid, uid)));
+  return row;
+}
+
+/** Adds a server (shared, or `ownerUid`'s own); undefined when its name is taken. */
+export async function addMcpServer(
+  db: Pick<Db, "insert">,
+  input: NewMcpServer,
+  addedBy: string,
+  ownerUid: string | null = null,
+): Promise<McpServer | undefined> {
   const id = crypto.randomUUID();
   const [row] = await db
     .insert(mcpServers)
@@ -85,12 +155,32 @@ export async function addMcpServer(db: Db, input: NewMcpServer, addedBy: string)
       url: input.url,
       roles: input.roles,
       addedBy,
+      ownerUid,
       ...(input.header ? sealedHeader(id, input.header) : {}),
       ...(input.oauth ? oauthColumns(id, input.oauth) : {}),
     })
     .onConflictDoNothing()
     .returning();
   return row;
+}
+
+/**
+ * Adds a server of the user's own (no roles: only its owner uses it). The
+ * count and the insert are one transaction under a lock per user, so two
+ * adds at once cannot pass the cap together.
+ */
+export async function addOwnMcpServer(
+  db: Db,
+  input: Omit<NewMcpServer, "roles">,
+  owner: { uid: string; addedBy: string },
+): Promise<McpServer | "taken" | "full"> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`mcp-own-servers:${owner.uid}`}))`);
+    const [{ owned }] = await tx.select({ owned: count() }).from(mcpServers).where(eq(mcpServers.ownerUid, owner.uid));
+    if (owned >= MAX_OWN_SERVERS) return "full";
+    const added = await addMcpServer(tx, { ...input, roles: [] }, owner.addedBy, owner.uid);
+    return added ?? "taken";
+  });
 }
 
 function sealedHeader(id: string, header: { name: string; value: string }) {
@@ -156,11 +246,16 @@ export async function recordMcpListing(
     .where(eq(mcpServers.id, id));
 }
 
+/** Roles and admins' policies are for shared servers: an own server has neither (its owner alone uses it). */
+function sharedServer(id: string) {
+  return and(eq(mcpServers.id, id), isNull(mcpServers.ownerUid));
+}
+
 export async function setMcpServerRoles(db: Db, id: string, roles: string[]): Promise<boolean> {
   const rows = await db
     .update(mcpServers)
     .set({ roles, updatedAt: sql`now()` })
-    .where(eq(mcpServers.id, id))
+    .where(sharedServer(id))
     .returning({ id: mcpServers.id });
   return rows.length > 0;
 }
@@ -174,7 +269,7 @@ export async function setMcpToolRoles(db: Db, id: string, toolName: string, role
   const rows = await db
     .update(mcpServers)
     .set({ toolRoles: change, updatedAt: sql`now()` })
-    .where(eq(mcpServers.id, id))
+    .where(sharedServer(id))
     .returning({ id: mcpServers.id });
   return rows.length > 0;
 }
@@ -198,7 +293,7 @@ export async function setMcpToolPolicy(
   const rows = await db
     .update(mcpServers)
     .set({ toolPolicies: change, updatedAt: sql`now()` })
-    .where(eq(mcpServers.id, id))
+    .where(sharedServer(id))
     .returning({ id: mcpServers.id });
   return rows.length > 0;
 }

@@ -14,7 +14,7 @@ import {
   startProvider,
   takePendingSignIn,
 } from "~/data/mcp-oauth.server";
-import { findMcpServer, McpSecretKeyMissing, recordMcpListing, rolesAllow } from "~/data/mcp-servers.server";
+import { findUsableMcpServer, McpSecretKeyMissing, recordMcpListing, type McpServer } from "~/data/mcp-servers.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { connectMcp } from "~/mcp/client.server";
 import { finishAuthorization } from "~/mcp/oauth.server";
@@ -60,8 +60,9 @@ export async function signInAction(request: Request, fields: Record<string, unkn
   const session = await requireUser(request);
   const parsed = serverIntentSchema.safeParse(fields);
   if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
-  const server = await toolStore((db) => findMcpServer(db, parsed.data.serverId));
-  if (!server || server.authKind !== "oauth" || !rolesAllow(server.roles, roleKey(session))) {
+  // A shared server the role may use, or the user's own (docs/decisions/094): never another user's.
+  const server = await toolStore((db) => findUsableMcpServer(db, parsed.data.serverId, userOf(session)));
+  if (!server || server.authKind !== "oauth") {
     return answer({ error: "That server is not available to you." }, 404);
   }
   if (!getConfig().toolsSecretKey) return answer({ error: new McpSecretKeyMissing().message }, 503);
@@ -70,7 +71,11 @@ export async function signInAction(request: Request, fields: Record<string, unkn
     : disconnect(session, server);
 }
 
-type Server = NonNullable<Awaited<ReturnType<typeof findMcpServer>>>;
+type Server = McpServer;
+
+function userOf(session: SignedIn) {
+  return { uid: session.user.uid, roleKey: roleKey(session) };
+}
 
 /**
  * Starts the authorization and sends the user to the authorization server.
@@ -143,7 +148,7 @@ export async function signInCallback(request: Request) {
   if (!pending || pending.uid !== session.user.uid) return backToPage("unknown");
   if (!isFresh(pending)) return backToPage("stale", pending.serverId);
   if (error || !code) return backToPage("denied", pending.serverId);
-  const server = await toolStore((db) => findMcpServer(db, pending.serverId));
+  const server = await toolStore((db) => findUsableMcpServer(db, pending.serverId, userOf(session)));
   if (!server || server.authKind !== "oauth") return backToPage("unknown");
   try {
     await finishAuthorization(finishProvider(await getDb(), pending), server.url, code, outboundFetch);
@@ -152,11 +157,16 @@ export async function signInCallback(request: Request) {
     return backToPage("failed", server.id);
   }
   closeUserSession(server.id, session.user.uid);
-  if (session.isAdmin && !server.listedAt) await listWithAdminSignIn(server, session.user.uid);
+  if (listsWithOwnSignIn(session, server) && !server.listedAt) await listWithAdminSignIn(server, session.user.uid);
   return backToPage("connected", server.id);
 }
 
-/** A server each user signs in to is listed with an admin's own sign-in: the first admin to connect lists it. */
+/** Who lists a server's tools with their sign-in: an admin a shared server, the owner their own. */
+function listsWithOwnSignIn(session: SignedIn, server: Server): boolean {
+  return server.ownerUid === null ? session.isAdmin : server.ownerUid === session.user.uid;
+}
+
+/** A server each user signs in to is listed with an admin's (or its owner's) sign-in: the first to connect lists it. */
 async function listWithAdminSignIn(server: Server, uid: string) {
   const listing = await listServerTools(server, uid);
   await toolStore((db) => recordMcpListing(db, server.id, listing)).catch(() => undefined);

@@ -4,22 +4,30 @@ import type { z } from "zod";
 import { requireAdmin, requireUser, type SignedIn } from "~/auth/session.server";
 import {
   addMcpServer,
+  addOwnMcpServer,
   adminPolicyFor,
   policyFor,
   setMcpToolPolicy,
   deleteMcpServer,
   findMcpServer,
+  findOwnMcpServer,
+  findUsableMcpServer,
+  listAllOwnMcpServers,
   listMcpServers,
+  listOwnMcpServers,
+  mayAddOwnServers,
   McpSecretKeyMissing,
   mcpServersForRole,
   mcpToolSwitchId,
+  OWN_SERVERS_FULL,
   recordMcpListing,
   setMcpServerRoles,
   setMcpToolRoles,
-  toolsForRole,
   type McpServer,
 } from "~/data/mcp-servers.server";
+import type { Db } from "~/db/client.server";
 import {
+  addOwnServerSchema,
   addServerSchema,
   mcpSwitchSchema,
   serverIdSchema,
@@ -44,7 +52,9 @@ import { isSignInIntent, signInAction, signInNotice } from "./server-oauth.serve
 /**
  * /tools/servers (docs/decisions/090): the MCP servers a user's role may
  * use, with a switch per tool; admins add servers and choose who may use
- * each server and tool.
+ * each server and tool. A user whose role may (MCP_OWN_SERVER_ROLES) adds
+ * servers of their own with the same form, less the roles; admins see every
+ * user's own servers, by owner, and may remove them (docs/decisions/094).
  */
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -53,30 +63,50 @@ const STORE_DOWN = "The tool servers can't be reached right now. Please try agai
 export async function serversPage(request: Request) {
   const session = await requireUser(request);
   const role = roleKey(session);
+  const uid = session.user.uid;
+  const mayAddOwn = mayAddOwnServers(role);
   try {
-    const { servers, off, approvals, signedIn, calls } = await toolStore(async (db) => ({
+    const { servers, own, others, off, approvals, signedIn, calls } = await toolStore(async (db) => ({
       servers: session.isAdmin ? await listMcpServers(db) : await mcpServersForRole(db, role),
-      off: await getSwitchedOffToolIds(db, session.user.uid),
-      approvals: await getToolApprovals(db, session.user.uid),
-      signedIn: await connectionStates(db, session.user.uid),
+      // Listed even once the role may no longer have them: their owner can still remove them.
+      own: await listOwnMcpServers(db, uid),
+      others: session.isAdmin ? await listAllOwnMcpServers(db) : [],
+      off: await getSwitchedOffToolIds(db, uid),
+      approvals: await getToolApprovals(db, uid),
+      signedIn: await connectionStates(db, uid),
       calls: session.isAdmin ? await recentToolCalls(db, RECENT_CALLS) : [],
     }));
-    const signIn = signInNotice(new URL(request.url), (id) => servers.find((server) => server.id === id)?.name);
+    const choices = { off, approvals, signedIn };
+    const named = [...servers, ...own];
+    const signIn = signInNotice(new URL(request.url), (id) => named.find((server) => server.id === id)?.name);
     return json(
       {
         isAdmin: session.isAdmin,
-        servers: servers.map((server) => viewOf(server, { off, approvals, signedIn }, session.isAdmin)),
+        mayAddOwn,
+        servers: servers.map((server) => viewOf(server, choices, session.isAdmin ? "admin" : "user")),
+        ownServers: own.map((server) => viewOf(server, choices, "owner")),
+        usersServers: others.map(usersServerView),
         calls: calls.map(callView),
         storeDown: false,
-        // What an admin registers at an authorization server for a server each user signs in to.
-        ...(session.isAdmin ? { redirectUri: callbackUrl(getConfig().appOrigin ?? new URL(request.url).origin) } : {}),
+        // What an admin (or a user adding their own) registers at an authorization server for a server each user signs in to.
+        ...(session.isAdmin || mayAddOwn
+          ? { redirectUri: callbackUrl(getConfig().appOrigin ?? new URL(request.url).origin) }
+          : {}),
         ...signIn,
       },
       { headers: NO_STORE },
     );
   } catch {
     return json(
-      { isAdmin: session.isAdmin, servers: [] as ServerView[], calls: [] as ToolCallView[], storeDown: true },
+      {
+        isAdmin: session.isAdmin,
+        mayAddOwn,
+        servers: [] as ServerView[],
+        ownServers: [] as ServerView[],
+        usersServers: [] as ServerView[],
+        calls: [] as ToolCallView[],
+        storeDown: true,
+      },
       { headers: NO_STORE },
     );
   }
@@ -109,7 +139,11 @@ interface UserChoices {
   signedIn: ReadonlyMap<string, McpConnectionState>;
 }
 
-function viewOf(server: McpServer, { off, approvals, signedIn }: UserChoices, isAdmin: boolean): ServerView {
+/** Who reads the card: an admin (roles and policies), the server's owner (how it is signed in to), or a user. */
+type Reader = "admin" | "owner" | "user";
+
+function viewOf(server: McpServer, { off, approvals, signedIn }: UserChoices, reader: Reader): ServerView {
+  const isAdmin = reader === "admin";
   const view: ServerView = {
     id: server.id,
     name: server.name,
@@ -127,13 +161,37 @@ function viewOf(server: McpServer, { off, approvals, signedIn }: UserChoices, is
       ...(isAdmin ? { roles: server.toolRoles[tool.name] ?? null } : {}),
     })),
   };
-  if (!isAdmin) return view;
+  if (reader === "user") return view;
+  return { ...view, ...signingOf(server), ...(isAdmin ? { roles: server.roles } : {}) };
+}
+
+/** How requests are signed and how the last listing went: for admins and a server's owner, never a secret. */
+function signingOf(server: McpServer) {
   return {
-    ...view,
     auth: server.authKind === "header" ? (server.headerName ?? "none") : server.authKind,
-    roles: server.roles,
     lastError: server.lastError,
     listedAt: server.listedAt?.toISOString() ?? null,
+  };
+}
+
+/** A user's own server as admins see it: whose it is and what it offers, to audit or remove it. */
+function usersServerView(server: McpServer): ServerView {
+  return {
+    id: server.id,
+    name: server.name,
+    url: server.url,
+    owner: server.addedBy,
+    ...signingOf(server),
+    tools: server.tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      readOnly: tool.readOnly,
+      destructive: tool.destructive,
+      enabled: true,
+      approval: adminPolicyFor(server, tool),
+      adminApproval: adminPolicyFor(server, tool),
+    })),
   };
 }
 
@@ -156,6 +214,7 @@ export async function serversAction(request: Request) {
   if (body.fields.intent === "set-mcp-tool") return switchTool(await requireUser(request), body.fields);
   if (body.fields.intent === "set-mcp-approval") return chooseApproval(await requireUser(request), body.fields);
   if (isSignInIntent(body.fields.intent)) return signInAction(request, body.fields);
+  if (body.fields.own === "yes") return ownServerAction(await requireUser(request), body.fields);
   // Every other intent changes what everyone is offered: admins only, checked freshly.
   const admin = await requireAdmin(request);
   try {
@@ -170,7 +229,8 @@ export async function serversAction(request: Request) {
         return await setToolPolicy(body.fields);
       case "refresh":
       case "delete-server":
-        return await changeServer(admin, body.fields);
+        // An admin may remove any server, a user's own included (docs/decisions/094).
+        return await changeServer(admin, body.fields, findMcpServer);
       default:
         return answer({ error: "Unknown action." }, 400);
     }
@@ -179,14 +239,36 @@ export async function serversAction(request: Request) {
   }
 }
 
+/** The owner's intents on their own servers (own=yes): someone else's server is not found. */
+async function ownServerAction(session: SignedIn, fields: Record<string, unknown>) {
+  const uid = session.user.uid;
+  try {
+    switch (fields.intent) {
+      case "add-server":
+        return await addOwnServer(session, fields);
+      case "refresh":
+      case "delete-server":
+        return await changeServer(session, fields, (db, id) => findOwnMcpServer(db, id, uid));
+      default:
+        return answer({ error: "Unknown action." }, 400);
+    }
+  } catch {
+    return answer({ error: STORE_DOWN }, 503);
+  }
+}
+
+function userOf(session: SignedIn) {
+  return { uid: session.user.uid, roleKey: roleKey(session) };
+}
+
 async function switchTool(session: SignedIn, fields: Record<string, unknown>) {
   const parsed = mcpSwitchSchema.safeParse(fields);
   if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
   const { serverId, tool, enabled } = parsed.data;
   try {
     return await toolStore(async (db) => {
-      const server = await findMcpServer(db, serverId);
-      const usable = server && toolsForRole(server, roleKey(session)).some((listed) => listed.name === tool);
+      const server = await findUsableMcpServer(db, serverId, userOf(session));
+      const usable = server?.tools.some((listed) => listed.name === tool);
       if (!server || !usable) return answer({ error: "That tool is not available to you." }, 404);
       await saveToolSwitch(db, session.user.uid, mcpToolSwitchId(serverId, tool), enabled === "on");
       return answer({ ok: true, notice: `${tool} is ${enabled} for your chats.` });
@@ -202,8 +284,8 @@ async function chooseApproval(session: SignedIn, fields: Record<string, unknown>
   const { serverId, tool, approval } = parsed.data;
   try {
     return await toolStore(async (db) => {
-      const server = await findMcpServer(db, serverId);
-      const listed = server && toolsForRole(server, roleKey(session)).find((candidate) => candidate.name === tool);
+      const server = await findUsableMcpServer(db, serverId, userOf(session));
+      const listed = server?.tools.find((candidate) => candidate.name === tool);
       if (!server || !listed) return answer({ error: "That tool is not available to you." }, 404);
       const maximum = adminPolicyFor(server, listed);
       const choice = approval === "default" ? null : approval;
@@ -252,16 +334,44 @@ function refused(error: z.ZodError, fields: Record<string, unknown>) {
 async function addServer(admin: SignedIn, fields: Record<string, unknown>) {
   const parsed = addServerSchema.safeParse(fields);
   if (!parsed.success) return refused(parsed.error, fields);
-  if ((parsed.data.header || parsed.data.oauth) && !getConfig().toolsSecretKey) {
-    const field = parsed.data.header ? "headerValue" : "auth";
-    return answer({ errors: { [field]: new McpSecretKeyMissing().message }, values: valuesOf(fields) }, 400);
-  }
+  const keyMissing = secretKeyRefusal(parsed.data, fields);
+  if (keyMissing) return keyMissing;
   const added = await toolStore((db) => addMcpServer(db, parsed.data, admin.user.email ?? admin.user.uid));
   if (!added) {
     return answer({ errors: { name: "A server with this name already exists." }, values: valuesOf(fields) }, 400);
   }
+  return listAdded(added);
+}
+
+/** A user adds a server of their own (docs/decisions/094): only if their role may, and up to the cap. */
+async function addOwnServer(session: SignedIn, fields: Record<string, unknown>) {
+  if (!mayAddOwnServers(roleKey(session))) {
+    return answer({ error: "Your role may not add tool servers of its own." }, 403);
+  }
+  const parsed = addOwnServerSchema.safeParse(fields);
+  if (!parsed.success) return refused(parsed.error, fields);
+  const keyMissing = secretKeyRefusal(parsed.data, fields);
+  if (keyMissing) return keyMissing;
+  const owner = { uid: session.user.uid, addedBy: session.user.email ?? session.user.uid };
+  const added = await toolStore((db) => addOwnMcpServer(db, parsed.data, owner));
+  if (added === "full") return answer({ error: OWN_SERVERS_FULL, values: valuesOf(fields) }, 400);
+  if (added === "taken") {
+    return answer({ errors: { name: "You already have a server with this name." }, values: valuesOf(fields) }, 400);
+  }
+  return listAdded(added);
+}
+
+/** A header or per-user sign-in is sealed with TOOLS_SECRET_KEY: without it, the form says so. */
+function secretKeyRefusal(server: { header?: unknown; oauth?: unknown }, fields: Record<string, unknown>) {
+  if (!(server.header || server.oauth) || getConfig().toolsSecretKey) return undefined;
+  const field = server.header ? "headerValue" : "auth";
+  return answer({ errors: { [field]: new McpSecretKeyMissing().message }, values: valuesOf(fields) }, 400);
+}
+
+/** Lists a server's tools as it is added (one each user signs in to waits for the first sign-in). */
+async function listAdded(added: McpServer) {
   if (added.authKind === "oauth") {
-    // Its tools are listed with a user's sign-in: the admin's own, once they connect (docs/decisions/092).
+    // Its tools are listed with a user's sign-in: the adder's own, once they connect (docs/decisions/092).
     return answer({ ok: true, notice: `“${added.name}” was added. Connect to it to list its tools.` });
   }
   const listing = await listServerTools(added);
@@ -292,21 +402,33 @@ async function setToolRoles(fields: Record<string, unknown>) {
   return answer({ ok: true, notice: roles ? `Saved: who may use ${tool}.` : `${tool} follows the server again.` });
 }
 
-async function changeServer(admin: SignedIn, fields: Record<string, unknown>) {
+/**
+ * "List tools again" and "Remove" (asked twice), on a server `find` gives
+ * this person: any for an admin, only their own for its owner. A user's own
+ * server is listed again only by its owner (with their sign-in).
+ */
+async function changeServer(
+  session: SignedIn,
+  fields: Record<string, unknown>,
+  find: (db: Db, id: string) => Promise<McpServer | undefined>,
+) {
   const parsed = serverIdSchema.safeParse(fields);
   if (!parsed.success) return answer({ error: parsed.error.issues[0].message }, 400);
   const { intent, serverId, confirm } = parsed.data;
-  const server = await toolStore((db) => findMcpServer(db, serverId));
+  const server = await toolStore((db) => find(db, serverId));
   if (!server) return gone();
   if (intent === "delete-server") {
     if (confirm !== "yes") return answer({ confirmDelete: serverId });
     await toolStore((db) => deleteMcpServer(db, serverId));
     return answer({ ok: true, notice: `“${server.name}” was removed.` });
   }
-  if (server.authKind === "oauth" && !(await isSignedIn(admin, serverId))) {
+  if (server.ownerUid !== null && server.ownerUid !== session.user.uid) {
+    return answer({ error: `Only its owner lists the tools of “${server.name}” again.` }, 403);
+  }
+  if (server.authKind === "oauth" && !(await isSignedIn(session, serverId))) {
     return answer({ error: `Connect to “${server.name}” first: its tools are listed with your own sign-in.` });
   }
-  const listing = await listServerTools(server, admin.user.uid);
+  const listing = await listServerTools(server, session.user.uid);
   await toolStore((db) => recordMcpListing(db, serverId, listing));
   return "error" in listing
     ? answer({ error: `“${server.name}” could not be reached: ${listing.error}` })

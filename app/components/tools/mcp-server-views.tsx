@@ -12,7 +12,9 @@ import { FormOutcome } from "~/components/form-outcome";
  * The Tools area's servers (docs/decisions/090): every signed-in user sees
  * the servers and tools their role may use, each tool with its on/off
  * switch; admins also add servers, choose who may use each server and tool,
- * list a server's tools again and remove it.
+ * list a server's tools again and remove it. A user whose role may adds
+ * servers of their own with the same form, less the roles, and lists again
+ * or removes them the same way (`own`, docs/decisions/094).
  */
 
 type Outcome = { ok?: boolean; notice?: string; error?: string; fields?: Record<string, string> };
@@ -25,10 +27,13 @@ function settled(fetcher: { state: string; data?: Outcome }): { notice?: string;
 export function ServerCard({
   server,
   isAdmin,
+  own = false,
   confirmDelete,
 }: {
   server: ServerView;
   isAdmin: boolean;
+  /** The user's own server: they list it again and remove it, and no roles apply. */
+  own?: boolean;
   confirmDelete: boolean;
 }) {
   const titleId = useId();
@@ -41,7 +46,11 @@ export function ServerCard({
           <ServerState server={server} />
           <ServerConnect server={server} />
         </header>
-        {isAdmin ? <ServerAdmin server={server} confirmDelete={confirmDelete} /> : null}
+        {own ? (
+          <ServerActions server={server} confirmDelete={confirmDelete} own />
+        ) : isAdmin ? (
+          <ServerAdmin server={server} confirmDelete={confirmDelete} />
+        ) : null}
         {server.tools.length > 0 ? (
           <ul className="function-tools" aria-label={`Tools of ${server.name}`}>
             {server.tools.map((tool) => (
@@ -49,7 +58,9 @@ export function ServerCard({
             ))}
           </ul>
         ) : (
-          <p className="empty">{isAdmin ? "No tools listed yet." : "This server offers you no tools right now."}</p>
+          <p className="empty">
+            {isAdmin || own ? "No tools listed yet." : "This server offers you no tools right now."}
+          </p>
         )}
       </article>
     </li>
@@ -227,37 +238,65 @@ function ServerAdmin({ server, confirmDelete }: { server: ServerView; confirmDel
           <FormOutcome {...settled(roles)} />
         </roles.Form>
       </details>
-      <Form method="post" className="server-actions">
-        <input type="hidden" name="serverId" value={server.id} />
-        <button type="submit" name="intent" value="refresh" className="button secondary">
-          List tools again
-        </button>
-        {confirmDelete ? (
-          <>
-            <input type="hidden" name="confirm" value="yes" />
-            <button type="submit" name="intent" value="delete-server" className="button danger">
-              Yes, remove {server.name}
-            </button>
-          </>
-        ) : (
-          <button type="submit" name="intent" value="delete-server" className="button secondary">
-            Remove
-          </button>
-        )}
-      </Form>
+      <ServerActions server={server} confirmDelete={confirmDelete} />
     </div>
   );
 }
 
-/** An admin adds a server: its name, address, how it is signed in to, and who may use it. */
+/**
+ * List tools again, and Remove (asked twice). `own`: the user's own server;
+ * `removeOnly`: an admin's view of a user's own server, which only its owner lists again.
+ */
+function ServerActions({
+  server,
+  confirmDelete,
+  own = false,
+  removeOnly = false,
+}: {
+  server: ServerView;
+  confirmDelete: boolean;
+  own?: boolean;
+  removeOnly?: boolean;
+}) {
+  return (
+    <Form method="post" className="server-actions">
+      <input type="hidden" name="serverId" value={server.id} />
+      {own ? <input type="hidden" name="own" value="yes" /> : null}
+      {removeOnly ? null : (
+        <button type="submit" name="intent" value="refresh" className="button secondary">
+          List tools again
+        </button>
+      )}
+      {confirmDelete ? (
+        <>
+          <input type="hidden" name="confirm" value="yes" />
+          <button type="submit" name="intent" value="delete-server" className="button danger">
+            Yes, remove {server.name}
+          </button>
+        </>
+      ) : (
+        <button type="submit" name="intent" value="delete-server" className="button secondary">
+          Remove
+        </button>
+      )}
+    </Form>
+  );
+}
+
+/**
+ * An admin adds a server: its name, address, how it is signed in to, and who
+ * may use it; `own`: a user adds one of their own, without the roles.
+ */
 export function AddServerForm({
   errors,
   values,
   redirectUri,
+  own = false,
 }: {
   redirectUri?: string;
   errors?: Record<string, string>;
   values?: Record<string, string>;
+  own?: boolean;
 }) {
   const [auth, setAuth] = useState(values?.auth === "header" || values?.auth === "oauth" ? values.auth : "none");
   const error = (field: string) =>
@@ -269,8 +308,10 @@ export function AddServerForm({
   const describedBy = (field: string) => (errors?.[field] ? `server-${field}-error` : undefined);
   return (
     <Form method="post" className="tool-form add-server" aria-labelledby="add-server-title">
-      <h2 id="add-server-title">Add a server</h2>
+      <h2 id="add-server-title">{own ? "Add your own server" : "Add a server"}</h2>
+      {own ? <p className="fine-print">Only you see it and can use it. It is removed with your account.</p> : null}
       <input type="hidden" name="intent" value="add-server" />
+      {own ? <input type="hidden" name="own" value="yes" /> : null}
       <label htmlFor="server-name">Name</label>
       <input
         id="server-name"
@@ -349,17 +390,81 @@ export function AddServerForm({
           {error("headerValue")}
         </div>
       ) : null}
-      <RolesFieldset
-        legend="Who may use it"
-        roles={values?.roles ? values.roles.split(",") : ["*"]}
-        name="new-server"
-      />
-      {error("roles")}
-      {error("otherRoles")}
+      {own ? null : (
+        <>
+          <RolesFieldset
+            legend="Who may use it"
+            roles={values?.roles ? values.roles.split(",") : ["*"]}
+            name="new-server"
+          />
+          {error("roles")}
+          {error("otherRoles")}
+        </>
+      )}
       <button type="submit" className="button primary">
         Add server
       </button>
     </Form>
+  );
+}
+
+/** "Your servers" (docs/decisions/094): the user's own, with the same switches and choices as shared ones. */
+export function OwnServers({
+  servers,
+  mayAdd,
+  confirming,
+}: {
+  servers: ServerView[];
+  mayAdd: boolean;
+  confirming?: string;
+}) {
+  return (
+    <section aria-labelledby="own-servers-title">
+      <h2 id="own-servers-title">Your servers</h2>
+      {mayAdd ? null : (
+        <p className="banner" role="status">
+          Your role may no longer use servers of its own: the assistant does not use these. You can remove them.
+        </p>
+      )}
+      {servers.length > 0 ? (
+        <ul className="server-list" aria-label="Your servers">
+          {servers.map((server) => (
+            <ServerCard key={server.id} server={server} isAdmin={false} own confirmDelete={confirming === server.id} />
+          ))}
+        </ul>
+      ) : (
+        <p className="empty">You have not added a server of your own yet: add one below.</p>
+      )}
+    </section>
+  );
+}
+
+/** Admins: every user's own servers (docs/decisions/094), by owner, to see what they reach and remove one. */
+export function UsersServers({ servers, confirmDelete }: { servers: ServerView[]; confirmDelete?: string }) {
+  return (
+    <section aria-labelledby="users-servers-title" className="users-servers">
+      <h2 id="users-servers-title">Users' own servers</h2>
+      {servers.length === 0 ? (
+        <p className="empty">No user has added a server of their own.</p>
+      ) : (
+        <ul className="server-list">
+          {servers.map((server) => (
+            <li key={server.id} className="server-card">
+              <article aria-label={`${server.name} of ${server.owner}`}>
+                <header className="server-head">
+                  <h3>
+                    {server.name} <span className="fine-print">of {server.owner}</span>
+                  </h3>
+                  <p className="fine-print server-url">{server.url}</p>
+                  <ServerState server={server} />
+                </header>
+                <ServerActions server={server} confirmDelete={confirmDelete === server.id} removeOnly />
+              </article>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

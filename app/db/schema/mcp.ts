@@ -13,9 +13,12 @@ import {
 } from "drizzle-orm/pg-core";
 
 /**
- * MCP servers an admin connected on the Tools area (docs/decisions/090). Like
- * prompt tools they belong to the product, not to a user: the admin who added
- * one is kept by email for the record only.
+ * MCP servers on the Tools area. A shared server (`owner_uid` null) is one an
+ * admin connected (docs/decisions/090): like prompt tools it belongs to the
+ * product, not to a user, and the admin who added it is kept by email for the
+ * record only. An own server (`owner_uid` set, docs/decisions/094) belongs to
+ * the user who added it: only they see and use it, and it goes with their
+ * account.
  */
 
 export const MCP_AUTH_KINDS = ["none", "header", "oauth"] as const;
@@ -58,11 +61,15 @@ export const mcpServers = pgTable(
     /** Why the last listing failed, in words for the admin; null once it worked. */
     lastError: text("last_error"),
     addedBy: text("added_by").notNull(),
+    /** The user whose own server this is (docs/decisions/094); null: shared, open to the roles above. */
+    ownerUid: text("owner_uid"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("mcp_servers_name_idx").on(sql`lower(${t.name})`),
+    // Unique among the shared servers, and among each user's own: one user's names tell nothing of another's.
+    uniqueIndex("mcp_servers_name_idx").on(sql`coalesce(${t.ownerUid}, '')`, sql`lower(${t.name})`),
+    index("mcp_servers_owner_idx").on(t.ownerUid),
     check("mcp_servers_auth_check", sql`${t.authKind} in ('none', 'header', 'oauth')`),
     check(
       "mcp_servers_header_check",
