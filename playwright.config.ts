@@ -108,6 +108,8 @@ export default defineConfig({
       SEARCH_URL: `http://127.0.0.1:${process.env.E2E_SEARCH_PORT}`,
       // And the MCP reference server's port (tests/e2e/tool-servers.spec.ts).
       OUTBOUND_ALLOW: `127.0.0.1:${process.env.E2E_SEARCH_PORT},127.0.0.1:${process.env.E2E_MCP_PORT}`,
+      // The tests' role may add tool servers of its own (docs/decisions/094).
+      MCP_OWN_SERVER_ROLES: "toolsmith",
       LLM_MAX_OUTPUT_TOKENS: "100",
     },
   },

@@ -260,3 +260,33 @@ test("an admin connects a server and narrows a tool to admins: a user sees, and 
   await page.getByRole("button", { name: `Yes, remove ${name}` }).click();
   await expect(page.getByRole("status").filter({ hasText: `“${name}” was removed.` })).toBeVisible();
 });
+
+test("a user whose role may adds the reference server as their own, sees it under Your servers, and removes it", async ({
+  page,
+  newAccount,
+}) => {
+  // MCP_OWN_SERVER_ROLES is the tests' role (playwright.config.ts): docs/decisions/094.
+  await signIn(page, await newAccount({ role: ROLE }));
+  await page.goto("/tools/servers");
+  const form = page.getByRole("form", { name: "Add your own server" });
+  await expect(form).toBeVisible();
+  // Only they use it: the form has no roles to choose.
+  await expect(form.getByRole("group", { name: "Who may use it" })).toHaveCount(0);
+  await expectNoAxeViolations(page, "the tool servers page (a user adding their own)");
+
+  const name = `Mine ${randomUUID().slice(0, 6)}`;
+  await form.getByLabel("Name").fill(name);
+  await form.getByLabel("Address").fill(MCP_URL());
+  await form.getByRole("button", { name: "Add server" }).click();
+  await expect(page.getByRole("status").filter({ hasText: `“${name}” was added with` })).toBeVisible();
+  await expect(form.getByLabel("Name")).toHaveValue("");
+  const yours = page.getByRole("region", { name: "Your servers" });
+  const serverCard = yours.getByRole("article", { name });
+  await expect(serverCard.getByRole("heading", { name: "Echo Tool" })).toBeVisible();
+
+  await serverCard.getByRole("button", { name: "Remove" }).click();
+  await page.getByRole("button", { name: `Yes, remove ${name}` }).click();
+  await expect(page.getByRole("status").filter({ hasText: `“${name}” was removed.` })).toBeVisible();
+  await expect(yours.getByRole("article", { name })).toHaveCount(0);
+  await expect(yours.getByText("You have not added a server of your own yet")).toBeVisible();
+});
