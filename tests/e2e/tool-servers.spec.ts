@@ -283,6 +283,11 @@ test("a user whose role may adds the reference server as their own, sees it unde
   const yours = page.getByRole("region", { name: "Your servers" });
   const serverCard = yours.getByRole("article", { name });
   await expect(serverCard.getByRole("heading", { name: "Echo Tool" })).toBeVisible();
+  await serverCard.scrollIntoViewIfNeeded();
+  await reviewShots(page, "own-servers");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await serverCard.scrollIntoViewIfNeeded();
+  await reviewShots(page, "own-servers-phone");
 
   await serverCard.getByRole("button", { name: "Remove" }).click();
   await page.getByRole("button", { name: `Yes, remove ${name}` }).click();
