@@ -26,6 +26,7 @@ import {
   type McpServer,
 } from "~/data/mcp-servers.server";
 import type { Db } from "~/db/client.server";
+import type { ListedMcpTool } from "~/db/schema";
 import {
   addOwnServerSchema,
   addServerSchema,
@@ -150,19 +151,26 @@ function viewOf(server: McpServer, { off, approvals, signedIn }: UserChoices, re
     url: server.url,
     ...(server.authKind === "oauth" ? { connection: signedIn.get(server.id) ?? "connect" } : {}),
     tools: server.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      readOnly: tool.readOnly,
-      destructive: tool.destructive,
+      ...toolViewOf(server, tool),
       enabled: !off.has(mcpToolSwitchId(server.id, tool.name)),
       approval: policyFor(server, tool, approvals),
-      adminApproval: adminPolicyFor(server, tool),
       ...(isAdmin ? { roles: server.toolRoles[tool.name] ?? null } : {}),
     })),
   };
   if (reader === "user") return view;
   return { ...view, ...signingOf(server), ...(isAdmin ? { roles: server.roles } : {}) };
+}
+
+/** What every reader sees of a tool: what it is, its hints and the loosest approval it may have. */
+function toolViewOf(server: McpServer, tool: ListedMcpTool) {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    readOnly: tool.readOnly,
+    destructive: tool.destructive,
+    adminApproval: adminPolicyFor(server, tool),
+  };
 }
 
 /** How requests are signed and how the last listing went: for admins and a server's owner, never a secret. */
@@ -183,14 +191,9 @@ function usersServerView(server: McpServer): ServerView {
     owner: server.addedBy,
     ...signingOf(server),
     tools: server.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      readOnly: tool.readOnly,
-      destructive: tool.destructive,
+      ...toolViewOf(server, tool),
       enabled: true,
       approval: adminPolicyFor(server, tool),
-      adminApproval: adminPolicyFor(server, tool),
     })),
   };
 }
