@@ -6,7 +6,7 @@ import { decideToolCall } from "~/data/tool-calls.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { readBody } from "~/http/forms.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { wakeApproval } from "./tool-approval.server";
+import { wakeAnswerWait } from "./answer-wait.server";
 
 /**
  * POST /api/tool-approvals {approvalId, decision}: the chat's owner answers
@@ -48,7 +48,7 @@ export async function decideToolCallResponse(request: Request): Promise<Response
         { status: 409, headers: PRIVATE },
       );
     }
-    wakeApproval(approvalId);
+    wakeAnswerWait(approvalId);
     return json({ status: decided.status }, { headers: PRIVATE });
   } catch (error) {
     logBackendFault("postgres", "deciding a tool call", error);

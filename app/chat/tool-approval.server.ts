@@ -11,6 +11,7 @@ import {
   recordToolCall,
   toolCallStatus,
 } from "~/data/tool-calls.server";
+import { waitForAnswer } from "./answer-wait.server";
 
 /**
  * The gate before a server's tool acts (docs/decisions/091). A call the
@@ -18,11 +19,8 @@ import {
  * approval card in the reply (a `data-approval` part) and waits — the reply
  * is a run, so the card survives a reload and can be answered from any tab
  * or device: the decision is written to PostgreSQL, and the wait reads it
- * (at once when it was taken on this instance, else within a poll). No
- * answer in time, or a Stop, denies it.
+ * (app/chat/answer-wait.server.ts). No answer in time, or a Stop, denies it.
  */
-
-const POLL_MS = 500;
 
 /** What a reply lends its tools: who is asking, where, and its stream. */
 export interface ToolCallScope {
@@ -50,13 +48,6 @@ export interface GatedCall {
 }
 
 export type Gate = { run: true; callId: string } | { run: false; callId?: string; why: string };
-
-/** The waits on this instance, woken when the decision is taken here. */
-const waiting = new Map<string, () => void>();
-
-export function wakeApproval(id: string) {
-  waiting.get(id)?.();
-}
 
 export async function gateToolCall(scope: ToolCallScope, call: GatedCall): Promise<Gate> {
   const { db, uid } = scope;
@@ -132,20 +123,17 @@ const DENIALS: Record<Exclude<ApprovalStatus, "approved" | "pending">, string> =
 type Decided = { status: Exclude<ApprovalStatus, "pending">; allowedForChat: boolean };
 
 /** Waits for the owner's decision, the deadline, or the reply's end (Stop, shutdown). */
-async function decision(db: Db, id: string, signal: AbortSignal | undefined): Promise<Decided> {
-  const deadline = Date.now() + getConfig().toolCalls.approvalTimeoutMs;
-  for (;;) {
-    if (signal?.aborted) return closed(db, id, "cancelled");
-    if (Date.now() >= deadline) return closed(db, id, "expired");
-    // Listening before reading: a decision taken while the read is under way still wakes this wait.
-    const look = nextLook(id, Math.min(POLL_MS, deadline - Date.now()), signal);
-    const row = await toolCallStatus(db, id);
-    if (row && row.status !== "pending") {
-      look.cancel();
-      return row as Decided;
-    }
-    await look.done;
-  }
+function decision(db: Db, id: string, signal: AbortSignal | undefined): Promise<Decided> {
+  return waitForAnswer<Decided>({
+    id,
+    deadline: Date.now() + getConfig().toolCalls.approvalTimeoutMs,
+    signal,
+    read: async () => {
+      const row = await toolCallStatus(db, id);
+      return row && row.status !== "pending" ? (row as Decided) : undefined;
+    },
+    close: (why) => closed(db, id, why),
+  });
 }
 
 /** Ends the wait for a pending call; a decision that arrived meanwhile wins. */
@@ -153,20 +141,4 @@ async function closed(db: Db, id: string, status: "expired" | "cancelled"): Prom
   if (await closePendingToolCall(db, id, status)) return { status, allowedForChat: false };
   const row = await toolCallStatus(db, id);
   return (row as Decided | undefined) ?? { status, allowedForChat: false };
-}
-
-function nextLook(id: string, ms: number, signal: AbortSignal | undefined) {
-  let finish = () => undefined as void;
-  const done = new Promise<void>((resolve) => {
-    const timer = setTimeout(() => finish(), Math.max(0, ms));
-    finish = () => {
-      clearTimeout(timer);
-      if (waiting.get(id) === finish) waiting.delete(id);
-      signal?.removeEventListener("abort", finish);
-      resolve();
-    };
-    waiting.set(id, finish);
-    signal?.addEventListener("abort", finish, { once: true });
-  });
-  return { done, cancel: () => finish() };
 }
