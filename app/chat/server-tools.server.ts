@@ -12,15 +12,17 @@ import type { McpProgress, McpToolOutcome } from "~/mcp/client.server";
 import { McpToolNames } from "~/mcp/tool-names.server";
 import { forgetServerSession, serverSession } from "~/tools/server-connection.server";
 import { gateToolCall, type ToolCallScope } from "./tool-approval.server";
+import { askUserInReply } from "./tool-elicitation.server";
 
 /**
  * The MCP tools one reply may offer its model (docs/decisions/090): only the
  * servers and tools the user's role may use, less those the user switched
  * off. A server that cannot be reached leaves its tools out of this reply;
  * the reply goes on with the rest. Each call passes the approval gate first
- * (docs/decisions/091) and is recorded with how it ended. A server each user
- * signs in to offers its tools only to a user signed in and not asked to
- * reconnect (docs/decisions/092).
+ * (docs/decisions/091) and is recorded with how it ended; a server's request
+ * for input during a call is shown to the user as a form (docs/decisions/095).
+ * A server each user signs in to offers its tools only to a user signed in
+ * and not asked to reconnect (docs/decisions/092).
  */
 export async function serverToolsFor(
   db: Db,
@@ -70,6 +72,7 @@ async function toolsOf(server: McpServer, names: McpToolNames, gating: Gating): 
       names,
       serverName: server.name,
       onProgress: progressInReply(gating.scope),
+      onElicitation: ({ toolCallId }) => askUserInReply(gating.scope, { toolCallId, serverName: server.name }),
     });
     const gated: ToolSet = {};
     for (const [name, tool] of Object.entries(tools)) {

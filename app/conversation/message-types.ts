@@ -2,6 +2,7 @@ import type { UIMessage } from "ai";
 import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 import type { BudgetView } from "~/budgets/budget-text";
 import type { ToolApprovalView, ToolProgressView } from "./tool-approval";
+import type { ToolElicitationView } from "./tool-elicitation";
 
 /**
  * The messages the chat page and the chat endpoint exchange: AI SDK UI
@@ -49,6 +50,8 @@ export type ChatDataParts = {
   sources: ReplySources;
   /** A server's tool waiting for a person's approval, and then what they decided (docs/decisions/091). */
   approval: ToolApprovalView;
+  /** A server's request for input while its tool runs, and then how it was answered (docs/decisions/095). */
+  elicitation: ToolElicitationView;
   /** How far a server's tool has got, as it reports while it runs (replaced in place, keyed by the call). */
   "tool-progress": ToolProgressView;
 };

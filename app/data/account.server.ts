@@ -28,6 +28,7 @@ import {
   userPreferences,
   userToolSettings,
   toolCalls,
+  toolElicitations,
   chatToolAllowances,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
@@ -173,6 +174,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   // Their calls of tool servers' tools (with the arguments the model chose) and the chats that allowed a tool.
   { table: toolCalls, owner: toolCalls.uid },
   { table: chatToolAllowances, owner: chatToolAllowances.uid },
+  // Tool servers' requests for their input (the forms; an answer is kept only until it is sent).
+  { table: toolElicitations, owner: toolElicitations.uid },
   // 👍/👎 on their replies (also gone with the messages), and the links they shared: a deleted account's link stops working.
   { table: messageFeedback, owner: messageFeedback.uid },
   { table: sharedConversations, owner: sharedConversations.uid },

@@ -16,7 +16,7 @@ export const BODY_LIMITS = {
   session: 16 * 1024,
   /** A message: contact (5,000 characters), reports (2,000), custom instructions (2,000), inbox bulk actions (100 ids). A chat request's cap follows MESSAGE_MAX_CHARS (app/settings/chat-limits.ts chatBodyBytes). */
   message: 64 * 1024,
-  /** A document: prompt-tool definitions (instructions up to 4,000 characters) and a tool's inputs (8,000 characters together). */
+  /** A document: prompt-tool definitions (instructions up to 4,000 characters), a tool's inputs (8,000 characters together) and an answer to a tool server's form (30 fields). */
   document: 128 * 1024,
 } as const;
 

@@ -5,7 +5,7 @@
  * outcome (failure, truncation), and the model reads its framed text.
  */
 import { jsonSchema, tool, type ToolSet } from "ai";
-import type { McpProgress, McpSession, McpToolInfo, McpToolOutcome } from "./client.server";
+import type { McpElicitationHandler, McpProgress, McpSession, McpToolInfo, McpToolOutcome } from "./client.server";
 import { McpToolNames } from "./tool-names.server";
 
 export interface McpToolsOptions {
@@ -17,6 +17,8 @@ export interface McpToolsOptions {
   timeoutMs?: number;
   /** Each progress report of a call, with the call it belongs to (the model's id for it). */
   onProgress?: (call: { functionName: string; toolCallId: string }, progress: McpProgress) => void;
+  /** Answers the server's requests for input during a call, given the call they belong to. */
+  onElicitation?: (call: { functionName: string; toolCallId: string }) => McpElicitationHandler;
   /** The server's name as people read it: each tool's title (what a reply's tool step shows) ends with it. */
   serverName?: string;
 }
@@ -37,6 +39,7 @@ export function mcpTools(session: McpSession, infos: readonly McpToolInfo[], opt
           timeoutMs: options.timeoutMs,
           onProgress:
             options.onProgress && ((progress) => options.onProgress?.({ functionName, toolCallId }, progress)),
+          onElicitation: options.onElicitation?.({ functionName, toolCallId }),
         }),
       toModelOutput: ({ output }) => ({ type: "text", value: (output as McpToolOutcome).text }),
     });

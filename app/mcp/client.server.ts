@@ -7,6 +7,7 @@
  * result and every failure into a bounded text framed as untrusted data, so a
  * caller (the AI SDK bridge in ai-tools.server.ts) never sees a rejection.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { JSONSchema7 } from "ai";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -93,6 +94,12 @@ export interface McpCallOptions {
   /** Longest wait for the result or the next progress report; default MCP_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
   onProgress?: (progress: McpProgress) => void;
+  /**
+   * Answers the server's requests for input made while this call runs (they
+   * come on the call's own response stream); the call's deadline stops while
+   * the user is asked. Default: the connection's onElicitation.
+   */
+  onElicitation?: McpElicitationHandler;
 }
 
 export interface McpSession {
@@ -128,10 +135,71 @@ const MAX_TOTAL_TIMEOUTS = 10;
 /** A server whose cursor never ends stops being listed here. */
 const MAX_TOOL_PAGES = 100;
 const MAX_DESCRIPTION_CHARS = 4_000;
+/** The SDK's own deadline for a call, set out of the way: the call's clock below is the deadline. */
+const SDK_CALL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 /** A close tells a Streamable HTTP server the session is over, without waiting longer than this. */
 const TERMINATE_WAIT_MS = 2_000;
 
 class Deadline extends Error {}
+
+/**
+ * A call's deadline: `ms` for the result or the next progress report, never
+ * past MAX_TOTAL_TIMEOUTS of them in all, and stopped while the user is asked
+ * for input (a person may take longer than a tool). Aborts its signal with the
+ * SDK's own timeout error, so the call ends as a timeout.
+ */
+class CallClock {
+  private readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  private timer?: NodeJS.Timeout;
+  private spent = 0;
+  private runningSince = performance.now();
+  private pauses = 0;
+
+  constructor(private readonly ms: number) {
+    this.arm();
+  }
+
+  private left(): number {
+    return this.ms * MAX_TOTAL_TIMEOUTS - this.spent - (performance.now() - this.runningSince);
+  }
+
+  private arm() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(
+      () => this.controller.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out")),
+      Math.max(0, Math.min(this.ms, this.left())),
+    );
+  }
+
+  progressed() {
+    if (this.pauses === 0) this.arm();
+  }
+
+  pause() {
+    if (this.pauses++ > 0) return;
+    clearTimeout(this.timer);
+    this.spent += performance.now() - this.runningSince;
+  }
+
+  resume() {
+    if (--this.pauses > 0) return;
+    this.runningSince = performance.now();
+    this.arm();
+  }
+
+  stop() {
+    clearTimeout(this.timer);
+  }
+}
+
+/** The call a server's request for input arrives within: it comes on that call's response stream, in its async context. */
+interface CallContext {
+  onElicitation?: McpElicitationHandler;
+  signal?: AbortSignal;
+  clock: CallClock;
+}
+const currentCall = new AsyncLocalStorage<CallContext>();
 
 /** `work`, or a Deadline error after `ms` (and `onLate` run, to stop the work). */
 async function within<T>(ms: number, work: Promise<T>, onLate: () => void): Promise<T> {
@@ -337,15 +405,20 @@ class Session implements McpSession {
   }
 
   private async elicit(request: ElicitRequest["params"], signal: AbortSignal): Promise<ElicitResult> {
-    if (!this.options.onElicitation) return { action: "decline" };
+    const call = currentCall.getStore();
+    const answer = call?.onElicitation ?? this.options.onElicitation;
+    if (!answer) return { action: "decline" };
+    call?.clock.pause();
     try {
-      return await this.options.onElicitation(request, signal);
+      return await answer(request, call?.signal ? AbortSignal.any([signal, call.signal]) : signal);
     } catch (error) {
       log().warn(
         { mcpServer: escapeForLog(this.label) },
         `[mcp] ${escapeForLog(this.label)}: answering a request for input failed: ${describeError(error)}`,
       );
       return { action: "cancel" };
+    } finally {
+      call?.clock.resume();
     }
   }
 
@@ -371,14 +444,19 @@ class Session implements McpSession {
     });
     if (options.signal?.aborted) return failed("cancelled", "The call was cancelled before it was sent.");
     if (!plainObject(args)) return failed("protocol", "The tool's arguments must be a JSON object.");
+    const clock = new CallClock(timeoutMs);
+    const call: CallContext = { onElicitation: options.onElicitation, signal: options.signal, clock };
     try {
-      const result = await this.client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: timeoutMs * MAX_TOTAL_TIMEOUTS,
-        onprogress: ({ progress, total, message }) => this.reportProgress(options, { progress, total, message }),
-      });
+      const result = await currentCall.run(call, () =>
+        this.client.callTool({ name, arguments: args }, undefined, {
+          signal: options.signal ? AbortSignal.any([options.signal, clock.signal]) : clock.signal,
+          timeout: SDK_CALL_TIMEOUT_MS,
+          onprogress: ({ progress, total, message }) => {
+            clock.progressed();
+            this.reportProgress(options, { progress, total, message });
+          },
+        }),
+      );
       const content =
         "content" in result
           ? (result.content as ResultItem[])
@@ -398,6 +476,8 @@ class Session implements McpSession {
         );
       }
       return failed(failure, failureText(failure, error, timeoutMs));
+    } finally {
+      clock.stop();
     }
   }
 

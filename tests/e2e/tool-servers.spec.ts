@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
+import type { TestAccount } from "../support/identity";
 import { env, expect, signIn, test } from "./fixtures";
 import { expectNoAxeViolations } from "./a11y";
 import { modelRequestFor, replies, scriptedModel, sendMessage } from "./assistant-support";
@@ -169,6 +170,69 @@ test.describe("approval before a server's tool acts", () => {
     await expect(replies(page).last().getByText("Echo Tool: approved.")).toBeVisible();
     await expect(card(page)).toHaveCount(0);
     await other.close();
+  });
+
+  async function askForInput(page: Page, account: TestAccount, reply: string) {
+    const tool = "trigger-elicitation-request";
+    // Only the server's form is under test here: the tool runs without an approval first.
+    await postServersForm(adminPage, { intent: "set-tool-policy", serverId: server.id, tool, policy: "auto" });
+    await signIn(page, account);
+    await page.goto("/nuvara");
+    await scriptedModel.enqueue(
+      { type: "tool-calls", calls: [{ name: server.fn(tool), arguments: {} }] },
+      { type: "text", text: reply },
+    );
+    await sendMessage(page, "Ask me for my details");
+    return page.getByRole("region", { name: `${server.name} asks for your input` });
+  }
+
+  test("a server asks for input: the reply shows its form, and what the user sends reaches the tool", async ({
+    page,
+    newAccount,
+  }) => {
+    const form = await askForInput(page, await newAccount({ role: ROLE }), "Thanks, noted.");
+    await expect(form.getByText("Please provide inputs for the following fields:")).toBeVisible();
+    // The server's defaults are filled in; the required field is marked so.
+    await expect(form.getByLabel("Integer (optional)")).toHaveValue("42");
+    await expect(form.getByRole("combobox", { name: "Titled Single Select Enum (optional)", exact: true })).toHaveValue(
+      "hero-1",
+    );
+    await expect(form.getByRole("group", { name: "Untitled Multiple Select Enum (optional)" })).toBeVisible();
+    await expect(page.getByText("Thinking…")).toHaveCount(0);
+    await expectNoAxeViolations(page, "a tool server's form");
+    await reviewShots(page, "elicitation-form");
+    await page.setViewportSize({ width: 390, height: 844 });
+    await reviewShots(page, "elicitation-form-phone");
+    await form.getByLabel("String", { exact: true }).fill("Ada Lovelace");
+    await form.getByLabel("Boolean", { exact: true }).check();
+    await form.getByLabel("Integer (optional)").fill("7");
+    await form
+      .getByRole("combobox", { name: "Titled Single Select Enum (optional)", exact: true })
+      .selectOption({ label: "Wonder Woman" });
+    await form.getByRole("button", { name: "Send" }).click();
+    const reply = replies(page).last();
+    await expect(reply.getByText("Thanks, noted.")).toBeVisible();
+    await expect(reply.getByText(`You answered ${server.name}'s request.`)).toBeVisible();
+    await expect(form).toHaveCount(0);
+    const sent = JSON.stringify((await modelRequestFor("Ask me for my details")).messages);
+    expect(sent).toContain("- Name: Ada Lovelace");
+    expect(sent).toContain("- Agreed to terms: true");
+    expect(sent).toContain("- Favorite Integer: 7");
+    // The raw answer the server echoes back holds the chosen value, not its label.
+    expect(sent).toContain("hero-3");
+  });
+
+  test("a server asks for input and the user declines: the tool hears it and the reply goes on", async ({
+    page,
+    newAccount,
+  }) => {
+    const form = await askForInput(page, await newAccount({ role: ROLE }), "No problem.");
+    await form.getByRole("button", { name: "Decline" }).click();
+    const reply = replies(page).last();
+    await expect(reply.getByText("No problem.")).toBeVisible();
+    await expect(reply.getByText(`You declined ${server.name}'s request.`)).toBeVisible();
+    const sent = JSON.stringify((await modelRequestFor("Ask me for my details")).messages);
+    expect(sent).toContain("User declined to provide the requested information");
   });
 
   test("a long-running tool shows how far it has got under its step, until it has finished", async ({

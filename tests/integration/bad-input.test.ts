@@ -148,6 +148,8 @@ const ACTIONS: Array<{ route: string; who: Who; cap: number; malformed: number[]
   { route: "/api/reports", who: "user", cap: BODY_LIMITS.message, malformed: [400] },
   { route: "/api/chat", who: "user", cap: chatBodyBytes(DEFAULT_MESSAGE_MAX_CHARS), malformed: [400] },
   { route: "/api/runs/stop", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/api/tool-approvals", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
+  { route: "/api/tool-elicitations", who: "user", cap: BODY_LIMITS.document, malformed: [400] },
   // An upload is the file itself: text-like bodies are stored as text files, the rest refused (app/attachments/sniff.server.ts).
   { route: "/api/attachments", who: "user", cap: 20 * 1024 * 1024, malformed: [201, 400] },
   { route: "/dashboard", who: "user", cap: BODY_LIMITS.small, malformed: [400] },
@@ -311,6 +313,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/api/chat", signedOut: 405 },
   { route: "/api/runs/stop", signedOut: 405 },
   { route: "/api/tool-approvals", signedOut: 405 },
+  { route: "/api/tool-elicitations", signedOut: 405 },
   { route: "/api/attachments", signedOut: 405 },
   // A file is its owner's: a bad cookie is a 401 (JSON), whatever the id.
   { route: "/api/attachments/00000000-0000-4000-8000-000000000000", signedOut: 401 },

@@ -115,6 +115,11 @@ const CASES: Record<string, Case> = {
     path: () => "/api/tool-approvals",
     form: () => ({ approvalId: randomUUID(), decision: "approve" }),
   },
+  // A tool server's form answered by another site: refused like the rest (docs/decisions/095).
+  "routes/api.tool-elicitations": {
+    path: () => "/api/tool-elicitations",
+    form: () => ({ elicitationId: randomUUID(), action: "decline" }),
+  },
   "routes/api.conversations.events": { path: () => "/api/conversations/events" },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
   "routes/api.attachments": { path: () => "/api/attachments" },

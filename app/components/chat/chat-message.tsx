@@ -10,12 +10,22 @@ import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
 import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
 import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
+import type { ToolElicitationView } from "~/conversation/tool-elicitation";
 
 /** The approval of each tool call that needed one, by the call's id (docs/decisions/091). */
 function approvalsOf(message: ChatMessage): Map<string, ToolApprovalView> {
   return new Map(
     message.parts.flatMap((part) =>
       part.type === "data-approval" ? [[part.data.toolCallId, part.data] as const] : [],
+    ),
+  );
+}
+
+/** The latest request for input of each server's tool call, by the call's id (docs/decisions/095). */
+function elicitationsOf(message: ChatMessage): Map<string, ToolElicitationView> {
+  return new Map(
+    message.parts.flatMap((part) =>
+      part.type === "data-elicitation" ? [[part.data.toolCallId, part.data] as const] : [],
     ),
   );
 }
@@ -69,8 +79,9 @@ export const ChatMessageView = memo(function ChatMessageView({
   const text = messageText(message);
   const status = message.metadata?.status;
   const approvals = approvalsOf(message);
+  const elicitations = elicitationsOf(message);
   const progress = progressOf(message);
-  const waitingForYou = [...approvals.values()].some((approval) => approval.status === "pending");
+  const waitingForYou = [...approvals.values(), ...elicitations.values()].some((card) => card.status === "pending");
 
   return (
     <article className={`message ${isUser ? "from-user" : "from-assistant"}`} aria-label={isUser ? "You" : "Assistant"}>
@@ -126,6 +137,7 @@ export const ChatMessageView = memo(function ChatMessageView({
                       part={part}
                       toolNames={toolNames}
                       approval={approvals.get(part.toolCallId)}
+                      elicitation={elicitations.get(part.toolCallId)}
                       progress={progress.get(part.toolCallId)}
                     />
                   );

@@ -1,6 +1,8 @@
 import type { ChatMessage } from "~/conversation/message-types";
 import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
+import type { ToolElicitationView } from "~/conversation/tool-elicitation";
 import { ApprovalCard } from "./approval-card";
+import { ElicitationCard } from "./elicitation-card";
 import { toolSummary } from "./tool-summary";
 
 type ToolPart = Extract<ChatMessage["parts"][number], { toolCallId: string }>;
@@ -33,12 +35,15 @@ export function ToolStep({
   part,
   toolNames,
   approval,
+  elicitation,
   progress,
 }: {
   part: ToolPart;
   toolNames: Record<string, string>;
   /** The call's approval, when it needed one (docs/decisions/091). */
   approval?: ToolApprovalView;
+  /** The server's latest request for the user's input during the call (docs/decisions/095). */
+  elicitation?: ToolElicitationView;
   /** How far the server says the call has got, while it runs. */
   progress?: ToolProgressView;
 }) {
@@ -55,9 +60,18 @@ export function ToolStep({
     part.state === "output-available" ? resultText(part.output) : part.state === "output-error" ? part.errorText : null;
   // Waiting for the user: the card is the step, open, until they answer.
   if (approval?.status === "pending") return <ApprovalCard approval={approval} />;
+  if (elicitation?.status === "pending") {
+    return (
+      <>
+        {approval ? <ApprovalCard approval={approval} /> : null}
+        <ElicitationCard request={elicitation} />
+      </>
+    );
+  }
   return (
     <>
       {approval ? <ApprovalCard approval={approval} /> : null}
+      {elicitation ? <ElicitationCard request={elicitation} /> : null}
       <details className="tool-step">
         <summary>{summary}</summary>
         <dl>

@@ -213,3 +213,32 @@ export const chatToolAllowances = pgTable(
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.switchId] }), index("chat_tool_allowances_uid_idx").on(t.uid)],
 );
+
+/**
+ * A server's request for input from the user while its tool runs (MCP
+ * elicitation, docs/decisions/095): the form the reply shows, and the answer
+ * the chat's owner gave from any tab or device, which the waiting call reads
+ * and sends to the server. Goes with the account.
+ */
+export const toolElicitations = pgTable(
+  "tool_elicitations",
+  {
+    id: uuid("id").primaryKey(),
+    uid: text("uid").notNull(),
+    conversationId: uuid("conversation_id").notNull(),
+    runId: uuid("run_id").notNull(),
+    /** The model's id for the call: the reply's tool step it belongs to. */
+    toolCallId: text("tool_call_id").notNull(),
+    serverName: text("server_name").notNull(),
+    message: text("message").notNull(),
+    /** The form as shown (app/conversation/tool-elicitation.ts ElicitationField[]): an answer is checked against it. */
+    fields: jsonb("fields").notNull(),
+    /** pending → accepted | declined | expired | cancelled. */
+    status: text("status").notNull(),
+    /** The accepted answer, until the call has sent it; then cleared. */
+    content: jsonb("content"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("tool_elicitations_uid_idx").on(t.uid)],
+);
