@@ -199,6 +199,33 @@ describe("a user's own tool servers", () => {
     expect((await page(owner.cookie)).body.ownServers).toEqual([]);
   });
 
+  it("a looser approval is refused in words true for the server: its own hints on an own server, the admin on a shared one", async () => {
+    const owner = await signedIn("toolsmith");
+    const boss = await signedIn("admin");
+    await addOwn(owner.cookie);
+    const mine = await ownServerOf(owner.cookie);
+    // The reference server does not mark this tool as only reading: it asks every time, and its owner cannot loosen it.
+    const logging = { intent: "set-mcp-approval", serverId: mine.id, tool: "toggle-simulated-logging" };
+    expect(await post(owner.cookie, { ...logging, approval: "once" })).toMatchObject({
+      status: 400,
+      body: {
+        error: "toggle-simulated-logging allows at most “Ask every time”: its server does not mark it “Reads only”.",
+      },
+    });
+    // Echo says it only reads: every choice is within what it allows.
+    expect(await post(owner.cookie, { ...logging, tool: "echo", approval: "once" })).toMatchObject({
+      status: 200,
+      body: { notice: "echo: Ask once per chat." },
+    });
+
+    await post(boss.cookie, { intent: "add-server", name: "Shared", url: everything.url, auth: "none", roles: "*" });
+    const shared = (await page(owner.cookie)).body.servers![0];
+    expect(await post(owner.cookie, { ...logging, serverId: shared.id, approval: "once" })).toMatchObject({
+      status: 400,
+      body: { error: "Your admin allows at most “Ask every time” for toggle-simulated-logging." },
+    });
+  });
+
   it("a role not in MCP_OWN_SERVER_ROLES is refused, and a user has at most 10", async () => {
     const premium = await signedIn("premium");
     expect((await page(premium.cookie)).body.mayAddOwn).toBe(false);
