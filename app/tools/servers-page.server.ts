@@ -8,7 +8,6 @@ import {
   adminPolicyFor,
   policyFor,
   setMcpToolPolicy,
-  deleteMcpServer,
   findMcpServer,
   findOwnMcpServer,
   findUsableMcpServer,
@@ -48,7 +47,7 @@ import { recentToolCalls } from "~/data/tool-calls.server";
 import type { ToolCallRow } from "~/db/schema";
 import { listServerTools } from "./server-connection.server";
 import { callbackUrl, connectionStates, type McpConnectionState } from "~/data/mcp-oauth.server";
-import { isSignInIntent, signInAction, signInNotice } from "./server-oauth.server";
+import { isSignInIntent, removeServer, signInAction, signInNotice } from "./server-oauth.server";
 
 /**
  * /tools/servers (docs/decisions/090): the MCP servers a user's role may
@@ -436,7 +435,7 @@ async function changeServer(
   if (!server) return gone();
   if (intent === "delete-server") {
     if (confirm !== "yes") return answer({ confirmDelete: serverId });
-    await toolStore((db) => deleteMcpServer(db, serverId));
+    if (!(await removeServer(server))) return gone();
     return answer({ ok: true, notice: `“${server.name}” was removed.` });
   }
   if (server.ownerUid !== null && server.ownerUid !== session.user.uid) {
