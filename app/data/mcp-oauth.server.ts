@@ -5,6 +5,7 @@ import {
   mcpOauthClients,
   mcpOauthPending,
   mcpOauthTokens,
+  mcpServers,
   type McpOauthDiscovery,
   type McpOauthTokenRow,
 } from "~/db/schema";
@@ -46,6 +47,9 @@ function key(): Buffer {
 const seal = (value: string, context: string) => sealSecret(key(), value, context);
 const open = (sealed: string, context: string) => openSecret(key(), sealed, context);
 
+/** The database, or a transaction: what only reads needs. */
+type Reader = Pick<Db, "select">;
+
 const contexts = {
   registeredSecret: (serverId: string) => `mcp-oauth-client:${serverId}`,
   token: (uid: string, serverId: string, kind: "access" | "refresh") => `mcp-oauth-token:${uid}:${serverId}:${kind}`,
@@ -55,7 +59,7 @@ const contexts = {
 // ---- the registered client ------------------------------------------------------
 
 async function registeredClient(
-  db: Db,
+  db: Reader,
   serverId: string,
   redirectUri: string,
 ): Promise<OAuthClientInformationMixed | undefined> {
@@ -358,7 +362,7 @@ export function userStore(db: Db, uid: string, server: McpServer): McpOAuthStore
   };
 }
 
-async function registeredClientById(db: Db, serverId: string, clientId: string | undefined) {
+async function registeredClientById(db: Reader, serverId: string, clientId: string | undefined) {
   if (!clientId) return undefined;
   const [row] = await db.select().from(mcpOauthClients).where(eq(mcpOauthClients.serverId, serverId));
   if (!row || row.clientId !== clientId) return undefined;
@@ -393,7 +397,7 @@ export async function connectionStates(db: Db, uid: string): Promise<Map<string,
 
 // ---- ending it ----------------------------------------------------------------------
 
-async function revocationsOf(db: Db, server: McpServer | undefined, row: McpOauthTokenRow): Promise<Revocation[]> {
+async function revocationsOf(db: Reader, server: McpServer | undefined, row: McpOauthTokenRow): Promise<Revocation[]> {
   const client = (server ? configuredOauthClient(server) : undefined) ??
     (await registeredClientById(db, row.serverId, row.clientId)) ?? { client_id: row.clientId };
   const tokens = openTokens(row);
@@ -430,6 +434,23 @@ export async function disconnectUser(
   return { revoked };
 }
 
+/** Each row's revocations (refresh token first); a row whose tokens cannot be opened (a changed key) gives none. */
+async function revocationsOfRows(
+  db: Reader,
+  rows: readonly McpOauthTokenRow[],
+  serverOf: (row: McpOauthTokenRow) => Promise<McpServer | undefined>,
+): Promise<Revocation[][]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      try {
+        return await revocationsOf(db, await serverOf(row), row);
+      } catch {
+        return [];
+      }
+    }),
+  );
+}
+
 /**
  * What to revoke once an account is deleted (read before its rows go): a
  * refresh token per server, else the access token. A token that cannot be
@@ -437,21 +458,49 @@ export async function disconnectUser(
  */
 export async function revocationsForAccount(db: Db, uid: string): Promise<Revocation[]> {
   const rows = await db.select().from(mcpOauthTokens).where(eq(mcpOauthTokens.uid, uid));
-  const all = await Promise.all(
-    rows.map(async (row) => {
-      try {
-        return (await revocationsOf(db, await findMcpServer(db, row.serverId), row)).slice(0, 1);
-      } catch {
-        return [];
-      }
-    }),
-  );
-  return all.flat();
+  const each = await revocationsOfRows(db, rows, (row) => findMcpServer(db, row.serverId));
+  return each.flatMap((revocations) => revocations.slice(0, 1));
 }
 
-/** Revokes each, at most a few seconds each, never failing. */
-export async function revokeAll(revocations: readonly Revocation[]): Promise<void> {
-  await Promise.all(revocations.map((revocation) => revokeToken(revocation, outboundFetch)));
+/**
+ * Deletes a server, and with it (they cascade) every user's tokens, its
+ * registered client and the sign-ins started; resolves to every token to
+ * revoke at its authorization server, as Disconnect would (but a token that
+ * cannot be opened, under a changed key), or undefined when there was no
+ * such server. The tokens are read with the server's row
+ * locked, so a sign-in finishing meanwhile (its insert waits on the lock,
+ * then fails) leaves no token behind unread.
+ */
+export async function deleteServerEndingSignIns(db: Db, server: McpServer): Promise<Revocation[] | undefined> {
+  return db.transaction(async (tx) => {
+    const [locked] = await tx
+      .select({ id: mcpServers.id })
+      .from(mcpServers)
+      .where(eq(mcpServers.id, server.id))
+      .for("update");
+    if (!locked) return undefined;
+    const rows = await tx.select().from(mcpOauthTokens).where(eq(mcpOauthTokens.serverId, server.id));
+    const each = await revocationsOfRows(tx, rows, async () => server);
+    await tx.delete(mcpServers).where(eq(mcpServers.id, server.id));
+    return each.flat();
+  });
+}
+
+/** How many revocations are sent at once: a server many users signed in to is not sent them all together. */
+const REVOKING_AT_ONCE = 8;
+
+/** Revokes each, at most a few seconds each and a few at a time, never failing; resolves to how many were confirmed. */
+export async function revokeAll(revocations: readonly Revocation[]): Promise<number> {
+  let next = 0;
+  let confirmed = 0;
+  async function revokeInTurn() {
+    while (next < revocations.length) {
+      const revocation = revocations[next++];
+      if (await revokeToken(revocation, outboundFetch)) confirmed += 1;
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(REVOKING_AT_ONCE, revocations.length) }, revokeInTurn));
+  return confirmed;
 }
 
 // ---- providers ------------------------------------------------------------------------

@@ -274,11 +274,6 @@ export async function setMcpToolRoles(db: Db, id: string, toolName: string, role
   return rows.length > 0;
 }
 
-export async function deleteMcpServer(db: Db, id: string): Promise<boolean> {
-  const rows = await db.delete(mcpServers).where(eq(mcpServers.id, id)).returning({ id: mcpServers.id });
-  return rows.length > 0;
-}
-
 /** An admin's loosest approval for one tool; null: from the tool's own hints again. */
 export async function setMcpToolPolicy(
   db: Db,

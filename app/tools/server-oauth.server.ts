@@ -5,19 +5,23 @@ import { requireUser, type SignedIn } from "~/auth/session.server";
 import { getConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
+import { log } from "~/log/logger.server";
+import { escapeForLog } from "~/log/safe-log.server";
 import {
   callbackUrl,
+  deleteServerEndingSignIns,
   disconnectUser,
   finishProvider,
   isFresh,
   RegistrationRaceError,
+  revokeAll,
   startProvider,
   takePendingSignIn,
 } from "~/data/mcp-oauth.server";
 import { findUsableMcpServer, McpSecretKeyMissing, recordMcpListing, type McpServer } from "~/data/mcp-servers.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { connectMcp } from "~/mcp/client.server";
-import { finishAuthorization } from "~/mcp/oauth.server";
+import { finishAuthorization, type Revocation } from "~/mcp/oauth.server";
 import { roleKey } from "~/settings/role-settings";
 import { outboundFetch } from "~/net/outbound.server";
 import { closeUserSession, listServerTools, serverFetch } from "./server-connection.server";
@@ -120,6 +124,30 @@ async function disconnect(session: SignedIn, server: Server) {
       ? `Disconnected from ${server.name}; its sign-in was revoked.`
       : `Disconnected from ${server.name}; its sign-in was forgotten here (the server was not told).`,
   });
+}
+
+/**
+ * Removes a server for everyone (an admin's Remove, or an owner's of their
+ * own) and ends every user's sign-in to it: the tokens go with the server
+ * and are then revoked at its authorization server as Disconnect revokes
+ * them — without waiting, so a slow or refusing server never holds the
+ * removal up. False: there was no such server.
+ */
+export async function removeServer(server: Server): Promise<boolean> {
+  const revocations = await toolStore((db) => deleteServerEndingSignIns(db, server));
+  if (!revocations) return false;
+  void revokeRemovedSignIns(server, revocations);
+  return true;
+}
+
+/** What the authorization server did not confirm is logged as counts: never a token, nor whose it was. */
+async function revokeRemovedSignIns(server: Server, revocations: readonly Revocation[]) {
+  const confirmed = await revokeAll(revocations);
+  if (confirmed === revocations.length) return;
+  log().warn(
+    { server: server.id, tokens: revocations.length, confirmed },
+    `[mcp] ${escapeForLog(server.name)} was removed; its authorization server confirmed revoking ${confirmed} of ${revocations.length} tokens`,
+  );
 }
 
 const callbackSchema = z.object({

@@ -8,7 +8,6 @@ import {
   adminPolicyFor,
   policyFor,
   setMcpToolPolicy,
-  deleteMcpServer,
   findMcpServer,
   findOwnMcpServer,
   findUsableMcpServer,
@@ -37,7 +36,7 @@ import {
   toolRolesSchema,
   userApprovalSchema,
 } from "~/data/mcp-server-forms.server";
-import { effectivePolicy, POLICY_LABELS } from "~/conversation/tool-approval";
+import { effectivePolicy, POLICY_LABELS, type ApprovalPolicy } from "~/conversation/tool-approval";
 import { getSwitchedOffToolIds, getToolApprovals, saveToolApproval, saveToolSwitch } from "~/data/preferences.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 import { fieldErrors, readBody } from "~/http/forms.server";
@@ -48,7 +47,7 @@ import { recentToolCalls } from "~/data/tool-calls.server";
 import type { ToolCallRow } from "~/db/schema";
 import { listServerTools } from "./server-connection.server";
 import { callbackUrl, connectionStates, type McpConnectionState } from "~/data/mcp-oauth.server";
-import { isSignInIntent, signInAction, signInNotice } from "./server-oauth.server";
+import { isSignInIntent, removeServer, signInAction, signInNotice } from "./server-oauth.server";
 
 /**
  * /tools/servers (docs/decisions/090): the MCP servers a user's role may
@@ -293,7 +292,7 @@ async function chooseApproval(session: SignedIn, fields: Record<string, unknown>
       const maximum = adminPolicyFor(server, listed);
       const choice = approval === "default" ? null : approval;
       if (choice && effectivePolicy(maximum, choice) !== choice) {
-        return answer({ error: `Your admin allows at most “${POLICY_LABELS[maximum]}” for ${tool}.` }, 400);
+        return answer({ error: tooLoose(server, tool, maximum) }, 400);
       }
       await saveToolApproval(db, session.user.uid, mcpToolSwitchId(serverId, tool), choice === maximum ? null : choice);
       return answer({ ok: true, notice: `${tool}: ${POLICY_LABELS[choice ?? maximum]}.` });
@@ -301,6 +300,20 @@ async function chooseApproval(session: SignedIn, fields: Record<string, unknown>
   } catch {
     return answer({ error: "Your choice could not be saved right now. Please try again shortly." }, 503);
   }
+}
+
+/**
+ * Why a looser choice is refused. On a shared server an admin set the
+ * maximum (or left it to the tool's hints); on a user's own server no admin
+ * chooses (docs/decisions/094): the maximum comes from the tool's hints
+ * alone, and it is below "Run without asking" only for a tool its server
+ * does not mark as reading only.
+ */
+function tooLoose(server: McpServer, tool: string, maximum: ApprovalPolicy): string {
+  const loosest = `“${POLICY_LABELS[maximum]}”`;
+  return server.ownerUid === null
+    ? `Your admin allows at most ${loosest} for ${tool}.`
+    : `${tool} allows at most ${loosest}: its server does not mark it “Reads only”.`;
 }
 
 async function setToolPolicy(fields: Record<string, unknown>) {
@@ -422,7 +435,7 @@ async function changeServer(
   if (!server) return gone();
   if (intent === "delete-server") {
     if (confirm !== "yes") return answer({ confirmDelete: serverId });
-    await toolStore((db) => deleteMcpServer(db, serverId));
+    if (!(await removeServer(server))) return gone();
     return answer({ ok: true, notice: `“${server.name}” was removed.` });
   }
   if (server.ownerUid !== null && server.ownerUid !== session.user.uid) {

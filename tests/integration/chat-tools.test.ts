@@ -1,18 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetConfig } from "~/config.server";
+import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { conversations, mcpServers, messages } from "~/db/schema";
 import { saveToolSwitch } from "~/data/preferences.server";
 import { mcpToolSwitchId } from "~/data/mcp-servers.server";
 import type { ChatToolGroup } from "~/conversation/chat-tools";
 import { CHAT_TOOLS_OFF_MAX } from "~/settings/chat-limits";
-import { closeServerSessions } from "~/tools/server-connection.server";
-import { startModelServer, type ModelServer } from "../support/model-server";
-import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { APP_ORIGIN, appRequest } from "../support/app-env";
+import { postServersPage, toolServerSuite } from "../support/tool-server-suite";
 import { firstMessage, newMessage, postChat, readChunks, replyText } from "./chat-support";
 
 /**
@@ -23,41 +20,12 @@ import { firstMessage, newMessage, postChat, readChunks, replyText } from "./cha
  * leave out.
  */
 
-const firebase = admin();
-let model: ModelServer;
-let everything: ReferenceServer;
-const ENV = {
+const suite = toolServerSuite({
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   TOOLS_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
-};
-
-beforeAll(async () => {
-  [model, everything] = await Promise.all([
-    startModelServer({ models: ["test-model"] }),
-    startReferenceServer("streamableHttp"),
-  ]);
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
 });
-
-afterAll(async () => {
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
-  resetConfig();
-  await closeServerSessions();
-  await Promise.all([model.close(), everything.stop(), firebase.close()]);
-});
-
-beforeEach(async () => {
-  model.reset();
-  await closeServerSessions();
-  await (await getDb()).delete(mcpServers);
-});
-
-async function signedIn(role?: string) {
-  const account = await createAccount(firebase, { role });
-  return { account, cookie: await sessionCookieFor(account) };
-}
+const { signedIn, offeredTools } = suite;
 
 type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<Response>;
 
@@ -75,32 +43,15 @@ async function call(handler: Handler, request: Request, params: Record<string, s
 
 /** The Everything reference server, added by an admin for `roles`; its stored row. */
 async function addEverything(roles: string[] = ["*"]) {
-  const { action } = await import("~/routes/tools_.servers");
   const boss = await signedIn("admin");
-  const body = new URLSearchParams({ intent: "add-server", name: "Everything", url: everything.url, auth: "none" });
-  for (const role of roles) body.append("roles", role);
-  const added = await call(
-    action as Handler,
-    appRequest("/tools/servers", {
-      method: "POST",
-      cookie: boss.cookie,
-      headers: { Origin: APP_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
-      body: body.toString(),
-    }),
-  );
-  expect(added.body.ok).toBe(true);
+  const form = { intent: "add-server", name: "Everything", url: suite.everything.url, auth: "none", roles };
+  expect((await postServersPage(boss.cookie, form)).body.ok).toBe(true);
   const [row] = await (await getDb()).select().from(mcpServers);
   return row;
 }
 
-/** The function names the model was offered in its last request. */
-function offeredTools(): string[] {
-  const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
-  return (chats.at(-1)?.body?.tools ?? []).map((tool) => tool.function.name);
-}
-
 async function ask(cookie: string, body: object) {
-  model.enqueue({ type: "text", text: "Done." });
+  suite.model.enqueue({ type: "text", text: "Done." });
   const response = await postChat(body, { cookie });
   expect(response.status).toBe(200);
   expect(replyText(await readChunks(response))).toBe("Done.");
@@ -245,7 +196,7 @@ describe("a chat's own choice of tools", () => {
     const { cookie } = await signedIn();
     const kept = { ...firstMessage("Keep this"), toolsOff: ["calculator"] };
     await ask(cookie, kept);
-    const requestsBefore = model.requests.length;
+    const requestsBefore = suite.model.requests.length;
 
     const tooMany = Array.from({ length: CHAT_TOOLS_OFF_MAX + 1 }, (_, i) => `mcp:${randomUUID()}/tool-${i}`);
     const cases: Array<[unknown, RegExp]> = [
@@ -272,7 +223,7 @@ describe("a chat's own choice of tools", () => {
       expect(viaMenu.body.error).toMatch(/is not a tool id/);
     }
     expect((await switchTool(cookie, kept.conversationId, "convert_units", "maybe" as "on")).status).toBe(400);
-    expect(model.requests.length).toBe(requestsBefore);
+    expect(suite.model.requests.length).toBe(requestsBefore);
     expect(await storedChoice(kept.conversationId)).toEqual(["calculator"]);
     const rows = await (await getDb()).select().from(messages).where(eq(messages.conversationId, kept.conversationId));
     expect(rows).toHaveLength(2);

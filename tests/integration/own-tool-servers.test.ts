@@ -1,16 +1,10 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resetConfig } from "~/config.server";
+import { describe, expect, it } from "vitest";
 import { getDb } from "~/db/client.server";
 import { mcpServers } from "~/db/schema";
 import { deleteAccount, exportAccountData, getAccountDetails } from "~/data/account.server";
 import { MAX_OWN_SERVERS } from "~/data/mcp-servers.server";
-import { closeServerSessions } from "~/tools/server-connection.server";
-import { action, loader } from "~/routes/tools_.servers";
-import { startModelServer, type ModelServer } from "../support/model-server";
-import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { openServersPage, postServersPage, toolServerSuite } from "../support/tool-server-suite";
 import { firstMessage, postChat, readChunks } from "./chat-support";
 
 /**
@@ -21,106 +15,34 @@ import { firstMessage, postChat, readChunks } from "./chat-support";
  * the account.
  */
 
-const firebase = admin();
-let model: ModelServer;
-let everything: ReferenceServer;
 const ENV = {
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   TOOLS_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
   MCP_OWN_SERVER_ROLES: "toolsmith",
 };
-
-beforeAll(async () => {
-  [model, everything] = await Promise.all([
-    startModelServer({ models: ["test-model"] }),
-    startReferenceServer("streamableHttp"),
-  ]);
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-});
-
-afterAll(async () => {
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
-  resetConfig();
-  await closeServerSessions();
-  await Promise.all([model.close(), everything.stop(), firebase.close()]);
-});
-
-beforeEach(async () => {
-  model.reset();
-  await closeServerSessions();
-  await (await getDb()).delete(mcpServers);
-});
-
-async function signedIn(role?: string) {
-  const account = await createAccount(firebase, { role });
-  return { account, cookie: await sessionCookieFor(account) };
-}
-
-interface ServerBody {
-  id: string;
-  name: string;
-  owner?: string;
-  auth?: string;
-  tools: Array<{ name: string; enabled: boolean }>;
-}
-
-/** What the page's loader and action answer, as far as these tests read it. */
-interface Body {
-  ok?: boolean;
-  notice?: string;
-  error?: string;
-  errors?: Record<string, string>;
-  values?: Record<string, string>;
-  confirmDelete?: string;
-  mayAddOwn?: boolean;
-  servers?: ServerBody[];
-  ownServers?: ServerBody[];
-  usersServers?: ServerBody[];
-}
-
-type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<Response>;
-
-async function call(handler: Handler, cookie: string, form?: Record<string, string>) {
-  const request = form
-    ? appRequest("/tools/servers", {
-        method: "POST",
-        cookie,
-        headers: { Origin: APP_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams(form).toString(),
-      })
-    : appRequest("/tools/servers", { cookie });
-  let response: Response;
-  try {
-    response = await handler({ request, params: {}, context: {} });
-  } catch (thrown) {
-    if (!(thrown instanceof Response)) throw thrown;
-    response = thrown;
-  }
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Body };
-}
-
-const page = (cookie: string) => call(loader as Handler, cookie);
-const post = (cookie: string, form: Record<string, string>) => call(action as Handler, cookie, form);
+const suite = toolServerSuite(ENV);
+const { signedIn, offeredTools } = suite;
+const page = openServersPage;
+const post = postServersPage;
 
 function addOwn(cookie: string, extra: Record<string, string> = {}) {
-  return post(cookie, { intent: "add-server", own: "yes", name: "Mine", url: everything.url, auth: "none", ...extra });
+  return post(cookie, {
+    intent: "add-server",
+    own: "yes",
+    name: "Mine",
+    url: suite.everything.url,
+    auth: "none",
+    ...extra,
+  });
 }
 
 async function ownServerOf(cookie: string) {
   return (await page(cookie)).body.ownServers![0];
 }
 
-/** The function names the model was offered in its last request. */
-function offeredTools(): string[] {
-  const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
-  return (chats.at(-1)?.body?.tools ?? []).map((tool) => tool.function.name);
-}
-
 async function ask(cookie: string) {
-  model.enqueue({ type: "text", text: "Done." });
+  suite.model.enqueue({ type: "text", text: "Done." });
   await readChunks(await postChat(firstMessage("Hello"), { cookie }));
 }
 
@@ -199,6 +121,39 @@ describe("a user's own tool servers", () => {
     expect((await page(owner.cookie)).body.ownServers).toEqual([]);
   });
 
+  it("a looser approval is refused in words true for the server: its own hints on an own server, the admin on a shared one", async () => {
+    const owner = await signedIn("toolsmith");
+    const boss = await signedIn("admin");
+    await addOwn(owner.cookie);
+    const mine = await ownServerOf(owner.cookie);
+    // The reference server does not mark this tool as only reading: it asks every time, and its owner cannot loosen it.
+    const logging = { intent: "set-mcp-approval", serverId: mine.id, tool: "toggle-simulated-logging" };
+    expect(await post(owner.cookie, { ...logging, approval: "once" })).toMatchObject({
+      status: 400,
+      body: {
+        error: "toggle-simulated-logging allows at most “Ask every time”: its server does not mark it “Reads only”.",
+      },
+    });
+    // Echo says it only reads: every choice is within what it allows.
+    expect(await post(owner.cookie, { ...logging, tool: "echo", approval: "once" })).toMatchObject({
+      status: 200,
+      body: { notice: "echo: Ask once per chat." },
+    });
+
+    await post(boss.cookie, {
+      intent: "add-server",
+      name: "Shared",
+      url: suite.everything.url,
+      auth: "none",
+      roles: "*",
+    });
+    const shared = (await page(owner.cookie)).body.servers![0];
+    expect(await post(owner.cookie, { ...logging, serverId: shared.id, approval: "once" })).toMatchObject({
+      status: 400,
+      body: { error: "Your admin allows at most “Ask every time” for toggle-simulated-logging." },
+    });
+  });
+
   it("a role not in MCP_OWN_SERVER_ROLES is refused, and a user has at most 10", async () => {
     const premium = await signedIn("premium");
     expect((await page(premium.cookie)).body.mayAddOwn).toBe(false);
@@ -219,7 +174,7 @@ describe("a user's own tool servers", () => {
       status: 400,
       body: {
         error: "You have 10 servers of your own, the most allowed: remove one to add another.",
-        values: { name: "One too many", url: everything.url },
+        values: { name: "One too many", url: suite.everything.url },
       },
     });
     expect((await page(owner.cookie)).body.ownServers).toHaveLength(MAX_OWN_SERVERS);
@@ -242,7 +197,7 @@ describe("a user's own tool servers", () => {
       plan: "Free",
     });
     expect(exported.toolServers).toEqual([
-      { name: "Mine", url: everything.url, authKind: "header", createdAt: expect.any(String) },
+      { name: "Mine", url: suite.everything.url, authKind: "header", createdAt: expect.any(String) },
     ]);
     expect(JSON.stringify(exported)).not.toContain(row.headerValueSealed!);
   });

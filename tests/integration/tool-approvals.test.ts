@@ -1,17 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
-import { mcpServers, messages, toolCalls } from "~/db/schema";
+import { messages, toolCalls } from "~/db/schema";
 import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
 import { decideToolCall } from "~/data/tool-calls.server";
 import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
 import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
-import { startModelServer, type ModelServer } from "../support/model-server";
-import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { APP_ORIGIN, appRequest } from "../support/app-env";
+import { toolServerSuite } from "../support/tool-server-suite";
 import {
   firstMessage,
   newMessage,
@@ -31,42 +30,23 @@ import {
  * in time or a Stop denies it. Every call is recorded.
  */
 
-const firebase = admin();
-let model: ModelServer;
-let everything: ReferenceServer;
 const ENV = {
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   LLM_TIMEOUT_MS: "1000",
   TOOL_APPROVAL_TIMEOUT_SECONDS: "60",
 };
-
-beforeAll(async () => {
-  [model, everything] = await Promise.all([
-    startModelServer({ models: ["test-model"] }),
-    startReferenceServer("streamableHttp"),
-  ]);
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-});
-
-afterAll(async () => {
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
-  resetConfig();
-  await closeServerSessions();
-  await Promise.all([model.close(), everything.stop(), firebase.close()]);
-});
+const suite = toolServerSuite(ENV);
+const { signedIn } = suite;
 
 let serverId: string;
 
+// After the suite's own (no server left): the Everything reference server, as an admin adds it.
 beforeEach(async () => {
-  model.reset();
-  await closeServerSessions();
   const db = await getDb();
-  await db.delete(mcpServers);
   const server = (await addMcpServer(
     db,
-    { name: "Everything", url: everything.url, roles: ["*"] },
+    { name: "Everything", url: suite.everything.url, roles: ["*"] },
     "admin@example.com",
   ))!;
   await recordMcpListing(db, server.id, await listServerTools(server));
@@ -74,11 +54,6 @@ beforeEach(async () => {
   await setMcpToolPolicy(db, server.id, "echo", "ask");
   serverId = server.id;
 });
-
-async function signedIn() {
-  const account = await createAccount(firebase);
-  return { account, cookie: await sessionCookieFor(account) };
-}
 
 async function decide(cookie: string, approvalId: string, decision: string) {
   const { action } = await import("~/routes/api.tool-approvals");
@@ -105,7 +80,7 @@ function echoCall(message: string) {
 /** The tool messages the model was sent back, as text. */
 function toolResultsSent(): string {
   return JSON.stringify(
-    model.requests
+    suite.model.requests
       .filter((request) => request.path === "/v1/chat/completions")
       .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool")),
   );
@@ -119,7 +94,7 @@ async function recorded(approvalId: string) {
 describe("approving a server's tool", () => {
   it("the reply waits on a card showing the server, tool and arguments; approved, the call runs and the reply goes on", async () => {
     const { account, cookie } = await signedIn();
-    model.enqueue(echoCall("ship it"), { type: "text", text: "Echoed." });
+    suite.model.enqueue(echoCall("ship it"), { type: "text", text: "Echoed." });
     const body = firstMessage("Echo ship it");
     const stream = await readUntil(await postChat(body, { cookie }), (chunks) => pending(chunks) !== undefined);
     const card = pending(stream.chunks)!;
@@ -144,7 +119,7 @@ describe("approving a server's tool", () => {
 
   it("denied, the call does not run: the model is told and answers without it", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(echoCall("secret"), { type: "text", text: "I won't echo it then." });
+    suite.model.enqueue(echoCall("secret"), { type: "text", text: "I won't echo it then." });
     const stream = await readUntil(
       await postChat(firstMessage("Echo it"), { cookie }),
       (c) => pending(c) !== undefined,
@@ -161,13 +136,13 @@ describe("approving a server's tool", () => {
 
   it("allowed for this chat, the tool runs without asking for the rest of the chat, and only there", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(echoCall("one"), { type: "text", text: "First." });
+    suite.model.enqueue(echoCall("one"), { type: "text", text: "First." });
     const body = firstMessage("Echo one");
     const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
     await decide(cookie, pending(stream.chunks)!.approvalId, "allow-chat");
     expect(approvals(await stream.rest()).at(-1)).toMatchObject({ status: "approved", allowedForChat: true });
 
-    model.enqueue(echoCall("two"), { type: "text", text: "Second." });
+    suite.model.enqueue(echoCall("two"), { type: "text", text: "Second." });
     const next = await readChunks(
       await postChat({ ...body, create: false, message: newMessage("Echo two") }, { cookie }),
     );
@@ -183,7 +158,7 @@ describe("approving a server's tool", () => {
     expect(rows.map((row) => row.status).sort()).toEqual(["allowed", "approved"]);
 
     // Another chat asks again.
-    model.enqueue(echoCall("three"), { type: "text", text: "Third." });
+    suite.model.enqueue(echoCall("three"), { type: "text", text: "Third." });
     const other = await readUntil(
       await postChat(firstMessage("Echo three"), { cookie }),
       (c) => pending(c) !== undefined,
@@ -194,7 +169,7 @@ describe("approving a server's tool", () => {
 
   it("a paused reply is a run: a reload reads the card, and a decision taken elsewhere (another instance) is heard", async () => {
     const { account, cookie } = await signedIn();
-    model.enqueue(echoCall("from afar"), { type: "text", text: "Done." });
+    suite.model.enqueue(echoCall("from afar"), { type: "text", text: "Done." });
     const first = await readUntil(
       await postChat(firstMessage("Echo from afar"), { cookie }),
       (c) => c.some((chunk) => chunk.type === "data-run") && pending(c) !== undefined,
@@ -219,7 +194,7 @@ describe("approving a server's tool", () => {
   it("another account cannot answer the card", async () => {
     const owner = await signedIn();
     const stranger = await signedIn();
-    model.enqueue(echoCall("mine"), { type: "text", text: "Done." });
+    suite.model.enqueue(echoCall("mine"), { type: "text", text: "Done." });
     const stream = await readUntil(
       await postChat(firstMessage("Echo mine"), { cookie: owner.cookie }),
       (c) => pending(c) !== undefined,
@@ -234,7 +209,7 @@ describe("approving a server's tool", () => {
 
   it("Stop while waiting denies the call and keeps the reply as stopped", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(echoCall("never"), { type: "text", text: "Unused." });
+    suite.model.enqueue(echoCall("never"), { type: "text", text: "Unused." });
     const body = firstMessage("Echo never");
     const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
     const card = pending(stream.chunks)!;
@@ -250,7 +225,7 @@ describe("approving a server's tool", () => {
     resetConfig();
     try {
       const { cookie } = await signedIn();
-      model.enqueue(echoCall("late"), { type: "text", text: "Nobody answered." });
+      suite.model.enqueue(echoCall("late"), { type: "text", text: "Nobody answered." });
       const chunks = await readChunks(await postChat(firstMessage("Echo late"), { cookie }));
       const card = approvals(chunks).at(-1)!;
       expect(card.status).toBe("expired");
@@ -265,7 +240,7 @@ describe("approving a server's tool", () => {
 
   it("a tool that runs without asking is recorded too; an admin's 'ask once' asks once per chat", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(
+    suite.model.enqueue(
       { type: "tool-calls", calls: [{ name: "everything__get-sum", arguments: { a: 2, b: 3 } }] },
       { type: "text", text: "5." },
     );
@@ -276,12 +251,12 @@ describe("approving a server's tool", () => {
 
     await setMcpToolPolicy(await getDb(), serverId, "echo", "once");
     await closeServerSessions();
-    model.enqueue(echoCall("a"), { type: "text", text: "A." });
+    suite.model.enqueue(echoCall("a"), { type: "text", text: "A." });
     const body = firstMessage("Echo a");
     const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
     await decide(cookie, pending(stream.chunks)!.approvalId, "approve");
     expect(approvals(await stream.rest()).at(-1)).toMatchObject({ status: "approved", allowedForChat: true });
-    model.enqueue(echoCall("b"), { type: "text", text: "B." });
+    suite.model.enqueue(echoCall("b"), { type: "text", text: "B." });
     const again = await readChunks(
       await postChat({ ...body, create: false, message: newMessage("Echo b") }, { cookie }),
     );
@@ -295,7 +270,7 @@ describe("a server's tool that reports its progress", () => {
     await setMcpToolPolicy(await getDb(), serverId, "trigger-long-running-operation", "auto");
     await closeServerSessions();
     const { cookie } = await signedIn();
-    model.enqueue(
+    suite.model.enqueue(
       {
         type: "tool-calls",
         calls: [{ name: "everything__trigger-long-running-operation", arguments: { duration: 3, steps: 3 } }],

@@ -11,6 +11,7 @@ import { loader as callback } from "~/routes/tools_.servers.callback";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { startOAuthMcpServer, type OAuthMcpServer } from "../support/oauth-mcp-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { captureLogs } from "../support/log-capture";
 import { firstMessage, postChat, readChunks, replyText } from "./chat-support";
 
 /**
@@ -18,8 +19,9 @@ import { firstMessage, postChat, readChunks, replyText } from "./chat-support";
  * MCP server and its authorization server on loopback: an admin adds one,
  * users connect through the real authorization code flow (the test follows
  * the redirects the browser would), tokens are sealed at rest, refreshed
- * when they expire, revoked on Disconnect and on account deletion, and a
- * refused grant asks the user to reconnect instead of failing a reply.
+ * when they expire, revoked on Disconnect, on account deletion and when the
+ * server is removed, and a refused grant asks the user to reconnect instead
+ * of failing a reply.
  */
 
 const firebase = admin();
@@ -31,6 +33,7 @@ const ENV = {
   TOOLS_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
   // The servers listen on loopback: the outbound guard lets the app reach them only when allowed.
   OUTBOUND_ALLOW: "127.0.0.1",
+  MCP_OWN_SERVER_ROLES: "toolsmith",
 };
 
 beforeAll(async () => {
@@ -147,6 +150,19 @@ async function tokenRow(uid: string, serverId: string) {
     .where(eq(mcpOauthTokens.uid, uid))
     .then((rows) => rows.filter((one) => one.serverId === serverId));
   return row;
+}
+
+/** Remove, asked twice as the page does; `own` for an owner removing their own server. */
+async function remove(cookie: string, serverId: string, own = false) {
+  const form = { intent: "delete-server", serverId, ...(own ? { own: "yes" } : {}) };
+  expect(await (await post(cookie, form)).json()).toEqual({ confirmDelete: serverId });
+  return (await (await post(cookie, { ...form, confirm: "yes" })).json()) as PageBody;
+}
+
+/** Waits until the authorization server has seen every one of these tokens revoked. */
+async function seenRevoked(server: OAuthMcpServer, grants: ReadonlyArray<{ access: string; refresh: string }>) {
+  const tokens = grants.flatMap(({ access, refresh }) => [refresh, access]);
+  await vi.waitFor(() => expect(server.seen.revoked).toEqual(expect.arrayContaining(tokens)), { timeout: 10_000 });
 }
 
 /** Everything the OAuth tables and the servers table hold, as text. */
@@ -397,5 +413,67 @@ describe("tool servers each user signs in to", () => {
     expect(counts).toMatchObject({ mcp_oauth_tokens: 1, mcp_oauth_pending: 1 });
     expect(await tokenRow(user.account.uid, server.id)).toBeUndefined();
     await vi.waitFor(() => expect(oauth.refreshTokenIsLive(theirs.refresh)).toBe(false), { timeout: 10_000 });
+  });
+
+  it("removing a shared server revokes every user's sign-in at the authorization server and deletes the tokens", async () => {
+    const boss = await signedIn("admin");
+    const server = await addOAuthServer(boss.cookie, oauth);
+    await connect(boss.cookie, server.id);
+    const bosses = oauth.seen.grants.at(-1)!;
+    const user = await signedIn();
+    await connect(user.cookie, server.id);
+    const users = oauth.seen.grants.at(-1)!;
+
+    expect((await remove(boss.cookie, server.id)).notice).toBe("“Tickets” was removed.");
+    expect(await tokenRow(boss.account.uid, server.id)).toBeUndefined();
+    expect(await tokenRow(user.account.uid, server.id)).toBeUndefined();
+    await seenRevoked(oauth, [bosses, users]);
+    expect(oauth.refreshTokenIsLive(users.refresh)).toBe(false);
+    expect((await page(user.cookie)).servers).toEqual([]);
+  });
+
+  it("an owner removing their own server revokes their sign-in to it", async () => {
+    const owner = await signedIn("toolsmith");
+    const added = await post(owner.cookie, {
+      intent: "add-server",
+      own: "yes",
+      name: "Mine",
+      url: oauth.url,
+      auth: "oauth",
+    });
+    expect(await added.json()).toMatchObject({ ok: true });
+    const [server] = await (await getDb()).select().from(mcpServers);
+    await connect(owner.cookie, server.id);
+    const mine = oauth.seen.grants.at(-1)!;
+
+    expect((await remove(owner.cookie, server.id, true)).notice).toBe("“Mine” was removed.");
+    expect(await tokenRow(owner.account.uid, server.id)).toBeUndefined();
+    await seenRevoked(oauth, [mine]);
+  });
+
+  it("an authorization server that cannot be reached does not hold the removal up; the log says so without a token", async () => {
+    const gone = await startOAuthMcpServer();
+    const boss = await signedIn("admin");
+    const server = await addOAuthServer(boss.cookie, gone, "Gone");
+    await connect(boss.cookie, server.id);
+    const { access, refresh } = gone.seen.grants.at(-1)!;
+    await gone.close();
+
+    const logs = captureLogs();
+    try {
+      expect((await remove(boss.cookie, server.id)).notice).toBe("“Gone” was removed.");
+      expect(await tokenRow(boss.account.uid, server.id)).toBeUndefined();
+      await vi.waitFor(
+        () =>
+          expect(logs.entries().map((entry) => entry.msg)).toContain(
+            "[mcp] Gone was removed; its authorization server confirmed revoking 0 of 2 tokens",
+          ),
+        { timeout: 15_000 },
+      );
+      expect(logs.lines.join("\n")).not.toContain(access);
+      expect(logs.lines.join("\n")).not.toContain(refresh);
+    } finally {
+      logs.restore();
+    }
   });
 });

@@ -1,15 +1,10 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { mcpServers, messages } from "~/db/schema";
 import { mcpServerHeaders } from "~/data/mcp-servers.server";
-import { closeServerSessions } from "~/tools/server-connection.server";
-import { action, loader } from "~/routes/tools_.servers";
-import { startModelServer, type ModelServer } from "../support/model-server";
-import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { openServersPage, postServersPage, toolServerSuite } from "../support/tool-server-suite";
 import { chunkOfType, firstMessage, postChat, readChunks, replyText } from "./chat-support";
 
 /**
@@ -19,82 +14,19 @@ import { chunkOfType, firstMessage, postChat, readChunks, replyText } from "./ch
  * kept sealed (docs/decisions/090).
  */
 
-const firebase = admin();
-let model: ModelServer;
-let everything: ReferenceServer;
 const ENV = {
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   TOOLS_SECRET_KEY: Buffer.alloc(32, 7).toString("base64"),
 };
-
-beforeAll(async () => {
-  [model, everything] = await Promise.all([
-    startModelServer({ models: ["test-model"] }),
-    startReferenceServer("streamableHttp"),
-  ]);
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-});
-
-afterAll(async () => {
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL"]) delete process.env[name];
-  resetConfig();
-  await closeServerSessions();
-  await Promise.all([model.close(), everything.stop(), firebase.close()]);
-});
-
-beforeEach(async () => {
-  model.reset();
-  await closeServerSessions();
-  await (await getDb()).delete(mcpServers);
-});
-
-async function signedIn(role?: string) {
-  const account = await createAccount(firebase, { role });
-  return { account, cookie: await sessionCookieFor(account) };
-}
-
-/** What the page's loader and action answer, as far as these tests read it. */
-interface Body {
-  ok?: boolean;
-  notice?: string;
-  error?: string;
-  errors?: Record<string, string>;
-  values?: Record<string, string>;
-  servers?: Array<{ name: string; auth?: string; roles?: string[]; tools: Array<{ name: string; enabled: boolean }> }>;
-}
-
-type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<Response>;
-
-async function call(handler: Handler, cookie: string, form?: Record<string, string | string[]>) {
-  const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(form ?? {})) {
-    for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
-  }
-  const request = form
-    ? appRequest("/tools/servers", {
-        method: "POST",
-        cookie,
-        headers: { Origin: APP_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
-        body: body.toString(),
-      })
-    : appRequest("/tools/servers", { cookie });
-  let response: Response;
-  try {
-    response = await handler({ request, params: {}, context: {} });
-  } catch (thrown) {
-    if (!(thrown instanceof Response)) throw thrown;
-    response = thrown;
-  }
-  return { status: response.status, body: (await response.json()) as Body };
-}
+const suite = toolServerSuite(ENV);
+const { signedIn, offeredTools } = suite;
 
 async function addEverything(cookie: string, extra: Record<string, string | string[]> = {}) {
-  return call(action as Handler, cookie, {
+  return postServersPage(cookie, {
     intent: "add-server",
     name: "Everything",
-    url: everything.url,
+    url: suite.everything.url,
     auth: "none",
     roles: "*",
     ...extra,
@@ -106,14 +38,8 @@ async function storedServer() {
   return row;
 }
 
-/** The function names the model was offered in its last request. */
-function offeredTools(): string[] {
-  const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
-  return (chats.at(-1)?.body?.tools ?? []).map((tool) => tool.function.name);
-}
-
 async function ask(cookie: string, text = "Hello") {
-  model.enqueue({ type: "text", text: "Done." });
+  suite.model.enqueue({ type: "text", text: "Done." });
   return readChunks(await postChat(firstMessage(text), { cookie }));
 }
 
@@ -127,7 +53,7 @@ describe("tool servers on the Tools area", () => {
     expect(server.tools.find((tool) => tool.name === "echo")).toMatchObject({ title: "Echo Tool", readOnly: true });
 
     const user = await signedIn();
-    const page = await call(loader as Handler, user.cookie);
+    const page = await openServersPage(user.cookie);
     expect(page.body.servers).toHaveLength(1);
     expect(page.body.servers![0]).toMatchObject({
       name: "Everything",
@@ -144,7 +70,7 @@ describe("tool servers on the Tools area", () => {
     const boss = await signedIn("admin");
     await addEverything(boss.cookie);
     const user = await signedIn();
-    model.enqueue(
+    suite.model.enqueue(
       { type: "tool-calls", calls: [{ name: "everything__echo", arguments: { message: "hello there" } }] },
       { type: "text", text: "It said hello." },
     );
@@ -155,7 +81,7 @@ describe("tool servers on the Tools area", () => {
       isError: false,
       text: expect.stringContaining("Echo: hello there"),
     });
-    const chats = model.requests.filter((request) => request.path === "/v1/chat/completions");
+    const chats = suite.model.requests.filter((request) => request.path === "/v1/chat/completions");
     const toolMessage = chats.at(-1)!.body!.messages!.find((message) => message.role === "tool");
     expect(JSON.stringify(toolMessage)).toContain("Echo: hello there");
     expect(JSON.stringify(toolMessage)).toMatch(/Everything/);
@@ -174,9 +100,9 @@ describe("tool servers on the Tools area", () => {
 
     await ask(user.cookie);
     expect(offeredTools().filter((name) => name.startsWith("everything__"))).toEqual([]);
-    expect((await call(loader as Handler, user.cookie)).body.servers).toEqual([]);
+    expect((await openServersPage(user.cookie)).body.servers).toEqual([]);
 
-    const narrowed = await call(action as Handler, boss.cookie, {
+    const narrowed = await postServersPage(boss.cookie, {
       intent: "set-tool-roles",
       serverId: server.id,
       tool: "echo",
@@ -190,7 +116,7 @@ describe("tool servers on the Tools area", () => {
     expect(offeredTools()).toContain("everything__echo");
 
     // A user cannot switch on what their role may not use.
-    const refused = await call(action as Handler, premium.cookie, {
+    const refused = await postServersPage(premium.cookie, {
       intent: "set-mcp-tool",
       serverId: server.id,
       tool: "echo",
@@ -198,7 +124,7 @@ describe("tool servers on the Tools area", () => {
     });
     expect(refused).toMatchObject({ status: 404, body: { error: "That tool is not available to you." } });
     // Only admins change who may use a server.
-    const notAdmin = await call(action as Handler, premium.cookie, {
+    const notAdmin = await postServersPage(premium.cookie, {
       intent: "set-roles",
       serverId: server.id,
       roles: "*",
@@ -211,14 +137,14 @@ describe("tool servers on the Tools area", () => {
     await addEverything(boss.cookie);
     const server = await storedServer();
     const user = await signedIn();
-    const switched = await call(action as Handler, user.cookie, {
+    const switched = await postServersPage(user.cookie, {
       intent: "set-mcp-tool",
       serverId: server.id,
       tool: "get-sum",
       enabled: "off",
     });
     expect(switched.body.ok).toBe(true);
-    const page = await call(loader as Handler, user.cookie);
+    const page = await openServersPage(user.cookie);
     expect(page.body.servers![0].tools.find((tool) => tool.name === "get-sum")!.enabled).toBe(false);
 
     await ask(user.cookie);
@@ -239,7 +165,7 @@ describe("tool servers on the Tools area", () => {
     const server = await storedServer();
     expect(server).toMatchObject({ authKind: "header", headerName: "X-Api-Key" });
     expect(JSON.stringify(server)).not.toContain("very-secret-value");
-    const page = await call(loader as Handler, boss.cookie);
+    const page = await openServersPage(boss.cookie);
     expect(JSON.stringify(page.body)).not.toContain("very-secret-value");
     expect(page.body.servers![0].auth).toBe("X-Api-Key");
     // The key from the environment opens it for the server's requests; another key cannot.
