@@ -131,6 +131,38 @@ test.describe("files in the chat", () => {
     await reviewShots(page, "cited-source-390");
   });
 
+  test("files attached while a new chat's first reply is on its way stay on their chips as the chat takes its address, and go with the next message", async ({
+    page,
+    newAccount,
+  }) => {
+    await signIn(page, await newAccount());
+    await page.goto("/nuvara");
+    // The reply's words come slowly: the chat keeps /nuvara until the first one shows, then moves to its own page.
+    await scriptedModel.enqueue({ type: "text", text: ["Noted", " the", " plan."], chunkDelayMs: 1500 });
+    await sendMessage(page, "I'll send the timetable and the fares");
+    await expect(composer(page).stop).toBeVisible();
+    const attach = (name: string, text: string) =>
+      page.getByTestId("attach-input").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(text) });
+    const chips = pending(page).getByRole("listitem");
+    await attach("timetable.txt", "The ferry leaves at 07:15 from pier 3.");
+    await expect(chips).toHaveText([/timetable\.txt/]);
+
+    // One more as soon as the address changes: the conversation's page may not be shown yet.
+    await expectConversationUrl(page);
+    await attach("fares.txt", "A return ticket costs 12 euros.");
+    await expect(replies(page).first()).toContainText("Noted the plan.");
+    await expect(replies(page).first().getByRole("button", { name: "Copy reply" })).toBeVisible();
+    await expect(chips).toHaveText([/timetable\.txt/, /fares\.txt/]);
+    await expect(chips.getByRole("progressbar")).toHaveCount(0);
+
+    await sendMessage(page, "When does the ferry leave, and what does it cost?");
+    // The scripted model echoes what it got: both files went with the message.
+    await expect(replies(page).nth(1)).toContainText("The ferry leaves at 07:15 from pier 3.");
+    await expect(replies(page).nth(1)).toContainText("A return ticket costs 12 euros.");
+    await expect(userMessages(page).nth(1).getByRole("link")).toHaveText([/timetable\.txt/, /fares\.txt/]);
+    await expect(pending(page)).toHaveCount(0);
+  });
+
   test("an image is attached by button or paste, shows a thumbnail, and a model that can't see images is named before sending", async ({
     page,
     newAccount,

@@ -52,7 +52,7 @@ export interface ChatViewProps {
   temporary?: boolean;
   /** The new-chat page: the header offers the switch between an ordinary and a temporary chat. */
   temporarySwitch?: boolean;
-  /** Where the composer's text is kept (app/components/chat/drafts.ts): "new" on /nuvara, otherwise the conversation's id. */
+  /** Where the composer's text and attached files are kept (app/components/chat/drafts.ts, app/components/chat/attachment-uploads.ts): "new" on /nuvara, otherwise the conversation's id. */
   draftKey?: string;
 }
 

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { describeChatError, type ShownError } from "~/chat/client-errors";
 import type { ChatMessage } from "~/conversation/message-types";
 import { readyFiles, useAttachmentUploads } from "./attachment-uploads";
@@ -33,10 +33,12 @@ export function useChatController(props: ChatViewProps) {
   const hydrated = useHydrated();
   const timeZone = hydrated ? undefined : "UTC";
   const unsentKey = isNew ? "new" : chatId;
-  const [draft, setDraft, moveDraftTo] = useDraft(props.draftKey ?? chatId);
+  const composerKey = props.draftKey ?? chatId;
+  const [draft, setDraft, moveDraftTo] = useDraft(composerKey);
   const modelChoice = useModelChoice(session, chatId, isNew, models);
   const toolChoice = useToolChoice(session, chatId, isNew);
-  const uploads = useAttachmentUploads(useAssistantData().attachmentLimits);
+  const uploads = useAttachmentUploads(composerKey, useAssistantData().attachmentLimits);
+  const moveComposerTo = useMoveComposer(moveDraftTo, uploads.moveTo);
   const drop = useFileDrop(uploads.add);
   const [reporting, setReporting] = useState<string | null>(null);
   const follow = useFollowLatest();
@@ -45,7 +47,7 @@ export function useChatController(props: ChatViewProps) {
   useStoredMessages(session, isNew, conversation.stored, conversation.shownBranch, conversation.setMessages);
   const [restoredNotice, setRestoredNotice] = useUnsentRestore(unsentKey, session, draft, setDraft);
   const temporary = Boolean(props.temporary);
-  useSessionEvents({ session, isNew, temporary, chatId, setMessages: conversation.setMessages, moveDraftTo });
+  useSessionEvents({ session, isNew, temporary, chatId, setMessages: conversation.setMessages, moveComposerTo });
   useLeaveTemporaryChat(chatId, temporary);
   const blockedReason = blockedReasonOf(models, props.quota);
   const announcement = useReplyAnnouncement(chatId, status, messages, Boolean(error));
@@ -126,6 +128,17 @@ function useFocusComposerOnOpen() {
     if (window.matchMedia("(pointer: coarse)").matches) return;
     focusComposer();
   }, []);
+}
+
+/** A new chat got its conversation id: what its composer holds, the text and the files, goes with it. */
+function useMoveComposer(moveDraftTo: (id: string) => void, moveFilesTo: (id: string) => void) {
+  return useCallback(
+    (id: string) => {
+      moveDraftTo(id);
+      moveFilesTo(id);
+    },
+    [moveDraftTo, moveFilesTo],
+  );
 }
 
 /** What Continue sends after an interrupted reply: the model sees its partial reply and goes on. */

@@ -17,7 +17,7 @@ export function useSessionEvents({
   temporary,
   chatId,
   setMessages,
-  moveDraftTo,
+  moveComposerTo,
 }: {
   session: ChatSession;
   isNew: boolean;
@@ -25,7 +25,8 @@ export function useSessionEvents({
   temporary: boolean;
   chatId: string;
   setMessages: SetMessages;
-  moveDraftTo: (id: string) => void;
+  /** Takes the composer's draft and files to the conversation's id (app/components/chat/use-chat-controller.ts). */
+  moveComposerTo: (id: string) => void;
 }) {
   const navigate = useNavigate();
   const revalidator = useRevalidator();
@@ -35,7 +36,7 @@ export function useSessionEvents({
         if (!isNew || temporary) return;
         // The conversation exists now: give it its own URL (same chat, no reload).
         unsent.move("new", id);
-        moveDraftTo(id);
+        moveComposerTo(id);
         navigate(`/nuvara/${id}`, { replace: true, preventScrollReset: true });
       },
       onSaved(saved) {
@@ -54,7 +55,7 @@ export function useSessionEvents({
     return () => {
       session.events = {};
     };
-  }, [session, isNew, temporary, chatId, navigate, revalidator, setMessages, moveDraftTo]);
+  }, [session, isNew, temporary, chatId, navigate, revalidator, setMessages, moveComposerTo]);
 }
 
 /** The saved reply with its stored status and a time (which marks it as stored, app/components/chat/chat-sessions.ts). */
