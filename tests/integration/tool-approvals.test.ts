@@ -5,10 +5,10 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { messages, toolCalls } from "~/db/schema";
-import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
+import { setMcpToolPolicy } from "~/data/mcp-servers.server";
 import { decideToolCall } from "~/data/tool-calls.server";
 import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
-import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
+import { closeServerSessions } from "~/tools/server-connection.server";
 import { APP_ORIGIN, appRequest } from "../support/app-env";
 import { toolServerSuite } from "../support/tool-server-suite";
 import {
@@ -37,22 +37,14 @@ const ENV = {
   TOOL_APPROVAL_TIMEOUT_SECONDS: "60",
 };
 const suite = toolServerSuite(ENV);
-const { signedIn } = suite;
+const { signedIn, toolResultsSent } = suite;
 
 let serverId: string;
 
 // After the suite's own (no server left): the Everything reference server, as an admin adds it.
 beforeEach(async () => {
-  const db = await getDb();
-  const server = (await addMcpServer(
-    db,
-    { name: "Everything", url: suite.everything.url, roles: ["*"] },
-    "admin@example.com",
-  ))!;
-  await recordMcpListing(db, server.id, await listServerTools(server));
   // Echo only reads (its hints say so) and would run without asking: the admin wants to be asked.
-  await setMcpToolPolicy(db, server.id, "echo", "ask");
-  serverId = server.id;
+  serverId = await suite.addEverything({ echo: "ask" });
 });
 
 async function decide(cookie: string, approvalId: string, decision: string) {
@@ -75,15 +67,6 @@ const pending = (chunks: UIMessageChunk[]) => approvals(chunks).find((view) => v
 
 function echoCall(message: string) {
   return { type: "tool-calls" as const, calls: [{ name: "everything__echo", arguments: { message } }] };
-}
-
-/** The tool messages the model was sent back, as text. */
-function toolResultsSent(): string {
-  return JSON.stringify(
-    suite.model.requests
-      .filter((request) => request.path === "/v1/chat/completions")
-      .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool")),
-  );
 }
 
 async function recorded(approvalId: string) {

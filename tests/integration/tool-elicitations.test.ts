@@ -1,17 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
-import { mcpServers, messages, toolElicitations } from "~/db/schema";
-import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
+import { messages, toolElicitations } from "~/db/schema";
 import { answerElicitation } from "~/data/tool-elicitations.server";
 import type { ToolElicitationView } from "~/conversation/tool-elicitation";
-import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
-import { startModelServer, type ModelServer } from "../support/model-server";
-import { startReferenceServer, type ReferenceServer } from "../support/mcp-reference-server";
-import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { closeServerSessions } from "~/tools/server-connection.server";
+import { APP_ORIGIN, appRequest } from "../support/app-env";
+import { toolServerSuite } from "../support/tool-server-suite";
 import { firstMessage, postChat, readChunks, readRun, readUntil, replyText, stopChat } from "./chat-support";
 
 /**
@@ -23,51 +21,20 @@ import { firstMessage, postChat, readChunks, readRun, readUntil, replyText, stop
  * request without an answer; nobody else can answer it.
  */
 
-const firebase = admin();
-let model: ModelServer;
-let everything: ReferenceServer;
 const ENV = {
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   LLM_TIMEOUT_MS: "1000",
   TOOL_APPROVAL_TIMEOUT_SECONDS: "60",
 };
+const suite = toolServerSuite(ENV);
+const { signedIn, toolResultsSent } = suite;
 
-beforeAll(async () => {
-  [model, everything] = await Promise.all([
-    startModelServer({ models: ["test-model"] }),
-    startReferenceServer("streamableHttp"),
-  ]);
-  Object.assign(process.env, ENV, { LLM_BASE_URL: model.url });
-  resetConfig();
-});
-
-afterAll(async () => {
-  for (const name of [...Object.keys(ENV), "LLM_BASE_URL", "MCP_CALL_TIMEOUT_MS"]) delete process.env[name];
-  resetConfig();
-  await closeServerSessions();
-  await Promise.all([model.close(), everything.stop(), firebase.close()]);
-});
-
+// After the suite's own (no server left): the Everything reference server, as an admin adds it.
 beforeEach(async () => {
-  model.reset();
-  await closeServerSessions();
-  const db = await getDb();
-  await db.delete(mcpServers);
-  const server = (await addMcpServer(
-    db,
-    { name: "Everything", url: everything.url, roles: ["*"] },
-    "admin@example.com",
-  ))!;
-  await recordMcpListing(db, server.id, await listServerTools(server));
   // The tool would ask for approval first (its hints say it may change things): here only its form is tested.
-  await setMcpToolPolicy(db, server.id, "trigger-elicitation-request", "auto");
+  await suite.addEverything({ "trigger-elicitation-request": "auto" });
 });
-
-async function signedIn() {
-  const account = await createAccount(firebase);
-  return { account, cookie: await sessionCookieFor(account) };
-}
 
 async function answer(cookie: string, body: Record<string, unknown>) {
   const { action } = await import("~/routes/api.tool-elicitations");
@@ -95,15 +62,6 @@ const ASK = {
   calls: [{ name: "everything__trigger-elicitation-request", arguments: {} }],
 };
 
-/** The tool messages the model was sent back, as text. */
-function toolResultsSent(): string {
-  return JSON.stringify(
-    model.requests
-      .filter((request) => request.path === "/v1/chat/completions")
-      .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool")),
-  );
-}
-
 async function stored(id: string) {
   const [row] = await (await getDb()).select().from(toolElicitations).where(eq(toolElicitations.id, id));
   return row;
@@ -112,7 +70,7 @@ async function stored(id: string) {
 describe("a tool server asking the user for input", () => {
   it("the reply shows the server's form; a wrong answer is refused field by field, a right one reaches the server", async () => {
     const { account, cookie } = await signedIn();
-    model.enqueue(ASK, { type: "text", text: "Thanks, noted." });
+    suite.model.enqueue(ASK, { type: "text", text: "Thanks, noted." });
     const body = firstMessage("Ask me for my details");
     const stream = await readUntil(await postChat(body, { cookie }), (chunks) => pending(chunks) !== undefined);
     const form = pending(stream.chunks)!;
@@ -191,7 +149,7 @@ describe("a tool server asking the user for input", () => {
 
   it("declined, the server hears the user declined and the reply goes on", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(ASK, { type: "text", text: "Understood." });
+    suite.model.enqueue(ASK, { type: "text", text: "Understood." });
     const stream = await readUntil(await postChat(firstMessage("Ask me"), { cookie }), (c) => pending(c) !== undefined);
     const form = pending(stream.chunks)!;
     expect(await answer(cookie, { elicitationId: form.elicitationId, action: "decline" })).toEqual({
@@ -206,7 +164,7 @@ describe("a tool server asking the user for input", () => {
 
   it("a waiting request is part of the run: a reload reads the form, and an answer taken on another instance is heard", async () => {
     const { account, cookie } = await signedIn();
-    model.enqueue(ASK, { type: "text", text: "Got it." });
+    suite.model.enqueue(ASK, { type: "text", text: "Got it." });
     const first = await readUntil(
       await postChat(firstMessage("Ask from afar"), { cookie }),
       (c) => c.some((chunk) => chunk.type === "data-run") && pending(c) !== undefined,
@@ -231,7 +189,7 @@ describe("a tool server asking the user for input", () => {
   it("another account cannot answer it, and a malformed answer is refused", async () => {
     const owner = await signedIn();
     const stranger = await signedIn();
-    model.enqueue(ASK, { type: "text", text: "Done." });
+    suite.model.enqueue(ASK, { type: "text", text: "Done." });
     const stream = await readUntil(
       await postChat(firstMessage("Ask me"), { cookie: owner.cookie }),
       (c) => pending(c) !== undefined,
@@ -250,7 +208,7 @@ describe("a tool server asking the user for input", () => {
 
   it("Stop while it waits cancels the request and keeps the reply as stopped", async () => {
     const { cookie } = await signedIn();
-    model.enqueue(ASK, { type: "text", text: "Unused." });
+    suite.model.enqueue(ASK, { type: "text", text: "Unused." });
     const body = firstMessage("Ask and stop");
     const stream = await readUntil(await postChat(body, { cookie }), (c) => pending(c) !== undefined);
     const form = pending(stream.chunks)!;
@@ -265,7 +223,7 @@ describe("a tool server asking the user for input", () => {
     resetConfig();
     try {
       const { cookie } = await signedIn();
-      model.enqueue(ASK, { type: "text", text: "Nobody answered." });
+      suite.model.enqueue(ASK, { type: "text", text: "Nobody answered." });
       const chunks = await readChunks(await postChat(firstMessage("Ask late"), { cookie }));
       const form = requests(chunks).at(-1)!;
       expect(form.status).toBe("expired");
@@ -284,7 +242,7 @@ describe("a tool server asking the user for input", () => {
     await closeServerSessions();
     try {
       const { cookie } = await signedIn();
-      model.enqueue(ASK, { type: "text", text: "Worth the wait." });
+      suite.model.enqueue(ASK, { type: "text", text: "Worth the wait." });
       const stream = await readUntil(
         await postChat(firstMessage("Take your time"), { cookie }),
         (c) => pending(c) !== undefined,

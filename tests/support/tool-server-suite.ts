@@ -3,7 +3,9 @@ import { afterAll, beforeAll, beforeEach } from "vitest";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { mcpServers } from "~/db/schema";
-import { closeServerSessions } from "~/tools/server-connection.server";
+import type { ApprovalPolicy } from "~/conversation/tool-approval";
+import { addMcpServer, recordMcpListing, setMcpToolPolicy } from "~/data/mcp-servers.server";
+import { closeServerSessions, listServerTools } from "~/tools/server-connection.server";
 import { action, loader } from "~/routes/tools_.servers";
 import { startModelServer, type ModelServer } from "./model-server";
 import { startReferenceServer, type ReferenceServer } from "./mcp-reference-server";
@@ -57,6 +59,26 @@ export function toolServerSuite(env: Record<string, string>) {
     async signedIn(role?: string) {
       const account = await createAccount(firebase, { role });
       return { account, cookie: await sessionCookieFor(account) };
+    },
+    /** The Everything reference server, as an admin adds it for every role, with these tools' approval set; its id. */
+    async addEverything(policies: Record<string, ApprovalPolicy> = {}): Promise<string> {
+      const db = await getDb();
+      const server = (await addMcpServer(
+        db,
+        { name: "Everything", url: this.everything.url, roles: ["*"] },
+        "admin@example.com",
+      ))!;
+      await recordMcpListing(db, server.id, await listServerTools(server));
+      for (const [tool, policy] of Object.entries(policies)) await setMcpToolPolicy(db, server.id, tool, policy);
+      return server.id;
+    },
+    /** The tool messages the model was sent back, as text. */
+    toolResultsSent(): string {
+      return JSON.stringify(
+        (model?.requests ?? [])
+          .filter((request) => request.path === "/v1/chat/completions")
+          .flatMap((request) => request.body!.messages!.filter((message) => message.role === "tool")),
+      );
     },
     /** The function names the model was offered in its last request. */
     offeredTools(): string[] {
