@@ -45,6 +45,9 @@ export default defineConfig({
     : [["list"]],
   use: {
     baseURL,
+    // The app registers a service worker (docs/decisions/098); only the tests of it let it run
+    // (tests/e2e/installable.spec.ts), so every other test sees the network as the page does.
+    serviceWorkers: "block",
     trace: "retain-on-failure",
     launchOptions: {
       // Debian's Chromium where it exists (Playwright cannot download its own here).

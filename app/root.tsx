@@ -15,6 +15,7 @@ import { getSessionUser, sessionHeaders } from "~/auth/session.server";
 import { AuthPendingProvider } from "~/components/auth-pending";
 import { AppErrorBoundary, errorTitle } from "~/components/error-boundary";
 import { SiteNav } from "~/components/nav";
+import { ServiceWorkerRegistration } from "~/components/service-worker";
 import { planOfRole } from "~/billing/plans.server";
 import { useNonce } from "~/components/nonce";
 import { newMessageCountForNav } from "~/data/inbox.server";
@@ -27,6 +28,9 @@ export const meta: MetaFunction = ({ error }) => pageTitle(error ? errorTitle(er
 
 export const links: LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+  // Installable (docs/decisions/098): the manifest, and the icon a phone's home screen shows.
+  { rel: "manifest", href: "/manifest.webmanifest" },
+  { rel: "apple-touch-icon", href: "/icons/apple-touch-icon.png" },
   { rel: "stylesheet", href: stylesheet },
   { rel: "stylesheet", href: inboxStylesheet },
 ];
@@ -77,6 +81,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
+        {/* The browser's and an installed app's title bar, by theme (app/styles/app.css --bg). */}
+        <meta name="theme-color" content="#ffffff" media="(prefers-color-scheme: light)" />
+        <meta name="theme-color" content="#111318" media="(prefers-color-scheme: dark)" />
         <Meta />
         <Links />
       </head>
@@ -100,6 +107,7 @@ export function Layout({ children }: { children: ReactNode }) {
           ) : null}
           <main id="main">{children}</main>
         </AuthPendingProvider>
+        <ServiceWorkerRegistration />
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
         {/* npm run dev only: reloads the page after a rebuild (renders nothing in a production build). */}

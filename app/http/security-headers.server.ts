@@ -32,6 +32,9 @@ function contentSecurityPolicy(nonce: string): string {
     `connect-src 'self' ${[...identity, ...liveReload(devReloadOrigin)].join(" ")}`,
     `frame-src 'self' ${["https://apis.google.com", ...authFrames].join(" ")}`,
     "font-src 'self'",
+    // The service worker (public/sw.js): strict-dynamic above would not let 'self' load it.
+    "worker-src 'self'",
+    "manifest-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
