@@ -29,6 +29,7 @@ import {
   userToolSettings,
   toolCalls,
   toolElicitations,
+  apiKeys,
   chatToolAllowances,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
@@ -192,6 +193,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   // Their sign-ins to tool servers (docs/decisions/092): the sealed tokens, revoked at the servers as the account goes, and sign-ins not finished.
   { table: mcpOauthTokens, owner: mcpOauthTokens.uid },
   { table: mcpOauthPending, owner: mcpOauthPending.uid },
+  // Their API keys (docs/decisions/099): a deleted account's key stops working with it.
+  { table: apiKeys, owner: apiKeys.uid },
   // Tool servers of their own (docs/decisions/094); shared servers have no owner and stay.
   { table: mcpServers, owner: mcpServers.ownerUid },
 ];
