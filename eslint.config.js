@@ -33,7 +33,7 @@ const LAYERS = [
   ["auth", ["app/auth"]],
   ["http", ["app/http"]],
   ["data", ["app/data", "app/attachments", "app/billing", "app/health"]],
-  ["features", ["app/chat", "app/tools"]],
+  ["features", ["app/chat", "app/tools", "app/api"]],
   ["ui", ["app/components", "app/styles"]],
   ["routes", ["app/routes", "app/root.tsx", "app/entry.server.tsx"]],
 ];

@@ -58,8 +58,8 @@ function parsedBy<V extends string | undefined, T>(parse: (value: V) => T) {
 
 const ROLE_KEY = /^[\p{L}\p{N}_.*-]{1,40}$/u;
 
-/** MCP_OWN_SERVER_ROLES: comma-separated role keys ("none", "premium", a custom role word, or "*" for every role). */
-function parseOwnServerRoles(text: string | undefined): string[] {
+/** MCP_OWN_SERVER_ROLES, API_ROLES: comma-separated role keys ("none", "premium", a custom role word, or "*" for every role). */
+function parseRoleKeys(text: string | undefined): string[] {
   const roles = splitList(text, ",");
   const bad = roles.find((role) => !ROLE_KEY.test(role) || (role.includes("*") && role !== "*"));
   if (bad !== undefined) throw new Error(`"${bad}" is not a role key (letters, digits, _ . -, or * for every role)`);
@@ -133,7 +133,8 @@ const envSchema = z.object({
   // Calls of servers' tools per account and minute; model steps (tool round trips) per reply.
   TOOL_CALLS_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(30)),
   // Roles whose users may add their own tool servers (docs/decisions/094); empty: nobody.
-  MCP_OWN_SERVER_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseOwnServerRoles))),
+  MCP_OWN_SERVER_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseRoleKeys))),
+  API_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseRoleKeys))),
   TOOL_MAX_STEPS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(
@@ -299,6 +300,8 @@ export interface Config {
   toolCalls: { approvalTimeoutMs: number; perMinute: number; maxSteps: number };
   /** Role keys whose users may add their own tool servers (docs/decisions/094); "*": every role. */
   ownServerRoles: string[];
+  /** Role keys whose users may call the OpenAI-compatible API with personal keys (docs/decisions/099); "*": every role. */
+  apiRoles: string[];
   /** The assistant's model provider and per-role policy (never sent to the browser). */
   llm: {
     baseURL?: string;
@@ -546,6 +549,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       maxSteps: e.TOOL_MAX_STEPS,
     },
     ownServerRoles: e.MCP_OWN_SERVER_ROLES ?? [],
+    apiRoles: e.API_ROLES ?? ["*"],
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
     outbound: { allow: e.OUTBOUND_ALLOW ?? [] },

@@ -293,6 +293,48 @@ function signedInState(decoded: DecodedIdToken, record: IdentityState, role: str
 }
 
 /**
+ * The account a personal API key acts for (docs/decisions/099), read fresh
+ * like an action's: the key acts with its owner's role as it is now, and a
+ * disabled or deleted owner's key does nothing ("gone"). A backend that
+ * cannot be read is "unavailable", never a guessed role.
+ */
+export async function accountForKey(uid: string): Promise<SignedIn | "gone" | "unavailable"> {
+  let record: IdentityState;
+  try {
+    record = await loadIdentity(uid, true);
+  } catch (error) {
+    if (isInvalidSession(error)) return "gone";
+    logBackendFault("identity", `loading user ${uid} for an API key`, error);
+    return "unavailable";
+  }
+  if (record.disabled) return "gone";
+  let role = "";
+  try {
+    if (record.email) role = await loadRole(record.email, true);
+  } catch (error) {
+    logBackendFault("firestore", "reading a role (users/{email}) for an API key", error);
+    return "unavailable";
+  }
+  noteRequestUser(uid);
+  const user: SessionUser = {
+    uid: record.uid,
+    email: record.email ?? null,
+    displayName: record.displayName ?? null,
+    photoURL: record.photoURL ?? null,
+    emailVerified: record.emailVerified,
+  };
+  // As for a session: only a verified address may hold "admin".
+  return {
+    status: "signed-in",
+    user,
+    role,
+    isAdmin: role === "admin" && user.emailVerified,
+    degraded: false,
+    authTime: 0,
+  };
+}
+
+/**
  * What can be known about a session with no round trip: the account its
  * cookie names (signature and expiry checked), and the whole session state
  * if this instance's short-lived caches hold it. For work that may start

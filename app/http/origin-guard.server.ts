@@ -48,14 +48,16 @@ export function guardAction(action: Action): Action {
 }
 
 /**
- * A route whose requests come from another server, not a browser, and are
- * authenticated by a signature over the body (the Stripe webhook): it says
- * so with `handle.crossOrigin = "signed"` and checks the signature itself.
- * No cookie is read there, so there is no session for a forged request to ride on.
+ * A route whose requests come from another server or a script, not a
+ * browser's page, and are authenticated by something other than the cookie:
+ * a signature over the body (the Stripe webhook, `handle.crossOrigin =
+ * "signed"`) or a bearer key (the OpenAI-compatible API, "bearer"). It checks
+ * that itself; no cookie is read there, so there is no session for a forged
+ * request to ride on.
  */
 export function signedInstead(module: RouteModule): boolean {
   const handle = (module as { handle?: { crossOrigin?: unknown } }).handle;
-  return handle?.crossOrigin === "signed";
+  return handle?.crossOrigin === "signed" || handle?.crossOrigin === "bearer";
 }
 
 /** The build's routes with every action behind the origin check; routes without one are unchanged. */

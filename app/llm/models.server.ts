@@ -34,6 +34,8 @@ export interface ModelRegistry {
   /** Every model offered; the first is the default. */
   models: ModelOption[];
   languageModel(id: string): LanguageModel;
+  /** The OpenAI-compatible endpoint behind the models (none for the built-in demo): the API passes calls through to it. */
+  endpoint?: { baseURL: string; apiKey?: string };
 }
 
 function endpointRegistry(
@@ -53,6 +55,7 @@ function endpointRegistry(
       vision: vision === "*" || vision.includes(id),
     })),
     languageModel: (modelId) => createChatModel({ baseURL, apiKey, modelId }),
+    endpoint: { baseURL, ...(apiKey ? { apiKey } : {}) },
   };
 }
 

@@ -322,6 +322,9 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   // The conversation list's event stream is its owner's: a bad cookie is a 401 (JSON), and the browser stops asking.
   { route: "/api/conversations/events", signedOut: 401 },
   { route: "/api/contact", signedOut: 405 },
+  // The OpenAI-compatible API reads no cookie: without a key it is a 401 in OpenAI's shape, whatever the cookie.
+  { route: "/v1/models", signedOut: 401 },
+  { route: "/v1/chat/completions", signedOut: 405 },
   { route: "/no/such/page", signedOut: 404 },
   { route: "/api/nonexistent", signedOut: 404 },
   { route: "/livez", signedOut: 200 },

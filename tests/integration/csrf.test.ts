@@ -27,7 +27,8 @@ afterAll(() => firebase.close());
 
 const REFUSAL = "Cross-origin requests are refused.";
 /** Routes authenticated by a signature, not a session (app/http/origin-guard.server.ts signedInstead). */
-const SIGNED = ["routes/api.stripe.webhook"];
+/** Routes that read no cookie: the Stripe webhook (a signature) and the OpenAI-compatible API (a bearer key). */
+const SIGNED = ["routes/api.stripe.webhook", "routes/v1.chat.completions", "routes/v1.models"];
 
 let handle: (request: Request) => Promise<Response>;
 let adminCookie: string;
@@ -265,12 +266,12 @@ describe("ADR 047: one origin check for every non-GET request", () => {
     expect(Object.keys(CASES).sort()).toEqual((await actionRouteIds()).filter((id) => !SIGNED.includes(id)));
   });
 
-  it("only the Stripe webhook takes requests from other origins: it reads no cookie and checks Stripe's signature instead", async () => {
+  it("only the Stripe webhook and the API take requests from other origins: they read no cookie and check a signature or a key instead", async () => {
     const signed: string[] = [];
     for (const route of Object.values(routeManifest())) {
       if (signedInstead((await importRoute(route)) as never)) signed.push(route.id);
     }
-    expect(signed).toEqual(SIGNED);
+    expect(signed.sort()).toEqual(SIGNED);
     // Unsigned, from anywhere: refused before anything changes (tests/integration/stripe-webhook.test.ts covers the rest).
     const response = await handle(
       appRequest("/api/stripe/webhook", {
@@ -281,6 +282,16 @@ describe("ADR 047: one origin check for every non-GET request", () => {
       }),
     );
     expect(response.status).toBe(400);
+    // The API with the admin's cookie and no key, from anywhere: the cookie counts for nothing.
+    const api = await handle(
+      appRequest("/v1/chat/completions", {
+        method: "POST",
+        cookie: adminCookie,
+        headers: { Origin: "http://evil.example", "Content-Type": "application/json" },
+        body: JSON.stringify({ model: "test-model", messages: [{ role: "user", content: "Hi" }] }),
+      }),
+    );
+    expect(api.status).toBe(401);
   });
 
   const ATTACKS = [

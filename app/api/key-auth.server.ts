@@ -1,0 +1,65 @@
+import { accountForKey, type SignedIn } from "~/auth/session.server";
+import { getConfig } from "~/config.server";
+import { findApiKey } from "~/data/api-keys.server";
+import { rolesAllow } from "~/data/mcp-servers.server";
+import { getDb, type Db } from "~/db/client.server";
+import { logBackendFault } from "~/deadline.server";
+import { roleKey } from "~/settings/role-settings";
+import { openAIError } from "./openai-errors.server";
+
+/**
+ * Who an API request acts for (docs/decisions/099): the owner of the
+ * personal key in `Authorization: Bearer …`, with their role as it is now.
+ * No cookie is read: a page on another site cannot ride a visitor's session
+ * here. Every refusal of a key says the same (401) and nothing more; a key in
+ * the address is refused before it is looked at, since addresses end up in
+ * logs and histories.
+ */
+
+export interface KeyCaller {
+  who: SignedIn;
+  keyId: string;
+  db: Db;
+}
+
+const INVALID_KEY = "Incorrect API key provided. Create a key on your dashboard.";
+const KEY_PARAMETERS = ["key", "api_key", "api-key", "apikey", "token", "access_token"];
+
+function bearerOf(request: Request): string | undefined {
+  const header = request.headers.get("Authorization") ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+export async function keyCaller(request: Request): Promise<KeyCaller | Response> {
+  const query = new URL(request.url).searchParams;
+  if (KEY_PARAMETERS.some((name) => query.has(name))) {
+    return openAIError(401, "API keys are not accepted in the address: send it as Authorization: Bearer <key>.");
+  }
+  const secret = bearerOf(request);
+  if (!secret) {
+    return openAIError(401, "You didn't provide an API key: send it as Authorization: Bearer <key>.");
+  }
+  let db: Db;
+  let holder: Awaited<ReturnType<typeof findApiKey>>;
+  try {
+    db = await getDb();
+    holder = await findApiKey(db, secret);
+  } catch (error) {
+    logBackendFault("postgres", "checking an API key", error);
+    return unavailable();
+  }
+  if (!holder) return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
+  const who = await accountForKey(holder.uid);
+  if (who === "gone") return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
+  if (who === "unavailable") return unavailable();
+  if (!rolesAllow(getConfig().apiRoles, roleKey(who))) {
+    return openAIError(403, "Your plan does not include API access.", { code: "api_access_off" });
+  }
+  return { who, keyId: holder.keyId, db };
+}
+
+export const unavailable = () =>
+  openAIError(503, "The service can't check this request right now. Please try again shortly.", {
+    headers: { "Retry-After": "5" },
+  });

@@ -1,0 +1,51 @@
+/**
+ * Errors in OpenAI's shape (docs/decisions/099), so that an OpenAI client
+ * raises its own error classes with our message: `{"error": {"message",
+ * "type", "param", "code"}}`, with the status OpenAI uses for the case.
+ */
+
+export type OpenAIErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "not_found_error"
+  | "rate_limit_error"
+  | "insufficient_quota"
+  | "server_error";
+
+const TYPES: Record<number, OpenAIErrorType> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  405: "invalid_request_error",
+  413: "invalid_request_error",
+  429: "rate_limit_error",
+};
+
+const PRIVATE = { "Cache-Control": "no-store" };
+
+export function openAIError(
+  status: number,
+  message: string,
+  {
+    type = TYPES[status] ?? "server_error",
+    param = null,
+    code = null,
+    headers,
+  }: { type?: OpenAIErrorType; param?: string | null; code?: string | null; headers?: HeadersInit } = {},
+): Response {
+  const response = Response.json({ error: { message, type, param, code } }, { status, headers: PRIVATE });
+  for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
+  return response;
+}
+
+/** A JSON answer of the API (never cached: it is one account's). */
+export function openAIJson(body: unknown, init: ResponseInit = {}): Response {
+  const response = Response.json(body, init);
+  response.headers.set("Cache-Control", "no-store");
+  return response;
+}
+
+export const methodNotAllowed = (allowed: string) =>
+  openAIError(405, `Use ${allowed} for this endpoint.`, { headers: { Allow: allowed } });
