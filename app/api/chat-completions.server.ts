@@ -259,7 +259,8 @@ async function passThrough(
   );
 }
 
-function callProvider(request: CompletionRequest, { model, maxTokens, endpoint }: Admitted, signal: AbortSignal) {
+/** The provider's answer to the call; the deadline is for the answer's start, then a stream runs as long as the model writes. */
+async function callProvider(request: CompletionRequest, { model, maxTokens, endpoint }: Admitted, signal: AbortSignal) {
   const { baseURL, apiKey } = endpoint;
   const body = {
     ...request.passOn,
@@ -267,14 +268,19 @@ function callProvider(request: CompletionRequest, { model, maxTokens, endpoint }
     max_tokens: maxTokens,
     ...(request.stream ? { stream_options: { include_usage: true } } : {}),
   };
-  const timeout = AbortSignal.timeout(getConfig().llm.timeoutMs);
-  return fetch(`${baseURL}/chat/completions`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
-    body: JSON.stringify(body),
-    // The deadline is for the answer's start; a stream then runs as long as the model writes.
-    signal: AbortSignal.any([signal, timeout]),
-  });
+  const late = new AbortController();
+  const timer = setTimeout(() => late.abort(new Error("the model did not answer in time")), getConfig().llm.timeoutMs);
+  try {
+    return await fetch(`${baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
+      body: JSON.stringify(body),
+      // The caller going away stops the model too: nobody would read the rest.
+      signal: AbortSignal.any([signal, late.signal]),
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The provider's refusal, in OpenAI's shape with our words (its own may name its account or keys). */
@@ -358,10 +364,14 @@ async function settleCall(db: Db, { keyId, reservation, model, request, admitted
     return;
   }
   const ceiling = reportedUsageCeiling(request.promptTokens, admitted.maxTokens);
-  const usage = believableUsage(
-    { inputTokens: reported.usage?.prompt_tokens, outputTokens: reported.usage?.completion_tokens },
-    ceiling,
-  ) ?? { inputTokens: request.promptTokens, outputTokens: reported.text };
+  // A stream cut short reports nothing: the estimate is charged then, as for a count beyond belief.
+  const believed =
+    reported.usage &&
+    believableUsage(
+      { inputTokens: reported.usage.prompt_tokens, outputTokens: reported.usage.completion_tokens },
+      ceiling,
+    );
+  const usage = believed || { inputTokens: request.promptTokens, outputTokens: reported.text };
   const spent = { ...usage, costMicroUsd: costMicroUsd(priceOf(model.id), usage.inputTokens, usage.outputTokens) };
   await settleMessage(db, reservation, spent);
   await countKeyUsage(db, keyId, spent);

@@ -130,6 +130,26 @@ describe("the OpenAI-compatible API with a personal key", () => {
     expect(await usageOf(account.uid)).toMatchObject({ messages: 1, inputTokens: 7, outputTokens: 4 });
   });
 
+  it("a stream the caller abandons stops the model's, and what was used is charged", async () => {
+    const { account, keyId, secret } = await keyFor();
+    const words = Array.from({ length: 60 }, (_, at) => `word${at}`).join(" ");
+    model.enqueue({ type: "text", text: words, chunkDelayMs: 100 });
+    const stream = await client(secret).chat.completions.create({
+      model: "test-model",
+      messages: [{ role: "user", content: "Talk for a while" }],
+      stream: true,
+    });
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta?.content) break; // leaving the loop aborts the stream
+    }
+    const call = model.requests.at(-1)!;
+    expect(await call.outcome).toBe("aborted");
+    await expect.poll(async () => (await keyRow(keyId)).requests).toBe(1);
+    const usage = await usageOf(account.uid);
+    expect(usage).toMatchObject({ messages: 1 });
+    expect(usage!.inputTokens).toBeGreaterThan(0);
+  });
+
   it("passes tools through and hands the model's tool calls back to the caller", async () => {
     const { secret } = await keyFor();
     model.enqueue({ type: "tool-calls", calls: [{ id: "call_7", name: "get_weather", arguments: { city: "Oslo" } }] });
