@@ -11,3 +11,4 @@ export * from "./schema/runs";
 export * from "./schema/attachments";
 export * from "./schema/billing";
 export * from "./schema/mcp";
+export * from "./schema/notices";
