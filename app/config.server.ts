@@ -102,6 +102,16 @@ const envSchema = z.object({
       .default(0),
   ),
   DATABASE_URL: optionalString,
+  // A connection that keeps its session (docs/decisions/097): the one LISTEN connection and migrations.
+  DATABASE_DIRECT_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgresql:// URL (a direct connection, not the pooler's)")
+      .optional(),
+  ),
+  // What DATABASE_URL reaches: PostgreSQL itself or a session pooler, or a transaction pooler (docs/decisions/097).
+  DATABASE_POOL_MODE: z.preprocess(emptyToUndefined, z.enum(["session", "transaction"]).default("session")),
   DATABASE_POOL_SIZE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100).default(10)),
   SESSION_RATE_LIMIT_PER_MINUTE: z.preprocess(
     emptyToUndefined,
@@ -282,6 +292,10 @@ export interface Config {
    */
   trustedProxyHops: number;
   databaseUrl?: string;
+  /** DATABASE_DIRECT_URL: where what needs a session goes (the LISTEN connection, migrations). */
+  databaseDirectUrl?: string;
+  /** Whether DATABASE_URL is a transaction pooler, where a session's state does not last (docs/decisions/097). */
+  databasePoolMode: "session" | "transaction";
   databasePoolSize: number;
   sessionRateLimitPerMinute: number;
   /** Chat messages per minute: per account and per email address, and per client address. */
@@ -457,6 +471,9 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       "LLM_EMBEDDING_MODEL needs LLM_BASE_URL: the embeddings model is asked at {LLM_BASE_URL}/embeddings.",
     );
   }
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError("DATABASE_DIRECT_URL is set without DATABASE_URL: it is only for what needs a session.");
+  }
   if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError(
       "STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY: without it no subscription could ever set a role.",
@@ -488,6 +505,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: e.TRUST_PROXY > 0,
     trustedProxyHops: e.TRUST_PROXY,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databasePoolMode: e.DATABASE_POOL_MODE,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
     chatLimits: { perAccount: e.CHAT_RATE_LIMIT_PER_MINUTE, perAddress: e.CHAT_RATE_LIMIT_PER_ADDRESS },

@@ -33,10 +33,11 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  * within one run only.
  *
  *   npm run bench -- --instances N     (throughput with 1 and N instances; see scripts/perf/instances.ts)
- *   npm run bench -- --runs [--replies 20] [--reopens 20] [--parallel 4] [--words 60] [--word-ms 20]
+ *   npm run bench -- --runs [--poll] [--replies 20] [--reopens 20] [--parallel 4] [--words 60] [--word-ms 20]
  *                                      (replies that survive, two instances: reattach latency from another
  *                                      instance, PostgreSQL writes per reply, replies lost when tabs close
- *                                      and reopen elsewhere, quota; see scripts/perf/runs.ts)
+ *                                      and reopen elsewhere, quota; --poll: the instances poll as behind a
+ *                                      transaction pooler without a direct URL; see scripts/perf/runs.ts)
  *   npm run bench -- --attachments [--uploads 5] [--upload-mb 15] [--pdf-runs 3] [--messages 30] [--bombs 10] [--fair-runs 5]
  *                                      (files in the chat: upload MB/s, indexing a 200-page PDF, retrieval's
  *                                      first-token overhead, the server's memory around documents that inflate

@@ -6,6 +6,7 @@ import {
   dispatchNotice,
   onNotice,
   onNoticesMissed,
+  publishNotice,
   startNoticeListener,
   type Listener,
 } from "~/db/notices.server";
@@ -16,7 +17,8 @@ import { authCache } from "./auth-cache.server";
  * logout, a sign-out-everywhere, a role change or a disabled account evicts
  * its auth-cache entries here at once and is published with PostgreSQL's
  * NOTIFY; every instance LISTENs on one dedicated connection and evicts the
- * same entries. A notification lost (the listener reconnecting, the server
+ * same entries (behind a transaction pooler without a direct URL, a row every
+ * instance polls for instead: docs/decisions/097). A notification lost (the listener reconnecting, the server
  * restarting) costs only freshness: the caches' TTL (≤ 30 s) stays the bound,
  * and a reconnected listener empties its caches, since it may have missed some.
  *
@@ -86,7 +88,7 @@ export async function publishInvalidation(message: Invalidation): Promise<void> 
     await withDeadline(
       "postgres",
       backendTimeoutMs,
-      getDb().then((db) => db.$client.query("select pg_notify($1, $2)", [CHANNEL, payload])),
+      getDb().then((db) => publishNotice(db.$client, CHANNEL, payload)),
     );
   } catch (error) {
     logBackendFault("postgres", "publishing an auth cache invalidation", error);

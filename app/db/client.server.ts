@@ -1,25 +1,22 @@
-import path from "node:path";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
-import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { getConfig } from "~/config.server";
+import { getConfig, type Config } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
 import { watchPool } from "~/metrics/metrics.server";
-import { ensureNoticeListener } from "./notices.server";
+import { applyMigrations } from "./migrate.server";
+import { ensureNotices } from "./notices.server";
 import * as schema from "./schema";
 
 export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
-// Relative to the working directory: operators run remix-serve from the repo
-// root, as npm start and the tests do.
-const MIGRATIONS_DIR = path.resolve(process.env.MIGRATIONS_DIR ?? "app/db/migrations");
-
-// Any fixed number: serialises migrations when several instances start at once.
-const MIGRATION_LOCK = 74_210_001;
-
+/**
+ * Opens a pool on `connectionString` and applies pending migrations, over
+ * `migrateWith` when given (a direct connection behind a pooler,
+ * docs/decisions/097), else over one of the pool's connections.
+ */
 export async function openDatabase(
   connectionString: string,
-  { timeoutMs = 5_000, max = 10 }: { timeoutMs?: number; max?: number } = {},
+  { timeoutMs = 5_000, max = 10, migrateWith }: { timeoutMs?: number; max?: number; migrateWith?: string } = {},
 ): Promise<Db> {
   const pool = new pg.Pool({
     connectionString,
@@ -38,22 +35,39 @@ export async function openDatabase(
     client.on("error", (error) => logBackendFault("postgres", "a connection was lost", error)),
   );
   const db = drizzle(pool, { schema }) as Db;
-  await applyMigrations(pool);
+  await (migrateWith ? migrateOver(migrateWith, timeoutMs) : migrateOverPool(pool));
   return db;
 }
 
-async function applyMigrations(pool: pg.Pool) {
+async function migrateOverPool(pool: pg.Pool) {
   const client = await pool.connect();
   try {
-    await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
-    try {
-      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS_DIR });
-    } finally {
-      await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]);
-    }
+    await applyMigrations(client);
   } finally {
     client.release();
   }
+}
+
+/** A client of its own, ended once the migrations are in: the direct connection serves nothing else here. */
+async function migrateOver(connectionString: string, timeoutMs: number) {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  client.on("error", (error) => logBackendFault("postgres", "the migrations' connection was lost", error));
+  await client.connect();
+  try {
+    await applyMigrations(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Where the LISTEN connection goes, which needs a session of its own:
+ * DATABASE_DIRECT_URL when given; else DATABASE_URL, unless that is a
+ * transaction pooler — then nothing listens and notices are polled.
+ */
+export function listenUrl(config: Pick<Config, "databaseUrl" | "databaseDirectUrl" | "databasePoolMode">) {
+  if (config.databaseDirectUrl) return config.databaseDirectUrl;
+  return config.databasePoolMode === "session" ? config.databaseUrl : undefined;
 }
 
 /**
@@ -68,14 +82,20 @@ const perProcess = globalThis as typeof globalThis & { nuvaraDatabase?: Promise<
 export function getDb(): Promise<Db> {
   let ready = perProcess.nuvaraDatabase;
   if (!ready) {
-    const { databaseUrl, backendTimeoutMs, databasePoolSize } = getConfig();
+    const config = getConfig();
+    const { databaseUrl, backendTimeoutMs, databasePoolSize } = config;
     if (!databaseUrl) {
       return Promise.reject(new Error("DATABASE_URL is not set (npm start sets it in local mode)."));
     }
-    ready = openDatabase(databaseUrl, { timeoutMs: Math.max(backendTimeoutMs, 5_000), max: databasePoolSize }).then(
+    ready = openDatabase(databaseUrl, {
+      timeoutMs: Math.max(backendTimeoutMs, 5_000),
+      max: databasePoolSize,
+      migrateWith: config.databaseDirectUrl,
+    }).then(
       (db) => {
         watchPool(db.$client); // its use on /metrics
-        ensureNoticeListener(databaseUrl); // auth caches evicted and replies followed at once on every instance
+        // Auth caches evicted, replies followed and lists kept live on every instance.
+        ensureNotices({ pool: db.$client, listenUrl: listenUrl(config) });
         return db;
       },
       (error) => {

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { log } from "~/log/logger.server";
+import { insertNotice, startNoticePoller, type NoticePoller } from "./notice-log.server";
 
 /**
  * PostgreSQL notifications, one listening connection per process, routed by
@@ -11,6 +12,10 @@ import { log } from "~/log/logger.server";
  *
  * The embedded PGlite of local mode is one process serving one app process:
  * there no listener is started (each publisher handles its own notice locally).
+ *
+ * LISTEN needs a session of its own. Behind a transaction pooler it listens on
+ * DATABASE_DIRECT_URL; without one, notices are rows every process polls
+ * (app/db/notice-log.server.ts; docs/decisions/097).
  */
 
 export const AUTH_NOTICE_CHANNEL = "nuvara_auth";
@@ -33,6 +38,10 @@ export function onNoticesMissed(handler: () => void) {
 
 export function dispatchNotice(channel: string, payload: string | undefined) {
   handlers.get(channel)?.(payload ?? "");
+}
+
+function dispatchMissed() {
+  for (const handler of reconnectHandlers) handler();
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -111,7 +120,7 @@ export function startNoticeListener(
       failures = 0;
       if (connectedOnce) {
         // Whatever was published while this instance was not listening is lost.
-        for (const handler of reconnectHandlers) handler();
+        dispatchMissed();
         log().warn({ store: "postgres" }, "[postgres] auth invalidation listener connected again");
       } else {
         log().info({ store: "postgres" }, "[postgres] auth invalidation listener connected");
@@ -136,18 +145,40 @@ export function startNoticeListener(
 }
 
 let listener: Listener | undefined;
+let poller: NoticePoller | undefined;
 
 /**
  * Whether this process hears its own NOTIFYs (a listener connected to a real
- * PostgreSQL): if not (PGlite, or the listener reconnecting), a publisher that
- * must reach this process's own subscribers delivers to them itself.
+ * PostgreSQL): if not (PGlite, the listener reconnecting, or notices polled,
+ * where a process skips its own), a publisher that must reach this process's
+ * own subscribers delivers to them itself.
  */
 export function hearsOwnNotices(): boolean {
   return listener?.pid() != null;
 }
 
-/** Starts this process's listener once (called when the database is first opened). */
-export function ensureNoticeListener(databaseUrl: string) {
-  if (listener) return;
-  listener = startNoticeListener(databaseUrl);
+/** Whether notices are rows this process polls for (no LISTEN anywhere: a transaction pooler without a direct URL). */
+export function noticesArePolled(): boolean {
+  return poller !== undefined;
+}
+
+/** Tells every process: a NOTIFY where they listen, a row where they poll. */
+export async function publishNotice(
+  client: Pick<pg.Pool, "query">,
+  channel: NoticeChannel,
+  payload: string,
+): Promise<void> {
+  if (poller) await insertNotice(client, channel, payload);
+  else await client.query("select pg_notify($1, $2)", [channel, payload]);
+}
+
+/**
+ * Starts this process's notices once (called when the database is first
+ * opened): LISTEN on `listenUrl`, a connection that keeps its session, or,
+ * without one, polling through `pool`.
+ */
+export function ensureNotices({ pool, listenUrl }: { pool: Pick<pg.Pool, "query">; listenUrl?: string }) {
+  if (listener || poller) return;
+  if (listenUrl) listener = startNoticeListener(listenUrl);
+  else poller = startNoticePoller(pool, { dispatch: dispatchNotice, missed: dispatchMissed });
 }

@@ -12,3 +12,4 @@ export * from "./schema/attachments";
 export * from "./schema/billing";
 export * from "./schema/mcp";
 export * from "./schema/api";
+export * from "./schema/notices";

@@ -39,7 +39,14 @@ import {
  *    its text and `data-saved` chunk, the stored messages and the user's
  *    usage_daily count are checked.
  *
- *   npm run bench -- --runs [--replies 20] [--reopens 20] [--parallel 4] [--words 60] [--word-ms 20]
+ *
+ * With `--poll` the instances are told DATABASE_URL is a transaction pooler
+ * and given no direct URL (docs/decisions/097): nothing LISTENs, they watch
+ * the runs' rows instead. The app then sends no notification per batch, so
+ * the bench adds a trigger to its own database that does, at the same
+ * moment (a batch's commit); the figures go to their own section.
+ *
+ *   npm run bench -- --runs [--poll] [--replies 20] [--reopens 20] [--parallel 4] [--words 60] [--word-ms 20]
  *                   [--database-url postgresql://postgres@127.0.0.1:5432/test] [--no-write]
  */
 const serverDatabaseUrl = option("database-url", "postgresql://postgres@127.0.0.1:5432/test");
@@ -48,6 +55,7 @@ const reopenCount = Number(option("reopens", "20"));
 const parallel = Number(option("parallel", "4"));
 const words = Number(option("words", "60"));
 const wordMs = Number(option("word-ms", "20"));
+const polled = process.argv.includes("--poll");
 const MODEL = "bench-model";
 /** The model's echo: "You said: " and the user's words. */
 const ECHO_PREFIX = "You said: ";
@@ -124,10 +132,15 @@ export async function benchRuns(): Promise<boolean> {
       instances: 2,
       echoChunkDelayMs: wordMs,
       logFile,
-      env: { LOG_LEVEL: "warn", CHAT_RATE_LIMIT_PER_MINUTE: "10000" },
+      env: {
+        LOG_LEVEL: "warn",
+        CHAT_RATE_LIMIT_PER_MINUTE: "10000",
+        ...(polled ? { DATABASE_POOL_MODE: "transaction" } : {}),
+      },
     });
     await sql.connect();
     await listener.connect();
+    if (polled) await notifyBatchesFromTrigger(sql);
     /** run id → batch seq → when its notification arrived here. */
     const notified = new Map<string, Map<number, number>>();
     listener.on("notification", (message) => {
@@ -410,6 +423,22 @@ export async function benchRuns(): Promise<boolean> {
   }
 }
 
+/**
+ * With the instances polling, nothing NOTIFYs a batch: a trigger on the bench's
+ * own database does, as the app would have, when the batch commits.
+ */
+async function notifyBatchesFromTrigger(sql: pg.Client) {
+  await sql.query(`
+    create function bench_batch_notice() returns trigger language plpgsql as $$
+    begin
+      perform pg_notify('${NOTICE_CHANNEL}', json_build_object('run', new.run_id, 'kind', 'events', 'seq', new.seq)::text);
+      return new;
+    end $$`);
+  await sql.query(
+    "create trigger bench_batch_notice after insert on reply_run_events for each row execute function bench_batch_notice()",
+  );
+}
+
 interface TableCounts {
   insRuns: number;
   updRuns: number;
@@ -512,12 +541,20 @@ function report(f: RunsFigures) {
     ...f.problems.map((problem) => `Lost: ${problem}.`),
   ].filter(Boolean);
   const text = [
-    "## Replies that survive (runs)",
+    polled ? "## Replies that survive (runs), instances polling" : "## Replies that survive (runs)",
     "",
-    `\`npm run bench -- --runs\`, ${new Date().toISOString().slice(0, 10)}, ${machineLine()}, load average ` +
+    `\`npm run bench -- --runs${polled ? " --poll" : ""}\`, ${new Date().toISOString().slice(0, 10)}, ${machineLine()}, load average ` +
       `${f.load[0].toFixed(1)} at the start and ${f.load[1].toFixed(1)} at the end. ` +
       "Two remix-serve instances, A and B, on a fresh database on the PostgreSQL server; the scripted model echoes " +
       `${words} words at one per ${wordMs} ms. Each part's user is checked once on each instance just before it (its session in their caches).`,
+    ...(polled
+      ? [
+          "",
+          "The instances are told `DATABASE_URL` is a transaction pooler and have no `DATABASE_DIRECT_URL` (ADR 097): nothing " +
+            "LISTENs, B reads the rows of the runs it follows every 100 ms. The app then NOTIFYs no batch; a trigger the bench " +
+            "adds to its database does, when each batch commits, which is when the app's own notice would have gone.",
+        ]
+      : []),
     "",
     `Reattach latency: ${f.replies} replies started on A one after another, each followed on B (\`GET /api/runs/<id>\`) as soon ` +
       "as A's first chunk names its run. The bench LISTENs on `nuvara_runs` and notes when each batch's notification arrives, " +
@@ -525,8 +562,8 @@ function report(f: RunsFigures) {
       "chunk of it minus its notification at the bench (a few ms below zero when B read the batch before the bench heard of " +
       "it). Batches notified before B's response headers came are replays and left out.",
     "",
-    `Writes, over all ${f.runs} replies: the runs' statements — 1 insert, 1 per batch (events, lease and NOTIFY in one), 1 end ` +
-      "(the end's NOTIFY is one more statement, writing nothing) — and lease renewals, counted from `pg_stat_user_tables`; " +
+    `Writes, over all ${f.runs} replies: the runs' statements — 1 insert, 1 per batch (events${polled ? " and lease" : ", lease and NOTIFY"} in one), 1 end ` +
+      `${polled ? "" : "(the end's NOTIFY is one more statement, writing nothing) "}— and lease renewals, counted from \`pg_stat_user_tables\`; ` +
       "streaming time from `reply_runs.started_at` to `ended_at`. A batch is written 250 ms after the first chunk that waits, " +
       "the last at the end however soon after the one before: batches per 250 ms can pass 1 by that last one, and the " +
       "insert and the end add 2 writes to every reply whatever its length.",
@@ -542,7 +579,7 @@ function report(f: RunsFigures) {
   ].join("\n");
   console.log(`\n${text}\n`);
   if (!process.argv.includes("--no-write")) {
-    writeBenchmarks("runs", text);
+    writeBenchmarks(polled ? "runs-poll" : "runs", text);
     console.log("Wrote docs/benchmarks.md");
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
 import { and, eq } from "drizzle-orm";
+import { parseConversationEvent, type ConversationEvent } from "~/chat/live/conversation-event";
 import { localRuns } from "~/chat/runs/runs.server";
 import { getDb } from "~/db/client.server";
 import { usageDaily } from "~/db/schema";
@@ -107,6 +108,29 @@ export async function readUntil(response: Response, until: (chunks: UIMessageChu
     return [...chunks, ...parseEvents(buffer)];
   };
   return { chunks: [...chunks], reader, rest };
+}
+
+/** Reads a conversation list's event stream (GET /api/conversations/events) as its events come. */
+export function followConversationEvents(response: Response) {
+  const events: ConversationEvent[] = [];
+  let ended = false;
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) break;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        if (block.startsWith("data: ")) events.push(parseConversationEvent(block.slice(6))!);
+      }
+    }
+    ended = true;
+  })();
+  return { events, ended: () => ended, close: () => reader.cancel().catch(() => undefined) };
 }
 
 export async function waitUntil(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 5_000) {

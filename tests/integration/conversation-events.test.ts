@@ -1,12 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { ConversationEvent } from "~/chat/live/conversation-event";
-import { parseConversationEvent } from "~/chat/live/conversation-event";
 import { conversationSubscriberCount, publishConversationEvent } from "~/chat/live/conversation-events.server";
 import { conversationEventsResponse } from "~/chat/live/events-endpoint.server";
 import { getDb } from "~/db/client.server";
 import { action as logoutAction } from "~/routes/api.auth.logout";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
-import { waitUntil } from "./chat-support";
+import { followConversationEvents as follow, waitUntil } from "./chat-support";
 
 /**
  * GET /api/conversations/events (docs/decisions/086): the user's own events
@@ -18,29 +16,6 @@ const firebase = admin();
 afterAll(async () => {
   await firebase.close();
 });
-
-/** Reads a stream's events as they come. */
-function follow(response: Response) {
-  const events: ConversationEvent[] = [];
-  let ended = false;
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  void (async () => {
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-      if (done) break;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith("data: ")) events.push(parseConversationEvent(block.slice(6))!);
-      }
-    }
-    ended = true;
-  })();
-  return { events, ended: () => ended };
-}
 
 async function signedIn() {
   const account = await createAccount(firebase);

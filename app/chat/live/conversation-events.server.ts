@@ -1,6 +1,11 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { CONVERSATIONS_NOTICE_CHANNEL, hearsOwnNotices, onNotice, onNoticesMissed } from "~/db/notices.server";
+import {
+  CONVERSATIONS_NOTICE_CHANNEL,
+  hearsOwnNotices,
+  onNotice,
+  onNoticesMissed,
+  publishNotice,
+} from "~/db/notices.server";
 import { logBackendFault } from "~/deadline.server";
 import { parseConversationEvent, type ConversationEvent } from "./conversation-event";
 
@@ -10,8 +15,9 @@ import { parseConversationEvent, type ConversationEvent } from "./conversation-e
  * instance's one listening connection (app/db/notices.server.ts) hands them
  * to the streams open on it. A stream holds no database connection: it is a
  * callback in this map. Where this process does not hear its own NOTIFYs
- * (PGlite in local mode, a listener reconnecting) the publisher delivers to
- * its own process's streams itself.
+ * (PGlite in local mode, a listener reconnecting, notices polled behind a
+ * transaction pooler: docs/decisions/097) the publisher delivers to its own
+ * process's streams itself.
  */
 
 type Subscriber = (event: ConversationEvent) => void;
@@ -53,7 +59,7 @@ function deliver(uid: string, event: ConversationEvent) {
 export async function publishConversationEvent(db: Db, uid: string, event: ConversationEvent): Promise<void> {
   if (!hearsOwnNotices()) deliver(uid, event);
   try {
-    await db.execute(sql`select pg_notify(${CONVERSATIONS_NOTICE_CHANNEL}, ${JSON.stringify({ uid, event })})`);
+    await publishNotice(db.$client, CONVERSATIONS_NOTICE_CHANNEL, JSON.stringify({ uid, event }));
   } catch (error) {
     logBackendFault("postgres", "publishing a conversation event", error);
   }

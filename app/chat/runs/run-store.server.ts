@@ -4,7 +4,7 @@ import { writeForAccount } from "~/data/account-lock.server";
 import type { Exchange } from "~/data/messages.server";
 import type { Db } from "~/db/client.server";
 import { replyRunEvents, replyRuns } from "~/db/schema";
-import { RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
+import { noticesArePolled, RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
 
 /**
  * Reply runs in PostgreSQL (docs/decisions/070): the row says who runs a
@@ -118,7 +118,9 @@ export async function endRun(
   return rows.length > 0;
 }
 
+/** Tells the instances following or running it; where nothing listens, they watch its row (runs.server.ts). */
 export async function notifyRun(db: Db, notice: RunNotice): Promise<void> {
+  if (noticesArePolled()) return;
   await db.execute(sql`select pg_notify(${RUNS_NOTICE_CHANNEL}, ${JSON.stringify(notice)})`);
 }
 
@@ -173,6 +175,23 @@ export async function runningRuns(db: Db, uid: string, conversationId?: string):
     .orderBy(sql`${replyRuns.startedAt} desc`)
     .limit(50);
   return rows as RunRow[];
+}
+
+/** What a watcher reads of the runs it follows or runs when no notice can reach it: one indexed read for all. */
+export async function runStates(
+  db: Db,
+  ids: string[],
+): Promise<Pick<RunRow, "id" | "status" | "batches" | "stopRequested">[]> {
+  const rows = await db
+    .select({
+      id: replyRuns.id,
+      status: replyRuns.status,
+      batches: replyRuns.batches,
+      stopRequested: replyRuns.stopRequested,
+    })
+    .from(replyRuns)
+    .where(inArray(replyRuns.id, ids));
+  return rows as Pick<RunRow, "id" | "status" | "batches" | "stopRequested">[];
 }
 
 /** The batches after `afterSeq`, in order, flattened to chunks. */

@@ -1,6 +1,6 @@
 import type { UIMessageChunk } from "ai";
 import type { Db } from "~/db/client.server";
-import { onNotice, RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
+import { noticesArePolled, onNotice, RUNS_NOTICE_CHANNEL } from "~/db/notices.server";
 import { logBackendFault } from "~/deadline.server";
 import { isUuid } from "~/ids/uuid";
 import { log } from "~/log/logger.server";
@@ -11,6 +11,7 @@ import {
   pruneRuns,
   readBatches,
   requestStop,
+  runStates,
   type RunIdentity,
   type RunNotice,
   type RunRow,
@@ -41,6 +42,7 @@ export function startRun(db: Db, identity: RunIdentity): LocalRun {
   void run.done.then(() => setTimeout(() => local.delete(run.id), KEEP_ENDED_MS).unref());
   publishRunChanges(db, run);
   ensureSweeper(db);
+  ensureWatcher(db);
   installShutdown({ begin: beginDraining, running: localRuns });
   return run;
 }
@@ -110,10 +112,13 @@ const followers = new Map<string, Set<(notice: RunNotice) => void>>();
 
 onNotice(RUNS_NOTICE_CHANNEL, (payload) => {
   const notice = parseNotice(payload);
-  if (!notice) return;
+  if (notice) hear(notice);
+});
+
+function hear(notice: RunNotice) {
   if (notice.kind === "stop") local.get(notice.run)?.stop("stop");
   for (const follower of followers.get(notice.run) ?? []) follower(notice);
-});
+}
 
 function parseNotice(payload: string): RunNotice | null {
   try {
@@ -178,10 +183,53 @@ function followStored(db: Db, runId: string, signal: AbortSignal): ReadableStrea
       signal.addEventListener("abort", close, { once: true });
       poll = setInterval(() => catchUp(true), POLL_MS);
       poll.unref();
+      ensureWatcher(db);
       catchUp(true);
     },
     cancel: stopFollowing,
   });
+}
+
+// ---- where no notice comes (a transaction pooler without a direct URL) ---------------
+
+/**
+ * How often an instance reads the rows of the runs it follows or runs when
+ * nothing LISTENs (docs/decisions/097): one indexed read for all of them, only
+ * while there is one. A batch then shows on another instance at most this
+ * much later than a notice would have brought it.
+ */
+export const WATCH_MS = 100;
+
+let watcher: NodeJS.Timeout | undefined;
+let watching = false;
+/** Batches each followed run had at the last read. */
+const batchesSeen = new Map<string, number>();
+
+function ensureWatcher(db: Db) {
+  if (watcher || !noticesArePolled()) return;
+  watcher = setInterval(() => void watchRuns(db), WATCH_MS);
+  watcher.unref();
+}
+
+/** Turns what the rows say into the notices that were not sent: new batches, an end, a Stop asked for. */
+async function watchRuns(db: Db) {
+  const ids = [...new Set([...followers.keys(), ...localRuns().map((run) => run.id)])];
+  if (watching || ids.length === 0) return;
+  watching = true;
+  try {
+    for (const state of await runStates(db, ids)) {
+      if (state.stopRequested && local.get(state.id)?.status === "running") hear({ run: state.id, kind: "stop" });
+      if (!followers.has(state.id)) continue;
+      if (state.batches > (batchesSeen.get(state.id) ?? 0)) hear({ run: state.id, kind: "events", seq: state.batches });
+      if (state.status !== "running") hear({ run: state.id, kind: "end" });
+      batchesSeen.set(state.id, state.batches);
+    }
+    for (const id of batchesSeen.keys()) if (!followers.has(id)) batchesSeen.delete(id);
+  } catch (error) {
+    logBackendFault("postgres", "watching reply runs", error);
+  } finally {
+    watching = false;
+  }
 }
 
 // ---- runs whose instance died ------------------------------------------------------
