@@ -19,6 +19,11 @@ export function isSameOrigin(request: Request): boolean {
   }
 }
 
+/** The app's origin as its users reach it: APP_URL's when set (behind a proxy), else the request's own. */
+export function publicOrigin(request: Request): string {
+  return getConfig().appOrigin ?? new URL(request.url).origin;
+}
+
 export function clientAddress(request: Request): string | undefined {
   const hops = getConfig().trustedProxyHops;
   if (hops === 0) return undefined;

@@ -9,6 +9,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/auth/session.server";
 import { ContactForm } from "~/components/contact-form";
 import { AccountFacts } from "~/components/dashboard/account-facts";
+import { ApiKeys } from "~/components/dashboard/api-keys";
 import { ChangePassword } from "~/components/dashboard/change-password";
 import { DataControls } from "~/components/dashboard/data-controls";
 import { DeleteAccount } from "~/components/dashboard/delete-account";
@@ -28,6 +29,7 @@ import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { sharesForDashboard } from "~/chat/share-pages.server";
 import { getConfig } from "~/config.server";
 import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
+import { apiKeysForDashboard, createApiKeyIntent, revokeApiKeyIntent } from "~/data/api-key-intents.server";
 import { listConversations } from "~/data/conversations.server";
 import { useRootData } from "~/root";
 import { getQuotaStatus } from "~/data/quotas.server";
@@ -110,10 +112,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files, budget }, shares] = await Promise.all([
+  const [details, { usage, quota, recent, files, budget }, shares, apiKeys] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
     sharesForDashboard(user.uid),
+    apiKeysForDashboard(request, user.uid),
   ]);
   return json(
     {
@@ -134,6 +137,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       budget,
       recent,
       shares,
+      apiKeys,
       firebase: config.publicFirebase,
       localMode: config.mode === "local",
     },
@@ -144,9 +148,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.small);
-  if (form.get("intent") === "theme") return themeIntent(user.uid, form);
-  if (form.get("intent") !== "display-name")
-    return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
+  const intent = form.get("intent");
+  if (intent === "theme") return themeIntent(user.uid, form);
+  if (intent === "create-api-key") return createApiKeyIntent(user.uid, form);
+  if (intent === "revoke-api-key") return revokeApiKeyIntent(user.uid, form);
+  if (intent !== "display-name") return json({ error: "Unknown action." }, { status: 400, headers: NO_STORE });
   const typed = String(form.get("displayName") ?? "");
   // The same message for unstorable text as every other field (docs/security.md).
   const parsed = isStorableText(typed)
@@ -183,10 +189,14 @@ export default function DashboardPage() {
     budget,
     recent,
     shares,
+    apiKeys,
     firebase,
     localMode,
   } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  // The API keys' answers are theirs alone (app/data/api-key-intents.server.ts); the other forms read the rest.
+  const apiKeyResult = actionData && "apiKey" in actionData ? actionData.apiKey : undefined;
+  const formResult = actionData && !("apiKey" in actionData) ? actionData : undefined;
   const theme = useRootData()?.theme ?? "system";
   const hasGoogle = Boolean(account?.providers.some((provider) => provider.id === "google.com"));
   return (
@@ -226,12 +236,17 @@ export default function DashboardPage() {
         <SharedLinks links={shares} />
       </section>
 
+      <section id="api-keys" aria-labelledby="api-keys-title" className="dashboard-section">
+        <h2 id="api-keys-title">API keys</h2>
+        <ApiKeys {...apiKeys} now={now} result={apiKeyResult} />
+      </section>
+
       <section id="account" aria-labelledby="account-title" className="dashboard-section">
         <h2 id="account-title">Account</h2>
         {account ? (
           <>
             <AccountFacts account={account} firebase={firebase} localMode={localMode} />
-            <DisplayNameForm current={account.displayName} result={actionData} />
+            <DisplayNameForm current={account.displayName} result={formResult} />
             <ThemeSwitch stored={theme} />
             {account.hasPassword && account.email ? <ChangePassword firebase={firebase} email={account.email} /> : null}
           </>

@@ -539,6 +539,15 @@ describe("script in every text field is stored as text and rendered inert", () =
     for (const raw of RAW) expect(html).not.toContain(raw);
   });
 
+  it("API key name → the dashboard's list of keys", async () => {
+    const response = await send("POST", "/dashboard", {
+      cookie: user,
+      form: { intent: "create-api-key", name: PAYLOAD.slice(0, 100), expiry: "never" },
+    });
+    expect(response.status).toBe(201);
+    await expectInert("/dashboard", user);
+  });
+
   it("contact message and sender name → the admin inbox list and the message", async () => {
     const marker = randomUUID().slice(0, 8);
     const response = await send("POST", "/api/contact", {
@@ -632,6 +641,14 @@ const TEXT_FIELDS: FieldCase[] = [
     who: "user",
     json: false,
     body: (displayName) => ({ intent: "display-name", displayName }),
+  },
+  {
+    field: "API key name",
+    method: "POST",
+    route: "/dashboard",
+    who: "user",
+    json: false,
+    body: (name) => ({ intent: "create-api-key", name, expiry: "never" }),
   },
   {
     field: "contact message (visitor)",

@@ -1,0 +1,107 @@
+import type { Page } from "@playwright/test";
+import { expectNoAxeViolations } from "./a11y";
+import { env, expect, signIn, test } from "./fixtures";
+import { reviewShots } from "./shots";
+
+/** The dashboard's API keys (docs/features.md, "API keys"): create one, its secret shown once, revoke it. */
+
+const SIZES = [
+  { name: "1280", width: 1280, height: 800 },
+  { name: "390", width: 390, height: 844 },
+];
+
+/** axe on the page as it is, in the light theme and (its colours) in the dark one. */
+async function expectAccessibleInBothThemes(page: Page, state: string) {
+  await expectNoAxeViolations(page, `${state}, light`);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expectNoAxeViolations(page, `${state}, dark`, { coloursOnly: true });
+  await page.emulateMedia({ colorScheme: "light" });
+}
+
+for (const size of SIZES) {
+  test(`a user creates a key, copies its secret shown once, and revokes it (${size.name})`, async ({
+    page,
+    context,
+    newAccount,
+  }) => {
+    // The whole journey with four axe runs: on a slow device (E2E_CPU_SLOWDOWN) it takes over the default 30 s.
+    test.setTimeout(60_000);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await signIn(page, await newAccount());
+    await page.goto("/dashboard");
+    const keys = page.getByRole("region", { name: "API keys" });
+    await expect(keys.getByText("You have no API keys.")).toBeVisible();
+    await expect(keys.getByText(/A key lets your own scripts and apps use the assistant/)).toBeVisible();
+
+    // A key needs a name: the error is said, and the field has the focus again.
+    await keys.getByRole("button", { name: "Create key" }).click();
+    await expect(keys.getByText("Give the key a name, to tell it apart from your others.")).toBeVisible();
+    await expect(keys.getByRole("textbox", { name: "Name" })).toBeFocused();
+    await expect(keys.getByRole("textbox", { name: "Name" })).toHaveAttribute("aria-invalid", "true");
+
+    await keys.getByRole("textbox", { name: "Name" }).fill("Laptop scripts");
+    const expiry = keys.getByRole("combobox", { name: "Expires" });
+    await expect(expiry).toHaveValue("90d");
+    await expiry.selectOption({ label: "In 30 days" });
+    await keys.getByRole("button", { name: "Create key" }).click();
+
+    const box = keys.getByRole("region", { name: "Your new key “Laptop scripts”" });
+    await expect(box.getByRole("heading", { name: "Your new key “Laptop scripts”" })).toBeFocused();
+    await expect(box).toContainText("Copy it now: it is shown only this once.");
+    const secret = (await box.getByText(/^nvk_[A-Za-z0-9_-]{43}$/).textContent())!;
+    await box.getByRole("button", { name: "Copy key" }).click();
+    await expect(box.getByRole("button", { name: "Copy key: Copied" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await expect(box.getByText(`${env.baseURL}/v1`, { exact: true })).toBeVisible();
+    await expect(
+      box.getByText(`curl ${env.baseURL}/v1/models -H "Authorization: Bearer ${secret}"`, { exact: true }),
+    ).toBeVisible();
+    // The form is empty for the next key; the list has this one.
+    await expect(keys.getByRole("textbox", { name: "Name" })).toHaveValue("");
+    const entry = keys.getByRole("list", { name: "Your keys" }).getByRole("listitem");
+    await expect(entry).toHaveCount(1);
+    await expect(entry).toContainText("Laptop scripts");
+    await expect(entry).toContainText(`${secret.slice(0, 12)}…`);
+    await expect(entry.getByRole("definition")).toHaveText([
+      /\d{4}$/,
+      "never",
+      /\d{4}$/,
+      "0",
+      /^0 \(0 in, 0 out\)$/,
+      "$0.00",
+    ]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+    await expectAccessibleInBothThemes(page, `the new key at ${size.name}`);
+    await box.scrollIntoViewIfNeeded();
+    await reviewShots(page, `api-keys-new-${size.name}`);
+
+    // Never again: a reload shows the list entry with its prefix, and no secret anywhere on the page.
+    await page.reload();
+    await expect(entry).toContainText(`${secret.slice(0, 12)}…`);
+    await expect(keys.getByRole("region", { name: /Your new key/ })).toHaveCount(0);
+    expect(await page.content()).not.toContain(secret);
+    await entry.scrollIntoViewIfNeeded();
+    await reviewShots(page, `api-keys-list-${size.name}`);
+
+    // Revoke asks first; Cancel goes back to the button.
+    const revoke = entry.getByRole("button", { name: "Revoke Laptop scripts" });
+    await revoke.click();
+    const question = entry.getByRole("group", { name: "Revoke “Laptop scripts”?" });
+    await expect(question).toContainText("Anything using this key stops working at once.");
+    await expect(question.getByRole("button", { name: "Cancel" })).toBeFocused();
+    await expectAccessibleInBothThemes(page, `the revoke question at ${size.name}`);
+    await question.scrollIntoViewIfNeeded();
+    await reviewShots(page, `api-keys-revoke-${size.name}`);
+    await question.getByRole("button", { name: "Cancel" }).click();
+    await expect(revoke).toBeFocused();
+
+    await revoke.click();
+    await question.getByRole("button", { name: "Revoke key" }).click();
+    await expect(keys.getByRole("status")).toHaveText("The key “Laptop scripts” was revoked.");
+    await expect(keys.getByText("You have no API keys.")).toBeVisible();
+    await expect(keys.getByRole("heading", { name: "Your keys" })).toBeFocused();
+    await page.reload();
+    await expect(keys.getByText("You have no API keys.")).toBeVisible();
+  });
+}
