@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { and, desc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { apiKeys, type ApiKeyRow } from "~/db/schema";
+import { writeForAccount } from "./account-lock.server";
 
 /**
  * Personal API keys (docs/decisions/099). A key is `nvk_` and 43 characters
@@ -63,7 +64,8 @@ export async function createApiKey(
   { uid, name, expiresAt }: { uid: string; name: string; expiresAt: Date | null },
 ): Promise<{ key: ApiKeyView; secret: string } | { tooMany: true }> {
   const secret = API_KEY_PREFIX + randomBytes(32).toString("base64url");
-  return db.transaction(async (tx) => {
+  // Under the account's lock: a key created while the account is being deleted cannot outlive it.
+  return writeForAccount(db, uid, async (tx) => {
     // One account's creations in turn, so the cap holds when two arrive at once.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('api-keys'), hashtext(${uid}))`);
     const [{ count }] = await tx
