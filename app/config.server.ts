@@ -112,7 +112,7 @@ const envSchema = z.object({
   CHAT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(120)),
   // Sends and uploads being admitted at once per instance; the excess is refused at once (docs/decisions/096).
   CHAT_ADMISSION_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(16)),
-  UPLOAD_ADMISSION_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
+  UPLOAD_ADMISSION_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(32)),
   // The admin inbox's abuse limits, per hour (contact form and reports).
   CONTACT_RATE_LIMIT_PER_EMAIL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(5)),
   CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(
@@ -290,7 +290,7 @@ export interface Config {
   chatLimits: { perAccount: number; perAddress: number };
   /**
    * Requests this instance admits at once (docs/decisions/096): chat sends from
-   * arrival until their reply's run is recorded, uploads for their whole request.
+   * arrival until their reply's run is recorded, uploads until answered (a document until it joins the reading queue).
    */
   admission: { chatSends: number; uploads: number };
   /** Inbox abuse limits, each per hour (admin inbox: contact form and reports). */

@@ -5,7 +5,7 @@ import { deleteUnsentAttachment, getAttachmentFile, storeAttachment, type NewChu
 import { hitRateLimit, secondsInWords } from "~/data/rate-limits.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
-import { AdmissionLimit, admissionRefusal } from "~/http/admission.server";
+import { AdmissionLimit, admissionRefusal, type AdmissionSlot } from "~/http/admission.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { discardBody, readCapped } from "~/http/body-limit.server";
 import { isUuid } from "~/ids/uuid";
@@ -78,18 +78,18 @@ export const UPLOADS_BUSY =
 
 export async function uploadAttachment(request: Request): Promise<Response> {
   // Before the session check's remote calls (docs/decisions/096): an upload over the instance's
-  // limit is refused at once. An admitted one keeps its slot to the end: all of it is backend work
-  // or its bytes held in memory.
+  // limit is refused at once. An admitted one keeps its slot to its answer (all of it is backend
+  // work or its bytes held in memory), but for a document's turn in the reading queue.
   const slot = uploadsBeingHandled.tryEnter();
   if (!slot) return unread(request, admissionRefusal(UPLOADS_BUSY, BUSY_RETRY_AFTER_SECONDS));
   try {
-    return await receiveUpload(request);
+    return await receiveUpload(request, slot);
   } finally {
     slot.release();
   }
 }
 
-async function receiveUpload(request: Request): Promise<Response> {
+async function receiveUpload(request: Request, slot: AdmissionSlot): Promise<Response> {
   const who = await signedIn(request);
   if (who instanceof Response) return unread(request, who);
   const limits = attachmentLimitsFor(who);
@@ -120,6 +120,9 @@ async function receiveUpload(request: Request): Promise<Response> {
   let chunks: NewChunk[] = [];
   if (sniffed.kind !== "image") {
     try {
+      // A document waits for a reader in the reading queue, bounded on its own (docs/decisions/074):
+      // it gives its slot back, so text and images still go in while documents wait.
+      if (sniffed.kind !== "text") slot.release();
       const extracted = await readText(who.user.uid, bytes, sniffed.kind);
       if (extracted instanceof Response) return extracted;
       text = extracted.text;

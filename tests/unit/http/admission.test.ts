@@ -121,11 +121,11 @@ describe("admissionRefusal", () => {
 describe("CHAT_ADMISSION_LIMIT and UPLOAD_ADMISSION_LIMIT", () => {
   const env = (vars: Record<string, string>) => ({ NODE_ENV: "test", ...vars }) as NodeJS.ProcessEnv;
 
-  it("default to 16 sends and 20 uploads an instance", () => {
-    expect(parseConfig(env({})).admission).toEqual({ chatSends: 16, uploads: 20 });
+  it("default to 16 sends and 32 uploads an instance", () => {
+    expect(parseConfig(env({})).admission).toEqual({ chatSends: 16, uploads: 32 });
     expect(parseConfig(env({ CHAT_ADMISSION_LIMIT: " ", UPLOAD_ADMISSION_LIMIT: "" })).admission).toEqual({
       chatSends: 16,
-      uploads: 20,
+      uploads: 32,
     });
   });
 
