@@ -87,6 +87,8 @@ interface Tally {
   lateInBurst: number;
   /** Anything else: another status, a reply not saved, no response. */
   failures: string[];
+  /** The app server's CPU during the phase, in cores: what the shared machine left it shows here. */
+  serverCores: number;
 }
 
 type Outcome =
@@ -97,6 +99,9 @@ type Outcome =
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const rate = (tally: Tally) => tally.served / tally.seconds;
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+
+/** The machine's load average (1 min) as the run began: other work on the cores shows in every figure. */
+const loadAtStart = os.loadavg()[0];
 
 export async function runOverload(): Promise<boolean> {
   const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "overload") : undefined;
@@ -144,9 +149,12 @@ async function measure(app: AppUnderTest) {
   // Every account is signed in before the overload: sign-ins would add to it.
   await clients.first(Math.max(factor * capacity.senders, burstSize));
   const overload = await watchedPhase(app, await clients.first(factor * capacity.senders), confirmed);
+  // 1× again: how much of a change from the capacity is the machine's, whose other work varies.
+  const again = await phase(app, await clients.first(capacity.senders), stepSeconds, confirmed);
+  console.log(stepLine(`1× again, ${capacity.senders} senders`, again));
   const burst = await burstAtOnce(app, await clients.first(burstSize), confirmed);
   const stored = await checkStoredMessages(app.databaseUrl, clients.all, confirmed);
-  return { steps, capacity, ...overload, burst, stored, confirmed: confirmed.length };
+  return { steps, capacity, ...overload, again, burst, stored, confirmed: confirmed.length };
 }
 
 /** 1×: more senders step by step, until the served rate stops growing or a send is refused or fails. */
@@ -166,17 +174,14 @@ async function sweep(app: AppUnderTest, clients: SenderPool, confirmed: Confirme
 async function watchedPhase(app: AppUnderTest, senders: Client[], confirmed: ConfirmedMessage[]) {
   // Reading /metrics also starts the server's event-loop delay afresh (prom-client resets it when read).
   const refusalsBefore = metricOf(await serverMetrics(app), REFUSALS);
-  const cpuBefore = cpuSeconds(app.server.pid!);
   const ownDelay = monitorEventLoopDelay({ resolution: 10 });
   ownDelay.enable();
   const overload = await phase(app, senders, overloadSeconds, confirmed);
   ownDelay.disable();
-  const serverCpu = (cpuSeconds(app.server.pid!) - cpuBefore) / overload.seconds;
   const after = await serverMetrics(app);
   console.log(stepLine(`${factor}×, ${senders.length} senders`, overload));
   return {
     overload,
-    serverCpu,
     refusalsCounted: metricOf(after, REFUSALS) - refusalsBefore,
     delays: {
       serverP99Ms: metricOf(after, "nodejs_eventloop_lag_p99_seconds") * 1000,
@@ -229,7 +234,21 @@ function capacityOf(steps: Tally[]) {
   if (clean.length === 0) throw new Error("Even one sender was refused or failed: no capacity to measure.");
   const most = Math.max(...clean.map(rate));
   const knee = clean.find((tally) => rate(tally) >= KNEE * most)!;
-  return { perSecond: most, senders: knee.senders };
+  return { perSecond: most, senders: knee.senders, at: clean.find((tally) => rate(tally) === most)! };
+}
+
+/** Messages served for each second of CPU the app server had. */
+function perCpuSecond(tally: Tally) {
+  return tally.served / (tally.serverCores * tally.seconds);
+}
+
+function tallyRow(name: string, tally: Tally) {
+  const served = sorted(tally.servedMs);
+  return (
+    `| ${name} | ${rate(tally).toFixed(1)} | ${percentile(served, 50).toFixed(0)} | ${percentile(served, 95).toFixed(0)} ` +
+    `| ${percentile(sorted(tally.firstTokenMs), 50).toFixed(0)} | ${tally.refusedMs.length} | ${tally.failures.length} ` +
+    `| ${tally.serverCores.toFixed(2)} | ${perCpuSecond(tally).toFixed(1)} |`
+  );
 }
 
 /** Signed-in accounts, made as they are first needed, ten at a time. */
@@ -264,10 +283,13 @@ async function phase(app: AppUnderTest, senders: Client[], seconds: number, conf
     refusedMs: [],
     lateInBurst: 0,
     failures: [],
+    serverCores: 0,
   };
+  const cpuBefore = cpuSeconds(app.server.pid!);
   const started = performance.now();
   const until = started + seconds * 1000;
   await Promise.all(senders.map((client) => sendUntil(app.baseUrl, client, { started, until }, tally, confirmed)));
+  tally.serverCores = (cpuSeconds(app.server.pid!) - cpuBefore) / ((performance.now() - started) / 1000);
   return tally;
 }
 
@@ -375,7 +397,7 @@ function storedFailures(stored: StoredCheck) {
 }
 
 function report(result: Measured, failures: string[], databaseKind: string) {
-  const { steps, capacity, overload, burst, stored } = result;
+  const { steps, capacity, overload, again, burst, stored } = result;
   const refused = sorted(overload.refusedMs);
   const share = rate(overload) / capacity.perSecond;
   const within = refused.filter((ms) => ms <= REFUSAL_TARGET_MS).length;
@@ -384,7 +406,7 @@ function report(result: Measured, failures: string[], databaseKind: string) {
   const lines = [
     `## Overload: ${factor}× the senders one instance serves, ${databaseKind}`,
     "",
-    `Run ${new Date().toISOString()} ${machineLine()}, load average ${os.loadavg()[0].toFixed(1)} at the end: \`npm run load -- ${args}\`.`,
+    `Run ${new Date().toISOString()} ${machineLine()}, load average ${loadAtStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end: \`npm run load -- ${args}\`.`,
     "",
     `Each sender is a signed-in account sending one message after another to POST /api/chat (a new chat, then ` +
       `${MESSAGES_PER_CONVERSATION - 1} follow-ups), each reply read to its end; the scripted model echoes the message ` +
@@ -397,19 +419,16 @@ function report(result: Measured, failures: string[], databaseKind: string) {
       `${admissionLimit || "default"}, per-account limits out of reach), the load generator, the scripted model, the ` +
       `emulators and the database sharing the same ${os.cpus().length} cores.`,
     "",
-    "| senders | served/s | p50 ms | p95 ms | first token p50 ms | refused | failed |",
-    "|---|---|---|---|---|---|---|",
-    ...[...steps, overload].map((tally, index) => {
-      const name = index === steps.length ? `**${tally.senders} (${factor}×)**` : String(tally.senders);
-      const served = sorted(tally.servedMs);
-      const first = sorted(tally.firstTokenMs);
-      return (
-        `| ${name} | ${rate(tally).toFixed(1)} | ${percentile(served, 50).toFixed(0)} | ${percentile(served, 95).toFixed(0)} ` +
-        `| ${percentile(first, 50).toFixed(0)} | ${tally.refusedMs.length} | ${tally.failures.length} |`
-      );
-    }),
+    "| senders | served/s | p50 ms | p95 ms | first token p50 ms | refused | failed | app server's CPU (cores) | served a CPU-second |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...steps.map((tally) => tallyRow(String(tally.senders), tally)),
+    tallyRow(`**${overload.senders} (${factor}×)**`, overload),
+    tallyRow(`${again.senders} (1× again, after)`, again),
     "",
-    `Capacity (1×): ${capacity.perSecond.toFixed(1)} messages served a second, from ${capacity.senders} senders.`,
+    `Capacity (1×): ${capacity.perSecond.toFixed(1)} messages served a second, from ${capacity.senders} senders ` +
+      `(${rate(again).toFixed(1)} a second from as many after the ${factor}× phase). The machine's other work takes ` +
+      `cores from the app server unevenly (its CPU column): served per CPU-second of the app server, the ${factor}× phase ` +
+      `did ${((perCpuSecond(overload) / perCpuSecond(capacity.at)) * 100).toFixed(0)}% of the capacity's.`,
     "",
     "| check | result | |",
     "|---|---|---|",
@@ -424,7 +443,7 @@ function report(result: Measured, failures: string[], databaseKind: string) {
     "",
     failures.length === 0 ? "All checks passed." : `Failed: ${failures.join("; ")}.`,
     "",
-    `During the ${factor}× phase the app server used ${(result.serverCpu * 100).toFixed(0)}% of a core; its event loop's ` +
+    `During the ${factor}× phase the app server's event loop's ` +
       `delay was p99 ${result.delays.serverP99Ms.toFixed(0)} ms, max ${result.delays.serverMaxMs.toFixed(0)} ms, and the ` +
       `load generator's (whose clock times the refusals) p99 ${result.delays.ownP99Ms.toFixed(0)} ms, max ` +
       `${result.delays.ownMaxMs.toFixed(0)} ms. The chat action itself answered each 503 of the run in at most ` +
