@@ -72,7 +72,6 @@ const QUEUE_FULL_RETRY_SECONDS = 10;
 
 /** Uploads being handled on this instance (UPLOAD_ADMISSION_LIMIT). */
 const uploadsBeingHandled = new AdmissionLimit("upload_admission", () => getConfig().admission.uploads);
-const BUSY_RETRY_AFTER_SECONDS = 2;
 export const UPLOADS_BUSY =
   "Not uploaded: too many files are being uploaded right now. Remove it and attach it again in a moment.";
 
@@ -81,7 +80,7 @@ export async function uploadAttachment(request: Request): Promise<Response> {
   // limit is refused at once. An admitted one keeps its slot to its answer (all of it is backend
   // work or its bytes held in memory), but for a document's turn in the reading queue.
   const slot = uploadsBeingHandled.tryEnter();
-  if (!slot) return unread(request, admissionRefusal(UPLOADS_BUSY, BUSY_RETRY_AFTER_SECONDS));
+  if (!slot) return unread(request, admissionRefusal(UPLOADS_BUSY));
   try {
     return await receiveUpload(request, slot);
   } finally {

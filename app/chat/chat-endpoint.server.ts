@@ -71,7 +71,7 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   if (refused) return refused;
   // Before any backend call (docs/decisions/096): a send over the instance's limit is refused at once.
   const slot = sendsBeingAdmitted.tryEnter();
-  if (!slot) return admissionRefusal(BUSY, BUSY_RETRY_AFTER_SECONDS);
+  if (!slot) return admissionRefusal(BUSY);
   let answer: LocalRun | Response | undefined;
   try {
     answer = await answerSend(request);
@@ -91,7 +91,6 @@ function longestRecordMs(): number {
 
 /** Sends being admitted on this instance (CHAT_ADMISSION_LIMIT). */
 const sendsBeingAdmitted = new AdmissionLimit("chat_admission", () => getConfig().admission.chatSends);
-const BUSY_RETRY_AFTER_SECONDS = 1;
 export const BUSY =
   "The assistant is busy with many messages right now, and yours wasn't sent. Please try again in a moment.";
 

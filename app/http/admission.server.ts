@@ -75,13 +75,21 @@ export class AdmissionLimit {
 }
 
 /**
+ * When a refused client is told to try again: 2 to 4 seconds, drawn at
+ * random. A refusal is cheap but not free: told "1", clients at ten times the
+ * capacity came back every second and the instance spent about a third of its
+ * CPU refusing them (docs/decisions/096); spread over 2–4 s they come back
+ * less often and not all in the same second.
+ */
+export const RETRY_AFTER_SECONDS = { least: 2, most: 4 };
+
+/**
  * The refusal of a request over the limit: 503 with the endpoints' JSON
  * `{ error }` shape (the chat's composer and the upload chips show `error`
  * as it is) and when to try again.
  */
-export function admissionRefusal(error: string, retryAfterSeconds: number): Response {
-  return json(
-    { error },
-    { status: 503, headers: { "Retry-After": String(retryAfterSeconds), "Cache-Control": "no-store" } },
-  );
+export function admissionRefusal(error: string): Response {
+  const { least, most } = RETRY_AFTER_SECONDS;
+  const retryAfter = least + Math.floor(Math.random() * (most - least + 1));
+  return json({ error }, { status: 503, headers: { "Retry-After": String(retryAfter), "Cache-Control": "no-store" } });
 }

@@ -77,9 +77,9 @@ async function expectServed(response: Response, body: ChatBody) {
   expect(dataOf(chunks, "saved")).toMatchObject({ userMessageId: body.message.id, status: "completed" });
 }
 
-async function expectBusy(response: Response, error = BUSY, retryAfter = "1") {
+async function expectBusy(response: Response, error = BUSY) {
   expect(response.status).toBe(503);
-  expect(response.headers.get("Retry-After")).toBe(retryAfter);
+  expect(response.headers.get("Retry-After")).toMatch(/^[234]$/);
   expect(await response.json()).toEqual({ error });
 }
 
@@ -257,7 +257,7 @@ describe("POST /api/attachments over the instance's admission limit", () => {
     const first = uploadInParts(cookie, "first.txt");
     let firstSettled = false;
     void first.answer.then(() => (firstSettled = true));
-    await expectBusy(await postUpload(cookie, "second.txt", "Sent while the first is arriving."), UPLOADS_BUSY, "2");
+    await expectBusy(await postUpload(cookie, "second.txt", "Sent while the first is arriving."), UPLOADS_BUSY);
     expect(firstSettled).toBe(false);
     expect((await refusalsOnMetrics("upload_admission")) - refusedBefore).toBe(1);
 

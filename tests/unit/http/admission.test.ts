@@ -110,11 +110,17 @@ describe("AdmissionLimit", () => {
 
 describe("admissionRefusal", () => {
   it("is a 503 with Retry-After and the endpoints' JSON error", async () => {
-    const response = admissionRefusal("Busy, try again in a moment.", 2);
+    const response = admissionRefusal("Busy, try again in a moment.");
     expect(response.status).toBe(503);
-    expect(response.headers.get("Retry-After")).toBe("2");
+    expect(response.headers.get("Retry-After")).toMatch(/^[234]$/);
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ error: "Busy, try again in a moment." });
+  });
+
+  it("spreads Retry-After over 2 to 4 seconds, so refused clients do not come back together", () => {
+    const seen = new Set<string | null>();
+    for (let i = 0; i < 300; i++) seen.add(admissionRefusal("Busy.").headers.get("Retry-After"));
+    expect([...seen].sort()).toEqual(["2", "3", "4"]);
   });
 });
 
