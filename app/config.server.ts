@@ -120,6 +120,9 @@ const envSchema = z.object({
   // Chat messages per minute, per account and per email address / per client address.
   CHAT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(20)),
   CHAT_RATE_LIMIT_PER_ADDRESS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(100_000).default(120)),
+  // Sends and uploads being admitted at once per instance; the excess is refused at once (docs/decisions/096).
+  CHAT_ADMISSION_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(16)),
+  UPLOAD_ADMISSION_LIMIT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(32)),
   // The admin inbox's abuse limits, per hour (contact form and reports).
   CONTACT_RATE_LIMIT_PER_EMAIL: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(10_000).default(5)),
   CONTACT_RATE_LIMIT_PER_ADDRESS: z.preprocess(
@@ -300,6 +303,11 @@ export interface Config {
   sessionRateLimitPerMinute: number;
   /** Chat messages per minute: per account and per email address, and per client address. */
   chatLimits: { perAccount: number; perAddress: number };
+  /**
+   * Requests this instance admits at once (docs/decisions/096): chat sends from
+   * arrival until their reply's run is recorded, uploads until answered (a document until it joins the reading queue).
+   */
+  admission: { chatSends: number; uploads: number };
   /** Inbox abuse limits, each per hour (admin inbox: contact form and reports). */
   inboxLimits: {
     contactPerEmail: number;
@@ -510,6 +518,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     databasePoolSize: e.DATABASE_POOL_SIZE,
     sessionRateLimitPerMinute: e.SESSION_RATE_LIMIT_PER_MINUTE,
     chatLimits: { perAccount: e.CHAT_RATE_LIMIT_PER_MINUTE, perAddress: e.CHAT_RATE_LIMIT_PER_ADDRESS },
+    admission: { chatSends: e.CHAT_ADMISSION_LIMIT, uploads: e.UPLOAD_ADMISSION_LIMIT },
     llm: {
       baseURL: e.LLM_BASE_URL?.replace(/\/+$/, ""),
       apiKey: e.LLM_API_KEY,

@@ -2,21 +2,22 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import type { SavedExchange } from "~/conversation/message-types";
 import {
   chatBody,
+  cpuSeconds,
   freshDatabase,
-  isAppToken,
   machineLine,
+  argumentsShown,
   option,
   percentile,
-  readStream,
   startAppUnderTest,
   writeBenchmarks,
   type AppUnderTest,
   type ServerMemory,
 } from "./perf/app-under-test";
+import { sendChat, someWords } from "./perf/chat-client";
+import { runOverload } from "./perf/overload";
+import { checkStoredMessages, type ConfirmedMessage } from "./perf/stored-messages";
 
 /**
  * `npm run load`: simulated signed-in users browse and chat against the
@@ -32,6 +33,11 @@ import {
  *
  * Without --database-url the app uses embedded PGlite as in local mode; with
  * it, a fresh database made on that server for the run and dropped after.
+ *
+ *   npm run load -- --overload [--database-url …] …
+ *
+ * runs the overload scenario instead (scripts/perf/overload.ts): the
+ * instance's capacity, then ten times that many senders at once.
  */
 const userCount = Number(option("users", "200"));
 const durationSeconds = Number(option("duration", "180"));
@@ -65,14 +71,6 @@ interface SimulatedUser {
   confirmed: number;
   /** Refused with 429 (quota). */
   refused: number;
-}
-
-interface ConfirmedMessage {
-  uid: string;
-  conversationId: string;
-  userMessageId: string;
-  replyId: string;
-  text: string;
 }
 
 interface RouteFigures {
@@ -127,11 +125,6 @@ class Recorder {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const think = () => sleep(thinkMs * (0.5 + Math.random()));
-const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(
-  " ",
-);
-const someWords = (n: number) =>
-  Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(" ");
 
 async function main() {
   const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "load") : undefined;
@@ -222,38 +215,18 @@ async function run(app: AppUnderTest) {
     const name = "POST /api/chat";
     const text = `Message ${++messageNumber} from user ${user.index}: ${someWords(12)}`;
     const messageId = randomUUID();
-    const started = performance.now();
-    let saved: SavedExchange | undefined;
-    let errorText: string | undefined;
     recorder.openStreams++;
     try {
-      const response = await fetch(`${baseUrl}/api/chat`, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Origin: baseUrl,
-          cookie: user.cookie,
-          "sec-fetch-site": "same-origin",
-          "sec-fetch-mode": "cors",
-        },
-        body: chatBody(MODEL, text, { conversationId, create, messageId }),
-      });
-      if (!response.ok) {
-        const body = await response.text();
-        recorder.status(name, response.status, performance.now() - started);
-        if (response.status === 429) user.refused++;
-        if (response.status !== 429 || !user.capped)
-          recorder.problem(`${name} answered ${response.status}: ${body.slice(0, 200)}`);
+      const answer = await sendChat(baseUrl, user.cookie, chatBody(MODEL, text, { conversationId, create, messageId }));
+      recorder.status(name, answer.status, answer.totalMs);
+      if (answer.status !== 200) {
+        if (answer.status === 429) user.refused++;
+        if (answer.status !== 429 || !user.capped)
+          recorder.problem(`${name} answered ${answer.status}: ${answer.error}`);
         return false;
       }
-      const { firstTokenMs, totalMs } = await readStream(response, isAppToken, started, (line) => {
-        if (!line.startsWith("data: {")) return;
-        const chunk = JSON.parse(line.slice("data: ".length)) as { type: string; data?: unknown; errorText?: string };
-        if (chunk.type === "data-saved") saved = chunk.data as SavedExchange;
-        else if (chunk.type === "error") errorText = chunk.errorText;
-      });
-      recorder.status(name, response.status, totalMs);
-      recorder.firstTokenMs.push(firstTokenMs);
+      recorder.firstTokenMs.push(answer.firstTokenMs);
+      const { saved } = answer;
       if (saved?.userMessageId === messageId && saved.conversationId === conversationId) {
         recorder.confirmed.push({
           uid: user.uid,
@@ -267,9 +240,9 @@ async function run(app: AppUnderTest) {
       }
       recorder.failedReplies.push({
         uid: user.uid,
-        error: errorText ?? "the stream ended without a saved confirmation",
+        error: answer.error ?? "the stream ended without a saved confirmation",
       });
-      recorder.problem(`reply not saved: ${errorText ?? "no confirmation"}`);
+      recorder.problem(`reply not saved: ${answer.error ?? "no confirmation"}`);
       return false;
     } catch (error) {
       recorder.networkError(name, error);
@@ -347,96 +320,8 @@ async function run(app: AppUnderTest) {
   await sleep(settleSeconds * 1000);
   await sample(`after ${settleSeconds} s idle, after GC`, true);
 
-  const stored = await checkDatabase(app.databaseUrl, users, recorder.confirmed);
+  const stored = await checkStoredMessages(app.databaseUrl, users, recorder.confirmed, CAPPED_QUOTA);
   return { databaseKind, users, recorder, memory, stored, runSeconds, signInSeconds, cpu };
-}
-
-/** CPU time a process has used, in seconds (user and system; Linux counts in 1/100 s). */
-function cpuSeconds(pid: number) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** What PostgreSQL holds for the run's users, against what the app confirmed. */
-async function checkDatabase(databaseUrl: string, users: SimulatedUser[], confirmed: ConfirmedMessage[]) {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const uids = users.map((user) => user.uid);
-    const rows = await client.query<{
-      id: string;
-      uid: string;
-      conversation_id: string;
-      role: string;
-      content: string;
-      status: string | null;
-    }>(
-      `select m.id, c.uid, m.conversation_id, m.role, m.content, m.status
-       from messages m join conversations c on c.id = m.conversation_id
-       where c.uid = any($1::text[])`,
-      [uids],
-    );
-    const byId = new Map(rows.rows.map((row) => [row.id, row]));
-    let lost = 0;
-    let wrong = 0;
-    const examples: string[] = [];
-    for (const message of confirmed) {
-      const question = byId.get(message.userMessageId);
-      const answer = byId.get(message.replyId);
-      if (!question || !answer) {
-        lost++;
-        if (examples.length < 5)
-          examples.push(`lost: message ${message.userMessageId} (${question ? "reply missing" : "not stored"})`);
-        continue;
-      }
-      const right =
-        question.uid === message.uid &&
-        question.conversation_id === message.conversationId &&
-        question.role === "user" &&
-        question.content === message.text &&
-        answer.conversation_id === message.conversationId &&
-        answer.role === "assistant" &&
-        answer.status === "completed" &&
-        answer.content === `You said: ${message.text}`;
-      if (!right) {
-        wrong++;
-        if (examples.length < 5) examples.push(`stored differently: message ${message.userMessageId}`);
-      }
-    }
-    const usage = await client.query<{ uid: string; messages: string }>(
-      "select uid, sum(messages)::text as messages from usage_daily where uid = any($1::text[]) group by uid",
-      [uids],
-    );
-    const counted = new Map(usage.rows.map((row) => [row.uid, Number(row.messages)]));
-    const quotaMismatches = users.filter((user) => (counted.get(user.uid) ?? 0) !== user.confirmed);
-    for (const user of quotaMismatches.slice(0, 5)) {
-      examples.push(
-        `quota: user ${user.index} sent ${user.confirmed}, usage_daily.messages says ${counted.get(user.uid) ?? 0}`,
-      );
-    }
-    const cappedOver = users.filter((user) => user.capped && user.confirmed > CAPPED_QUOTA);
-    // Where the schema records reservations per message, none may be left held once every reply ended.
-    const reservations = await client.query<{ held: string | null }>(
-      `select case when to_regclass('quota_reservations') is null then null
-         else (select count(*) from quota_reservations where uid = any($1::text[]))::text end as held`,
-      [uids],
-    );
-    const heldReservations = reservations.rows[0].held === null ? undefined : Number(reservations.rows[0].held);
-    return {
-      rows: rows.rows.length,
-      lost,
-      wrong,
-      /** Rows beyond the confirmed exchanges (stored, but the user was not told). */
-      unconfirmedRows: rows.rows.length - 2 * confirmed.length,
-      quotaMismatches: quotaMismatches.length,
-      quotaCounted: [...counted.values()].reduce((sum, n) => sum + n, 0),
-      cappedOver: cappedOver.length,
-      heldReservations,
-      examples,
-    };
-  } finally {
-    await client.end();
-  }
 }
 
 function heapGrowth(result: RunResult) {
@@ -575,10 +460,7 @@ function report(result: RunResult, failures: string[]) {
   const peakRss = Math.max(...result.memory.map((m) => m.rssMb));
   const fiveHundreds = recorder.count((s) => s >= 500);
   const pass = (ok: boolean) => (ok ? "pass" : "**FAIL**");
-  const args = process.argv
-    .slice(2)
-    .map((arg) => (arg === serverDatabaseUrl ? "postgresql://…" : arg))
-    .join(" ");
+  const args = argumentsShown();
   const lines: string[] = [];
   const mode =
     result.databaseKind === "PGlite"
@@ -656,7 +538,7 @@ function report(result: RunResult, failures: string[]) {
   return lines.join("\n");
 }
 
-const ok = await main().catch((error: unknown) => {
+const ok = await (process.argv.includes("--overload") ? runOverload() : main()).catch((error: unknown) => {
   console.error(error);
   return false;
 });

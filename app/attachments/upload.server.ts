@@ -5,6 +5,7 @@ import { deleteUnsentAttachment, getAttachmentFile, storeAttachment, type NewChu
 import { hitRateLimit, secondsInWords } from "~/data/rate-limits.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
+import { AdmissionLimit, admissionRefusal, type AdmissionSlot } from "~/http/admission.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { discardBody, readCapped } from "~/http/body-limit.server";
 import { isUuid } from "~/ids/uuid";
@@ -27,7 +28,8 @@ import { DOCX_MEDIA_TYPE, sniffFile, type SniffedKind } from "./sniff.server";
  *   201 stored · 400 unreadable or unsupported (nothing stored) · 401 not signed in
  *   404 no such file of yours · 413 larger than the role allows, or storage full
  *   429 uploading too fast, or too many of the account's documents waiting to be read
- *   503 a store is unreachable, or too many documents waiting to be read (Retry-After)
+ *   503 a store is unreachable, or too many documents waiting to be read (Retry-After), or too many
+ *   uploads being handled on this instance (UPLOAD_ADMISSION_LIMIT; at once, with Retry-After, docs/decisions/096)
  *
  * The body is counted while it streams in and cut off at the role's file size
  * limit, whatever Content-Length says. The kind is read from the content; a
@@ -68,7 +70,25 @@ const readingQueue = new ReadingQueue({
 /** What a full reading queue asks the client to wait: about one document's read. */
 const QUEUE_FULL_RETRY_SECONDS = 10;
 
+/** Uploads being handled on this instance (UPLOAD_ADMISSION_LIMIT). */
+const uploadsBeingHandled = new AdmissionLimit("upload_admission", () => getConfig().admission.uploads);
+export const UPLOADS_BUSY =
+  "Not uploaded: too many files are being uploaded right now. Remove it and attach it again in a moment.";
+
 export async function uploadAttachment(request: Request): Promise<Response> {
+  // Before the session check's remote calls (docs/decisions/096): an upload over the instance's
+  // limit is refused at once. An admitted one keeps its slot to its answer (all of it is backend
+  // work or its bytes held in memory), but for a document's turn in the reading queue.
+  const slot = uploadsBeingHandled.tryEnter();
+  if (!slot) return unread(request, admissionRefusal(UPLOADS_BUSY));
+  try {
+    return await receiveUpload(request, slot);
+  } finally {
+    slot.release();
+  }
+}
+
+async function receiveUpload(request: Request, slot: AdmissionSlot): Promise<Response> {
   const who = await signedIn(request);
   if (who instanceof Response) return unread(request, who);
   const limits = attachmentLimitsFor(who);
@@ -99,6 +119,9 @@ export async function uploadAttachment(request: Request): Promise<Response> {
   let chunks: NewChunk[] = [];
   if (sniffed.kind !== "image") {
     try {
+      // A document waits for a reader in the reading queue, bounded on its own (docs/decisions/074):
+      // it gives its slot back, so text and images still go in while documents wait.
+      if (sniffed.kind !== "text") slot.release();
       const extracted = await readText(who.user.uid, bytes, sniffed.kind);
       if (extracted instanceof Response) return extracted;
       text = extracted.text;

@@ -18,6 +18,8 @@ import {
 } from "~/data/quotas.server";
 import { getDb, type Db } from "~/db/client.server";
 import { readCapped } from "~/http/body-limit.server";
+import { AdmissionLimit, admissionRefusal } from "~/http/admission.server";
+import { getConfig } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
 import { getModelRegistry, modelsForRole, type ModelOption, type ModelRegistry } from "~/llm/models.server";
 import { countRefusal } from "~/metrics/metrics.server";
@@ -32,6 +34,7 @@ import { isAccountDeleted } from "~/data/account-lock.server";
 import { planReply, type ChatTool, type Refusal } from "./reply-plan.server";
 import { giveBack, startReply, type PendingReply } from "./reply.server";
 import { isDraining } from "./runs/runs.server";
+import { LocalRun } from "./runs/local-run.server";
 import { checkAttachments } from "~/attachments/message-attachments.server";
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import { findAttachments, type AttachmentRow } from "~/data/attachments.server";
@@ -49,7 +52,8 @@ import { roleKey } from "~/settings/role-settings";
  *   404 no such conversation for this user · 409 out of date with the stored conversation,
  *   a message id already used by another message, or one already being answered
  *   429 too many messages a minute, or the daily quota used up (with the reset time)
- *   503 a store is unreachable, or this instance is shutting down
+ *   503 a store is unreachable, or this instance is shutting down, or it is admitting as many sends
+ *   as it may at once (CHAT_ADMISSION_LIMIT; at once, with Retry-After, docs/decisions/096)
  *
  * Time to the first token is the model's own plus as little as possible
  * (docs/decisions/033): the fresh session check and the conversation's read
@@ -63,6 +67,44 @@ import { roleKey } from "~/settings/role-settings";
  * reservation back.
  */
 export async function handleChatRequest(request: Request): Promise<Response> {
+  const refused = refusedWithoutBackends(request);
+  if (refused) return refused;
+  // Before any backend call (docs/decisions/096): a send over the instance's limit is refused at once.
+  const slot = sendsBeingAdmitted.tryEnter();
+  if (!slot) return admissionRefusal(BUSY);
+  let answer: LocalRun | Response | undefined;
+  try {
+    answer = await answerSend(request);
+    return answer instanceof LocalRun ? streamRun(answer) : answer;
+  } finally {
+    // A send's admission ends once its reply's run is recorded: streaming from the model, a reply holds
+    // no database connection between its batches (docs/decisions/096). A refused or failed send ends it now.
+    if (answer instanceof LocalRun) slot.releaseAfter(answer.recorded, longestRecordMs());
+    else slot.release();
+  }
+}
+
+/** The most recording a run can take: the pool's wait for a connection, then its query (app/db/client.server.ts). */
+function longestRecordMs(): number {
+  return 2 * Math.max(getConfig().backendTimeoutMs, 5_000);
+}
+
+/** Sends being admitted on this instance (CHAT_ADMISSION_LIMIT). */
+const sendsBeingAdmitted = new AdmissionLimit("chat_admission", () => getConfig().admission.chatSends);
+export const BUSY =
+  "The assistant is busy with many messages right now, and yours wasn't sent. Please try again in a moment.";
+
+/** The refusals that need no store: another site, or this instance shutting down. */
+function refusedWithoutBackends(request: Request): Response | undefined {
+  // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
+  if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
+  // Shutting down (SIGTERM): the running replies finish here, new ones start on another instance.
+  if (isDraining()) return refuse(503, SHUTTING_DOWN, { "Retry-After": "1", Connection: "close" });
+  return undefined;
+}
+
+/** Every check, then the reply's run; or the refusal, with whatever the send began taken back. */
+async function answerSend(request: Request): Promise<LocalRun | Response> {
   const admitted = await admit(request);
   if (admitted instanceof Response) return admitted;
   const send = new ChatSend(admitted);
@@ -72,9 +114,11 @@ export async function handleChatRequest(request: Request): Promise<Response> {
   if (!counted.ok) return send.withdraw(counted.refusal);
   const started = await send.startModel(confirmed);
   if (started instanceof Response) return send.withdraw(started);
+  return started.pending.run(counted.quota);
+}
 
-  // From here the reply goes on without this request (docs/decisions/070); this response is one of its readers.
-  const run = started.pending.run(counted.quota);
+/** From here the reply goes on without this request (docs/decisions/070); this response is one of its readers. */
+function streamRun(run: LocalRun): Response {
   return createUIMessageStreamResponse({
     stream: run.read(),
     headers: {
@@ -96,10 +140,6 @@ interface Admitted {
 }
 
 async function admit(request: Request): Promise<Admitted | Response> {
-  // A message is sent in the signed-in user's name (and uses their quota): another site must not send one.
-  if (!isSameOrigin(request)) return refuse(403, "Cross-origin requests are refused.");
-  // Shutting down (SIGTERM): the running replies finish here, new ones start on another instance.
-  if (isDraining()) return refuse(503, SHUTTING_DOWN, { "Retry-After": "1", Connection: "close" });
   const peek = await peekSession(request);
   const sessionCheck = getSessionUser(request);
   if (!peek) return sessionRefusal(await sessionCheck) ?? refuse(401, "Please log in to chat.");

@@ -51,7 +51,13 @@ function create() {
     }),
     refusals: new client.Counter({
       name: "nuvara_limit_refusals_total",
-      help: "Requests refused by a rate limit or the daily quota, by limit name.",
+      help: "Requests refused by a rate limit, the daily quota or an instance's admission limit (chat_admission, upload_admission), by limit name.",
+      labelNames: ["limit"] as const,
+      registers,
+    }),
+    admissionInUse: new client.Gauge({
+      name: "nuvara_admission_in_use",
+      help: "Requests being admitted now on this instance, by admission limit (chat_admission, upload_admission).",
       labelNames: ["limit"] as const,
       registers,
     }),
@@ -123,6 +129,10 @@ export function countCacheLookup(cache: "identity" | "role" | "revocation", hit:
 
 export function countRefusal(limit: string): void {
   metrics().refusals.inc({ limit });
+}
+
+export function showAdmissionInUse(limit: string, inUse: number): void {
+  metrics().admissionInUse.set({ limit }, inUse);
 }
 
 /**

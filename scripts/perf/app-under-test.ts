@@ -194,6 +194,12 @@ async function startStackProcess(stackOptions: LocalStackOptions) {
   };
 }
 
+/** CPU time a process has used, in seconds (user and system; Linux counts in 1/100 s). */
+export function cpuSeconds(pid: number) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface ServerMemory {
   rssMb: number;
   heapUsedMb?: number;
@@ -329,6 +335,15 @@ export async function freshDatabase(serverUrl: string, purpose: string) {
 export function option(name: string, fallback: string) {
   const index = process.argv.indexOf(`--${name}`);
   return index > 0 ? process.argv[index + 1] : fallback;
+}
+
+/** The script's arguments as the report shows them: a database URL (which may hold a password) hidden. */
+export function argumentsShown() {
+  const databaseUrl = option("database-url", "");
+  return process.argv
+    .slice(2)
+    .map((arg) => (arg === databaseUrl ? "postgresql://…" : arg))
+    .join(" ");
 }
 
 export function percentile(sorted: number[], p: number) {

@@ -124,6 +124,16 @@ describe("reading documents, shared between accounts", () => {
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201]);
   }, 180_000);
 
+  it("a document waiting for its reader holds no upload slot: with UPLOAD_ADMISSION_LIMIT=1 a text file goes in while it is read", async () => {
+    const server = (app = await startApp({ env: { ...QUEUE_APP.env, UPLOAD_ADMISSION_LIMIT: "1" } }));
+    const cookie = await signedIn();
+    const slow = upload(server, cookie, "slow.pdf", slowPdf(4));
+    await until(() => readers(server) >= 1, "the slow PDF to be read");
+
+    expect((await upload(server, cookie, "note.txt", "Goes in meanwhile.").done).status).toBe(201);
+    expect(answered([slow])).toEqual([]);
+  }, 180_000);
+
   it("refuses an account's eleventh document at once (429), and documents past the queue's 32 waiting (503, Retry-After), while text still goes in", async () => {
     const server = (app = await startApp(QUEUE_APP));
     const cookies = await Promise.all(Array.from({ length: 5 }, () => signedIn()));
