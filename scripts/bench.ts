@@ -18,6 +18,7 @@ import { benchAttachments } from "./perf/attachments";
 import { benchBudgets } from "./perf/budgets";
 import { benchTools } from "./perf/tools";
 import { benchStream } from "./perf/stream-markdown";
+import { benchScale } from "./perf/scale";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -51,6 +52,11 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *   npm run bench -- --tools [--calls 30] [--tool-ms 20] [--reconnects 5]
  *                                      (the app's time around an MCP server's own time when the model calls its
  *                                      tool: pooled, on a new connection, and approved at once; see scripts/perf/tools.ts)
+ *   npm run bench -- --scale [--requests 30] [--concurrent-requests 50] [--max-minutes 90]
+ *                                      (how each page behaves as the work grows: a user with 100, 1,000 and 10,000
+ *                                      chats in a deployment growing to 1,000,000 messages, p95 per page per stage
+ *                                      against a target of ≤ 2× from first to last, and EXPLAIN of the slowest
+ *                                      pages' statements; see scripts/perf/scale.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -80,6 +86,12 @@ if (process.argv.includes("--tools")) {
 // `--stream`: long tasks while a long Markdown reply streams, at 1× and 4× CPU (scripts/perf/stream-markdown.ts); exits 1 if a target is missed.
 if (process.argv.includes("--stream")) {
   const met = await benchStream();
+  process.exit(met ? 0 : 1);
+}
+
+// `--scale`: pages as the data grows, on a scratch database (scripts/perf/scale.ts); exits 1 if a page misses its target.
+if (process.argv.includes("--scale")) {
+  const met = await benchScale();
   process.exit(met ? 0 : 1);
 }
 

@@ -61,7 +61,9 @@ export const conversations = pgTable(
     toolsOff: text("tools_off").array(),
   },
   (t) => [
-    index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc()),
+    // The list, most recently active first, read in this order up to its limit; NULLS FIRST as in
+    // inbox_messages_created_idx (app/db/schema/inbox.ts).
+    index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc().nullsFirst()),
     // The sweep of abandoned temporary chats reads only these.
     index("conversations_temporary_created_idx")
       .on(t.createdAt)

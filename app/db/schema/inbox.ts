@@ -56,8 +56,10 @@ export const inboxMessages = pgTable(
       "inbox_messages_report_check",
       sql`(${t.kind} = 'report') = (${t.reportReason} is not null and ${t.exchange} is not null)`,
     ),
-    // The list is read newest first, page by page (keyset on created_at, id).
-    index("inbox_messages_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    // The list is read newest first, page by page (keyset on created_at, id). NULLS FIRST is the
+    // order `desc()` asks for in a query: drizzle-kit writes a bare .desc() as NULLS LAST, an order
+    // the planner cannot read that list in, either way (docs/benchmarks.md, "Scale curves").
+    index("inbox_messages_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     // The nav badge counts new messages on every admin page.
     index("inbox_messages_new_idx")
       .on(t.createdAt)
