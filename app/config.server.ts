@@ -577,7 +577,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       maxSteps: e.TOOL_MAX_STEPS,
     },
     ownServerRoles: e.MCP_OWN_SERVER_ROLES ?? [],
-    apiRoles: e.API_ROLES ?? ["*"],
+    // Unset reads as no roles (the list parser's empty list): every role, then.
+    apiRoles: e.API_ROLES?.length ? e.API_ROLES : ["*"],
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
     outbound: { allow: e.OUTBOUND_ALLOW ?? [] },

@@ -25,7 +25,7 @@ import { quotaExhaustedMessage } from "~/budgets/quota-text";
 import { costMicroUsd, hasBudget } from "~/settings/budget-settings";
 import { parseCompletionRequest, type CompletionRequest } from "./completion-request.server";
 import { keyCaller, unavailable, type KeyCaller } from "./key-auth.server";
-import { openAIError } from "./openai-errors.server";
+import { openAIError, openAIJson } from "./openai-errors.server";
 
 /**
  * POST /v1/chat/completions (docs/decisions/099): an OpenAI client's call,
@@ -244,11 +244,10 @@ async function passThrough(
     reported.usage = answer.usage as Reported["usage"];
     reported.text = estimateTextTokens(JSON.stringify(answer.choices ?? []));
     await settle(true);
-    return Response.json(answer, { headers: { "Cache-Control": "no-store" } });
+    return openAIJson(answer);
   }
-  const relayed = upstream.body.pipeThrough(usageReader(reported));
   return new Response(
-    withEnd(relayed, () => settle(true)),
+    relay(upstream.body, reported, () => settle(true)),
     {
       headers: {
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -291,24 +290,6 @@ function providerRefusal(upstream: Response): Response {
   return openAIError(502, `The model provider answered HTTP ${upstream.status}.`);
 }
 
-/** Reads each server-sent event as it passes, for the usage the provider reports at the end and the text's length. */
-function usageReader(reported: Reported): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  let pending = "";
-  return new TransformStream({
-    transform(chunk, controller) {
-      controller.enqueue(chunk);
-      pending += decoder.decode(chunk, { stream: true });
-      const lines = pending.split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) readEvent(line, reported);
-    },
-    flush() {
-      readEvent(pending, reported);
-    },
-  });
-}
-
 function readEvent(line: string, reported: Reported) {
   if (!line.startsWith("data:")) return;
   const data = line.slice(5).trim();
@@ -322,17 +303,40 @@ function readEvent(line: string, reported: Reported) {
   }
 }
 
-/** The stream, then `end` once it is read to its end, fails or the caller goes away. */
-function withEnd(stream: ReadableStream<Uint8Array>, end: () => Promise<void>): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
+/**
+ * The provider's stream passed on as it comes, each server-sent event read on
+ * the way for the usage it reports at the end and the text's length; `end`
+ * runs once it is read to its end, fails or the caller goes away. Read by
+ * hand rather than piped: under remix-serve the provider's body and this
+ * stream come from different stream implementations, which cannot be piped.
+ */
+function relay(
+  body: ReadableStream<Uint8Array>,
+  reported: Reported,
+  end: () => Promise<void>,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  const readLines = (text: string) => {
+    pending += text;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) readEvent(line, reported);
+  };
   return new ReadableStream({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
         if (done) {
+          readLines(decoder.decode());
+          readEvent(pending, reported);
           await end();
           controller.close();
-        } else controller.enqueue(value);
+          return;
+        }
+        readLines(decoder.decode(value, { stream: true }));
+        controller.enqueue(value);
       } catch (error) {
         await end();
         controller.error(error);

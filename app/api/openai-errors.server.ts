@@ -1,3 +1,5 @@
+import { json } from "@remix-run/node";
+
 /**
  * Errors in OpenAI's shape (docs/decisions/099), so that an OpenAI client
  * raises its own error classes with our message: `{"error": {"message",
@@ -35,16 +37,17 @@ export function openAIError(
     headers,
   }: { type?: OpenAIErrorType; param?: string | null; code?: string | null; headers?: HeadersInit } = {},
 ): Response {
-  const response = Response.json({ error: { message, type, param, code } }, { status, headers: PRIVATE });
-  for (const [name, value] of new Headers(headers)) response.headers.set(name, value);
-  return response;
+  // Remix's json(): under remix-serve the global Response is Remix's own, which has no Response.json.
+  const merged = new Headers(headers);
+  merged.set("Cache-Control", PRIVATE["Cache-Control"]);
+  return json({ error: { message, type, param, code } }, { status, headers: merged });
 }
 
 /** A JSON answer of the API (never cached: it is one account's). */
 export function openAIJson(body: unknown, init: ResponseInit = {}): Response {
-  const response = Response.json(body, init);
-  response.headers.set("Cache-Control", "no-store");
-  return response;
+  const headers = new Headers(init.headers);
+  headers.set("Cache-Control", PRIVATE["Cache-Control"]);
+  return json(body, { ...init, headers });
 }
 
 export const methodNotAllowed = (allowed: string) =>

@@ -2,6 +2,7 @@ import type { Page } from "@playwright/test";
 import { expectNoAxeViolations } from "./a11y";
 import { env, expect, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
+import { scriptedModel } from "./assistant-support";
 
 /** The dashboard's API keys (docs/features.md, "API keys"): create one, its secret shown once, revoke it. */
 
@@ -105,3 +106,65 @@ for (const size of SIZES) {
     await expect(keys.getByText("You have no API keys.")).toBeVisible();
   });
 }
+
+test("a key made on the dashboard works with the API as the server serves it, and stops at once when revoked", async ({
+  page,
+  playwright,
+  newAccount,
+}) => {
+  await signIn(page, await newAccount());
+  await page.goto("/dashboard");
+  const keys = page.getByRole("region", { name: "API keys" });
+  await keys.getByRole("textbox", { name: "Name" }).fill("CI script");
+  await keys.getByRole("button", { name: "Create key" }).click();
+  const box = keys.getByRole("region", { name: "Your new key “CI script”" });
+  const secret = (await box.getByText(/^nvk_[A-Za-z0-9_-]{43}$/).textContent())!;
+
+  // A script's client: no cookie, only the key.
+  const api = await playwright.request.newContext({
+    baseURL: env.baseURL,
+    extraHTTPHeaders: { Authorization: `Bearer ${secret}` },
+  });
+  try {
+    const models = await api.get("/v1/models");
+    expect(models.status()).toBe(200);
+    expect(((await models.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id)).toContain(
+      "test-model",
+    );
+
+    await scriptedModel.enqueue({ type: "text", text: "Hello through the gateway." });
+    const reply = await api.post("/v1/chat/completions", {
+      data: { model: "test-model", messages: [{ role: "user", content: "Say hello" }] },
+    });
+    expect(reply.status()).toBe(200);
+    const answer = (await reply.json()) as { choices: Array<{ message: { content: string } }>; usage: unknown };
+    expect(answer.choices[0].message.content).toBe("Hello through the gateway.");
+    expect(answer.usage).toBeTruthy();
+
+    await scriptedModel.enqueue({ type: "text", text: "One two three" });
+    const stream = await api.post("/v1/chat/completions", {
+      data: { model: "test-model", messages: [{ role: "user", content: "Count" }], stream: true },
+    });
+    expect(stream.status()).toBe(200);
+    expect(stream.headers()["content-type"]).toContain("text/event-stream");
+    const events = (await stream.text()).split("\n").filter((line) => line.startsWith("data: "));
+    expect(events.at(-1)).toBe("data: [DONE]");
+    const deltas = events
+      .slice(0, -1)
+      .map((line) => JSON.parse(line.slice(6)) as { choices: Array<{ delta?: { content?: string } }> });
+    expect(deltas.map((event) => event.choices[0]?.delta?.content ?? "").join("")).toBe("One two three");
+
+    // The list shows what the key spent; revoking it stops the next call.
+    await page.reload();
+    const entry = keys.getByRole("list", { name: "Your keys" }).getByRole("listitem");
+    await expect(entry.getByRole("definition").nth(3)).toHaveText("2");
+    await entry.getByRole("button", { name: "Revoke CI script" }).click();
+    await entry.getByRole("group", { name: "Revoke “CI script”?" }).getByRole("button", { name: "Revoke key" }).click();
+    await expect(keys.getByText("You have no API keys.")).toBeVisible();
+    const refused = await api.get("/v1/models");
+    expect(refused.status()).toBe(401);
+    expect(await refused.json()).toMatchObject({ error: { type: "authentication_error" } });
+  } finally {
+    await api.dispose();
+  }
+});
