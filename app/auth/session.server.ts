@@ -280,6 +280,11 @@ function signedInState(decoded: DecodedIdToken, record: IdentityState, role: str
   if (role === undefined) {
     return { status: "signed-in", user, role: "", isAdmin: false, degraded: true, authTime: decoded.auth_time };
   }
+  return signedInAs(user, role, decoded.auth_time);
+}
+
+/** A signed-in state with its role read. */
+function signedInAs(user: SessionUser, role: string, authTime: number): SignedIn {
   return {
     status: "signed-in",
     user,
@@ -288,7 +293,7 @@ function signedInState(decoded: DecodedIdToken, record: IdentityState, role: str
     // or whoever first signed up with an admin's address would be admin.
     isAdmin: role === "admin" && user.emailVerified,
     degraded: false,
-    authTime: decoded.auth_time,
+    authTime,
   };
 }
 
@@ -323,15 +328,8 @@ export async function accountForKey(uid: string): Promise<SignedIn | "gone" | "u
     photoURL: record.photoURL ?? null,
     emailVerified: record.emailVerified,
   };
-  // As for a session: only a verified address may hold "admin".
-  return {
-    status: "signed-in",
-    user,
-    role,
-    isAdmin: role === "admin" && user.emailVerified,
-    degraded: false,
-    authTime: 0,
-  };
+  // No sign-in time: a key is not a session.
+  return signedInAs(user, role, 0);
 }
 
 /**
