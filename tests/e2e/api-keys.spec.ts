@@ -25,8 +25,8 @@ for (const size of SIZES) {
     context,
     newAccount,
   }) => {
-    // The whole journey with four axe runs: on a slow device (E2E_CPU_SLOWDOWN) it takes over the default 30 s.
-    test.setTimeout(60_000);
+    // The whole journey with four axe runs: long on a slow device (E2E_CPU_SLOWDOWN) or a loaded machine.
+    test.slow();
     await context.grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.setViewportSize({ width: size.width, height: size.height });
     await signIn(page, await newAccount());

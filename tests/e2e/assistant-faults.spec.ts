@@ -61,7 +61,7 @@ test.describe("the assistant when a backend fails, then recovers", () => {
     page,
     newAccount,
   }) => {
-    test.setTimeout(45_000);
+    test.slow();
     await signIn(page, await newAccount());
     await page.goto("/nuvara");
     await scriptedModel.failWith({ type: "stall" });

@@ -113,7 +113,7 @@ test.describe("the chat's layout", () => {
       page,
       newAccount,
     }) => {
-      test.setTimeout(60_000);
+      test.slow();
       await signIn(page, await newAccount());
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.goto("/nuvara");
@@ -145,7 +145,7 @@ test.describe("the chat's layout", () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto("/nuvara");
     // Long enough to be still streaming after the scrolling below on a busy machine (axe takes seconds).
-    test.setTimeout(60_000);
+    test.slow();
     await scriptedModel.enqueue({ type: "text", text: paragraphs(160), chunkDelayMs: 120 });
     await sendMessage(page, "Stream a long answer");
     const log = transcript(page);

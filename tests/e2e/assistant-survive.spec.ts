@@ -42,7 +42,7 @@ test("a reload mid-reply: the page comes back at the conversation, with the repl
 
 test("another tab follows the reply, and its Stop stops it in both", async ({ page, context, newAccount }) => {
   // Two tabs and a Stop that travels through PostgreSQL: generous on a busy machine late in the run.
-  test.setTimeout(60_000);
+  test.slow();
   await signIn(page, await newAccount());
   await page.goto("/nuvara");
   await scriptedModel.enqueue({ type: "text", text: WORDS, chunkDelayMs: 100 });

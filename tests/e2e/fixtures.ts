@@ -50,8 +50,11 @@ export const test = base.extend<
   // A slow device (`test.use({ cpuSlowdown: 6 })`): races a fast machine never shows come up every time.
   // E2E_CPU_SLOWDOWN runs every browser test that way, to shake out timing assumptions.
   cpuSlowdown: [Number(process.env.E2E_CPU_SLOWDOWN ?? 1), { option: true }],
-  page: async ({ page, cpuSlowdown }, use) => {
+  page: async ({ page, cpuSlowdown }, use, testInfo) => {
     if (cpuSlowdown > 1) {
+      // A device this much slower takes this much longer for the same journey: the tests wait for
+      // conditions, and the test's time limit is only the net under a hang.
+      testInfo.setTimeout(testInfo.timeout * cpuSlowdown);
       const cdp = await page.context().newCDPSession(page);
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuSlowdown });
     }
