@@ -115,6 +115,9 @@ export const messages = pgTable(
   },
   (t) => [
     index("messages_conversation_seq_idx").on(t.conversationId, t.seq),
+    // History search matches a substring of the text, case-insensitive (ilike): trigrams let it read
+    // only the messages that can hold it, instead of every message of the user (docs/decisions/102).
+    index("messages_content_trgm_idx").using("gin", t.content.op("gin_trgm_ops")),
     // The parent key's cascade looks children up by it.
     index("messages_parent_idx").on(t.parentId),
     // A reply always says how it ended; a user's message never claims to.

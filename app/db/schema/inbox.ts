@@ -69,6 +69,9 @@ export const inboxMessages = pgTable(
       "gin",
       sql`to_tsvector('simple', ${t.senderEmail} || ' ' || coalesce(${t.senderName}, '') || ' ' || ${t.body})`,
     ),
+    // Part of an address or name ("alice" finds alice@example.com): ilike through trigrams (docs/decisions/102).
+    index("inbox_messages_sender_email_trgm_idx").using("gin", t.senderEmail.op("gin_trgm_ops")),
+    index("inbox_messages_sender_name_trgm_idx").using("gin", t.senderName.op("gin_trgm_ops")),
   ],
 );
 
