@@ -4,7 +4,7 @@ import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
-import { conversations, limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
+import { limitRefusals, modelUsageDaily, stripeEvents, usageDaily } from "~/db/schema";
 
 /**
  * The admin usage page's figures over the last 30 UTC days (docs/decisions/073):
@@ -81,12 +81,12 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
     db.execute<{ day: string; count: string }>(sql`
     select day::text as day, sum(count) as count from ${limitRefusals} where day >= ${from}::date group by day
   `),
+    // Kept per day and model as replies are stored: at most 30 rows per model (docs/decisions/102).
     db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(sql`
-    select m.model, count(*) as replies, coalesce(sum(m.input_tokens), 0) as input, coalesce(sum(m.output_tokens), 0) as output,
-      coalesce(sum(m.cost_micro_usd), 0) as cost
-    from ${messages} m join ${conversations} c on c.id = m.conversation_id
-    where m.role = 'assistant' and m.model is not null and m.created_at >= ${from}::date
-    group by m.model order by cost desc, replies desc
+    select model, sum(replies) as replies, sum(input_tokens) as input, sum(output_tokens) as output,
+      sum(cost_micro_usd) as cost
+    from ${modelUsageDaily} where day >= ${from}::date
+    group by model order by cost desc, replies desc
   `),
     db.execute<{ role: string; users: string; messages: string; tokens: string; cost: string }>(sql`
     select case when role = '' then 'none' else role end as role, count(distinct uid) as users, sum(messages) as messages,

@@ -146,6 +146,26 @@ export const usageDaily = pgTable(
 );
 
 /**
+ * Replies stored per UTC day and model, deployment-wide (no uid): what the
+ * admin usage page shows per model, read as at most 30 × models rows instead
+ * of summing a month of messages. Counted in the statement that stores the
+ * exchange (app/data/messages.server.ts saveExchange); kept when a chat or an
+ * account is deleted, like the spend it records (docs/decisions/102).
+ */
+export const modelUsageDaily = pgTable(
+  "model_usage_daily",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    model: text("model").notNull(),
+    replies: integer("replies").notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    costMicroUsd: bigint("cost_micro_usd", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.model] })],
+);
+
+/**
  * A message counted in usage_daily whose reply is not stored yet, keyed by
  * the user's message id. Storing the exchange removes it (the count stays); a
  * failed reply removes it and gives the count back; a Retry of the same
