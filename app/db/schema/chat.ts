@@ -210,7 +210,7 @@ export const messageFeedback = pgTable(
   },
   (t) => [
     check("message_feedback_rating", sql`${t.rating} in (1, -1)`),
-    index("message_feedback_updated_idx").on(t.updatedAt.desc()),
+    index("message_feedback_updated_idx").on(t.updatedAt.desc().nullsFirst(), t.messageId.desc().nullsFirst()),
   ],
 );
 
@@ -236,7 +236,7 @@ export const sharedConversations = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
-  (t) => [index("shared_conversations_uid_idx").on(t.uid, t.createdAt.desc())],
+  (t) => [index("shared_conversations_uid_idx").on(t.uid, t.createdAt.desc().nullsFirst())],
 );
 
 /** A user's choice for a built-in function tool; tools without a row are on. */
