@@ -44,12 +44,30 @@ import { isUuid } from "~/ids/uuid";
 
 const MAX_SEARCH_LENGTH = 200;
 
+const UNREACHABLE = "Your conversations can't be reached right now. Please try again shortly.";
+
 async function database(): Promise<Db> {
   try {
     return await getDb();
   } catch (error) {
     logBackendFault("postgres", "opening the database for the assistant", error);
-    throw json({ error: "Your conversations can't be reached right now. Please try again shortly." }, { status: 503 });
+    throw json({ error: UNREACHABLE }, { status: 503 });
+  }
+}
+
+/**
+ * The page's reads, answering 503 when the database fails or passes its
+ * deadline (the pool's query_timeout, app/db/client.server.ts) rather than
+ * a 500: the same page as when it cannot be opened. A Response thrown on
+ * purpose (a redirect, a 404) goes through as it is.
+ */
+async function fromDatabase<T>(context: string, reads: Promise<T>): Promise<T> {
+  try {
+    return await reads;
+  } catch (error) {
+    if (error instanceof Response) throw error;
+    logBackendFault("postgres", context, error);
+    throw json({ error: UNREACHABLE }, { status: 503 });
   }
 }
 
@@ -84,16 +102,19 @@ export async function loadAssistant(request: Request) {
   const db = await database();
   const uid = session.user.uid;
   ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
-  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools] = await Promise.all([
-    listConversations(db, uid, { search, view }),
-    listFolders(db, uid),
-    getQuotaStatus(db, uid, session),
-    getBudgetStatus(db, uid, session),
-    getCustomInstructions(db, uid),
-    getModelRegistry(),
-    runningFor(db, uid),
-    chatToolMenu(db, session),
-  ]);
+  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools] = await fromDatabase(
+    search ? "searching the conversations" : "listing the conversations",
+    Promise.all([
+      listConversations(db, uid, { search, view }),
+      listFolders(db, uid),
+      getQuotaStatus(db, uid, session),
+      getBudgetStatus(db, uid, session),
+      getCustomInstructions(db, uid),
+      getModelRegistry(),
+      runningFor(db, uid),
+      chatToolMenu(db, session),
+    ]),
+  );
   // The run's id with its mark: the live list clears it when it hears that run end (docs/decisions/086).
   const writing = new Map(running.toReversed().map((run) => [run.conversationId, run.id])); // newest wins
   const listed = new Set(conversations.map((item) => item.id));

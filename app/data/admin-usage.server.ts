@@ -4,7 +4,7 @@ import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
-import { conversations, limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
+import { limitRefusals, modelUsageDaily, stripeEvents, usageDaily } from "~/db/schema";
 
 /**
  * The admin usage page's figures over the last 30 UTC days (docs/decisions/073):
@@ -73,25 +73,31 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
   const to = days[days.length - 1];
   // Read at once; local mode's pool has one connection and queues them (scripts/local/stack.ts).
   const [daily, refusedByDay, models, plans, revenue, top, refusals] = await Promise.all([
+    // One row per (uid, day), the key: counting rows counts users, without sorting them for a distinct count.
     db.execute<{ day: string; users: string; messages: string; tokens: string; cost: string }>(sql`
-    select day::text as day, count(distinct uid) filter (where messages > 0) as users, sum(messages) as messages,
+    select day::text as day, count(*) filter (where messages > 0) as users, sum(messages) as messages,
       sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
     from ${usageDaily} where day >= ${from}::date group by day
   `),
     db.execute<{ day: string; count: string }>(sql`
     select day::text as day, sum(count) as count from ${limitRefusals} where day >= ${from}::date group by day
   `),
+    // Kept per day and model as replies are stored: at most 30 rows per model (docs/decisions/102).
     db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(sql`
-    select m.model, count(*) as replies, coalesce(sum(m.input_tokens), 0) as input, coalesce(sum(m.output_tokens), 0) as output,
-      coalesce(sum(m.cost_micro_usd), 0) as cost
-    from ${messages} m join ${conversations} c on c.id = m.conversation_id
-    where m.role = 'assistant' and m.model is not null and m.created_at >= ${from}::date
-    group by m.model order by cost desc, replies desc
+    select model, sum(replies) as replies, sum(input_tokens) as input, sum(output_tokens) as output,
+      sum(cost_micro_usd) as cost
+    from ${modelUsageDaily} where day >= ${from}::date
+    group by model order by cost desc, replies desc
   `),
+    // Per plan and user first, then per plan: two hash aggregates instead of sorting the month's rows for a distinct count.
     db.execute<{ role: string; users: string; messages: string; tokens: string; cost: string }>(sql`
-    select case when role = '' then 'none' else role end as role, count(distinct uid) as users, sum(messages) as messages,
-      sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
-    from ${usageDaily} where day >= ${from}::date group by 1 order by cost desc, messages desc
+    select role, count(*) as users, sum(messages) as messages, sum(tokens) as tokens, sum(cost) as cost
+    from (
+      select case when role = '' then 'none' else role end as role, uid, sum(messages) as messages,
+        sum(input_tokens + output_tokens) as tokens, sum(cost_micro_usd) as cost
+      from ${usageDaily} where day >= ${from}::date group by 1, 2
+    ) per_user
+    group by role order by cost desc, messages desc
   `),
     db.execute<{ role: string; currency: string; amount: string }>(sql`
     select coalesce(nullif(role, ''), 'none') as role, coalesce(currency, 'usd') as currency, sum(amount) as amount

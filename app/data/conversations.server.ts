@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, exists, ilike, inArray, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, ilike, inArray, isNotNull, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversationFolders, conversations, messages } from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";
@@ -75,12 +75,24 @@ function containsPattern(text: string): string {
 }
 
 /**
- * The user's conversations, most recently active first; with `search`, only
- * those whose title or any message contains it (case-insensitive), archived
- * ones included (marked). Without it, the view's: those in use, or the
- * archived ones. A temporary chat is never listed nor found (docs/decisions/085).
- * Scoped to one user's rows through the (uid, updated_at) index, so a
- * substring match stays cheap without a trigram index.
+ * A message's text contains `text` (case-insensitive). The trigram index
+ * messages_content_trgm_idx serves this very condition (docs/decisions/102):
+ * a rare word reads only the messages that hold it, not every message of the user.
+ */
+export function messageContains(text: string): SQL {
+  return ilike(messages.content, containsPattern(text));
+}
+
+/**
+ * The user's conversations, most recently active first, at most `limit`; with
+ * `search`, only those whose title or any message contains it
+ * (case-insensitive), archived ones included (marked). Without it, the
+ * view's: those in use, or the archived ones. A temporary chat is never
+ * listed nor found (docs/decisions/085). Read in the (uid, updated_at)
+ * index's order up to the limit; the planner tests each chat's messages
+ * through messages_conversation_seq_idx when the words are common, or first
+ * gathers the few messages that hold rare ones through the trigram index
+ * (docs/decisions/102).
  */
 export async function listConversations(
   db: Db,
@@ -100,7 +112,7 @@ export async function listConversations(
           db
             .select({ one: sql`1` })
             .from(messages)
-            .where(and(eq(messages.conversationId, conversations.id), ilike(messages.content, containsPattern(query)))),
+            .where(and(eq(messages.conversationId, conversations.id), messageContains(query))),
         ),
       )
     : undefined;

@@ -4,7 +4,7 @@ import { userParts, type ExchangeKind } from "~/conversation/history";
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import type { ChatMessage, ReplyStatus } from "~/conversation/message-types";
 import type { Db } from "~/db/client.server";
-import { attachments, conversations, messages, quotaReservations, usageDaily } from "~/db/schema";
+import { attachments, conversations, messages, modelUsageDaily, quotaReservations, usageDaily } from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";
 
 /**
@@ -109,7 +109,7 @@ export interface Exchange {
  * fast): the user's message (new, under its parent) and its reply, or a new
  * version of the reply beside the earlier ones (nothing is replaced:
  * docs/decisions/069); the branch shown, the conversation's activity, model
- * and title, the day's token usage, and the end of the message's quota
+ * and title, the day's token usage (per user and per model), and the end of the message's quota
  * reservation. Null when the conversation was deleted meanwhile, or the
  * message (or parent) is not in it: nothing is stored then.
  */
@@ -218,6 +218,18 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
         output_tokens = ${usageDaily.outputTokens} + excluded.output_tokens,
         cost_micro_usd = ${usageDaily.costMicroUsd} + excluded.cost_micro_usd,
         role = case when excluded.role = '' then ${usageDaily.role} else excluded.role end
+      returning 1
+    ),
+    per_model as (
+      -- The day's replies per model, as the reply's created_at (now()) falls: /admin/usage reads these (docs/decisions/102).
+      insert into ${modelUsageDaily} (day, model, replies, input_tokens, output_tokens, cost_micro_usd)
+      select (now() at time zone 'UTC')::date, ${reply.model}, 1, ${reply.inputTokens}::bigint, ${reply.outputTokens}::bigint, ${reply.costMicroUsd ?? 0}::bigint
+      where exists (select 1 from inserted where role = 'assistant')
+      on conflict (day, model) do update set
+        replies = ${modelUsageDaily.replies} + 1,
+        input_tokens = ${modelUsageDaily.inputTokens} + excluded.input_tokens,
+        output_tokens = ${modelUsageDaily.outputTokens} + excluded.output_tokens,
+        cost_micro_usd = ${modelUsageDaily.costMicroUsd} + excluded.cost_micro_usd
       returning 1
     )
     select (select count(*) from inserted where role = 'assistant')::int as stored, (select title from touched) as title

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 /**
@@ -17,7 +18,8 @@ export async function startEmbeddedPostgres({
   port?: number;
 }) {
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir ?? "memory://");
+  // pg_trgm: history and inbox search read substrings through trigram indexes (docs/decisions/102).
+  const db = await PGlite.create(dataDir ?? "memory://", { extensions: { pg_trgm } });
   const server = new PGLiteSocketServer({ db, host, port, maxConnections: 16 });
   await server.start();
   const address = server.getServerConn();

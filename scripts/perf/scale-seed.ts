@@ -11,7 +11,7 @@ import pg from "pg";
  * conversation a chain of user and assistant messages, each one's parent the
  * message before it, the last one the branch shown (current_leaf_id), parts
  * as stored (text parts; a reply's marked done) and the plain text in
- * content.
+ * content; the replies counted per day and model (model_usage_daily).
  *
  * Stages are cumulative: each adds rows until the heavy user holds
  * `heavyConversations` chats and the rest of the deployment has grown in
@@ -79,10 +79,11 @@ export async function growTo(
   await planChats(client, context, before, after);
   await insertConversations(client);
   await insertMessages(client);
+  await countRepliesPerModel(client);
   await insertInbox(client, context, before.inbox, after.inbox);
   await insertUsage(client, context, before.users, after.users);
   // What autovacuum would have done on a live deployment: statistics for the planner, and the visibility map.
-  await client.query("vacuum analyze conversations, messages, inbox_messages, usage_daily");
+  await client.query("vacuum analyze conversations, messages, inbox_messages, usage_daily, model_usage_daily");
   return performance.now() - started;
 }
 
@@ -177,6 +178,23 @@ async function insertMessages(client: pg.Client) {
       [first, first + chatsPerStatement - 1],
     );
   }
+}
+
+/** The stage's replies in model_usage_daily, as saveExchange counts each one it stores (app/data/messages.server.ts). */
+async function countRepliesPerModel(client: pg.Client) {
+  await client.query(
+    `insert into model_usage_daily (day, model, replies, input_tokens, output_tokens, cost_micro_usd)
+     select (m.created_at at time zone 'UTC')::date, m.model, count(*), sum(m.input_tokens), sum(m.output_tokens),
+       sum(m.cost_micro_usd)
+     from messages m join scale_plan p on p.id = m.conversation_id
+     where m.role = 'assistant' and m.model is not null
+     group by 1, 2
+     on conflict (day, model) do update set
+       replies = model_usage_daily.replies + excluded.replies,
+       input_tokens = model_usage_daily.input_tokens + excluded.input_tokens,
+       output_tokens = model_usage_daily.output_tokens + excluded.output_tokens,
+       cost_micro_usd = model_usage_daily.cost_micro_usd + excluded.cost_micro_usd`,
+  );
 }
 
 /** A question, or a reply of about 200 characters; the search word in reply 2 of one chat in a hundred. */

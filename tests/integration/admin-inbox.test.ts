@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   addContactMessage,
@@ -7,6 +7,7 @@ import {
   decodeCursor,
   encodeCursor,
   INBOX_PAGE_SIZE,
+  inboxSearch,
 } from "~/data/inbox.server";
 import { getDb } from "~/db/client.server";
 import { inboxMessages } from "~/db/schema";
@@ -219,6 +220,25 @@ describe("filters, search and pagination", () => {
     expect(await matches(`${word}-nothing-like-this`)).toEqual([]);
     // LIKE wildcards are searched literally.
     expect(await matches("%")).not.toContain(byText.id);
+  });
+
+  it("a search reads each of its three conditions through an index (docs/decisions/102)", async () => {
+    const db = await getDb();
+    const query = db.select({ id: inboxMessages.id }).from(inboxMessages).where(inboxSearch("alice"));
+    // With sequential scans priced out, the plan shows what the indexes can serve: all three, or it would scan.
+    const plan = await db.transaction(async (tx) => {
+      await tx.execute(sql`set local enable_seqscan = off`);
+      const { rows } = await tx.execute<{ "QUERY PLAN": string }>(sql`explain ${query}`);
+      return rows.map((row) => row["QUERY PLAN"]).join("\n");
+    });
+    expect(plan).toContain("BitmapOr");
+    for (const index of [
+      "inbox_messages_search_idx",
+      "inbox_messages_sender_email_trgm_idx",
+      "inbox_messages_sender_name_trgm_idx",
+    ]) {
+      expect(plan).toContain(index);
+    }
   });
 
   it("pages of 25 past the first, older and newer, no row skipped or repeated", async () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csvField } from "~/data/admin-usage.server";
 import { getDb } from "~/db/client.server";
-import { limitRefusals, stripeEvents, usageDaily } from "~/db/schema";
+import { saveExchange } from "~/data/messages.server";
+import { limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
 import { loader as usageLoader } from "~/routes/admin.usage";
 import { loader as csvLoader } from "~/routes/admin.usage[.]csv";
 import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
@@ -98,6 +99,80 @@ describe("/admin/usage", () => {
       `${plan},1,1,${usage.inputTokens + usage.outputTokens},${(usage.costMicroUsd / 1e6).toFixed(6)},9.00 usd`,
     );
     expect(text.split("\r\n")[0]).toBe("day,active_users,messages,tokens,cost_usd,refusals");
+  });
+
+  it("per model: the replies stored, their tokens and cost, as summed from the messages themselves", async () => {
+    const db = await getDb();
+    const uid = `usage-${randomUUID()}`;
+    const models = [`model-a-${randomUUID().slice(0, 8)}`, `model-b-${randomUUID().slice(0, 8)}`];
+    const today = new Date().toISOString().slice(0, 10);
+    // Three replies of the first model, two of the second, one regenerated (a second version of a reply).
+    const replies = [
+      { model: models[0], inputTokens: 10, outputTokens: 20, costMicroUsd: 50 },
+      { model: models[1], inputTokens: 7, outputTokens: 3, costMicroUsd: 13 },
+      { model: models[0], inputTokens: 11, outputTokens: 21, costMicroUsd: 53 },
+      { model: models[1], inputTokens: 8, outputTokens: 4, costMicroUsd: 16 },
+    ];
+    const conversationId = randomUUID();
+    let userId = "";
+    for (const [index, reply] of replies.entries()) {
+      userId = randomUUID();
+      const stored = await saveExchange(db, {
+        uid,
+        conversationId,
+        kind: "submit",
+        user: { id: userId, text: `Question ${index}`, sentAt: new Date() },
+        reply: { id: randomUUID(), parts: [], content: `Answer ${index}`, status: "completed", ...reply },
+        usageDay: today,
+        title: "Models",
+        ...(index === 0 ? { create: { systemPrompt: null, customInstructions: null, title: null } } : {}),
+      });
+      expect(stored).not.toBeNull();
+    }
+    const regenerated = { model: models[0], inputTokens: 12, outputTokens: 22, costMicroUsd: 56 };
+    expect(
+      await saveExchange(db, {
+        uid,
+        conversationId,
+        kind: "regenerate",
+        user: { id: userId, text: "Question 3", sentAt: new Date() },
+        reply: { id: randomUUID(), parts: [], content: "Answer again", status: "stopped", ...regenerated },
+        usageDay: today,
+        title: "Models",
+      }),
+    ).not.toBeNull();
+
+    const boss = await createAccount(firebase, { role: "admin", prefix: "admin" });
+    const adminCookie = await sessionCookieFor(boss);
+    const data = (await (await respond(usageLoader, get("/admin/usage", adminCookie))).json()) as {
+      models: Array<{ model: string; replies: number; inputTokens: number; outputTokens: number; costMicroUsd: number }>;
+    };
+    const fromMessages = await db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(
+      sql`select model, count(*) as replies, sum(input_tokens) as input, sum(output_tokens) as output, sum(cost_micro_usd) as cost
+        from ${messages} where role = 'assistant' and model in (${models[0]}, ${models[1]}) group by model`,
+    );
+    const expected = fromMessages.rows.map((row) => ({
+      model: row.model,
+      replies: Number(row.replies),
+      inputTokens: Number(row.input),
+      outputTokens: Number(row.output),
+      costMicroUsd: Number(row.cost),
+    }));
+    expect(expected).toHaveLength(2);
+    expect(data.models.filter((row) => models.includes(row.model))).toEqual(
+      // The page's order: cost, most first.
+      expected.sort((a, b) => b.costMicroUsd - a.costMicroUsd),
+    );
+    expect(data.models.find((row) => row.model === models[0])).toEqual({
+      model: models[0],
+      replies: 3,
+      inputTokens: 33,
+      outputTokens: 63,
+      costMicroUsd: 159,
+    });
+
+    const csv = await (await respond(csvLoader, get("/admin/usage.csv", adminCookie))).text();
+    expect(csv).toContain(`\r\n${models[1]},2,15,7,0.000029\r\n`);
   });
 
   it("an email an account chose to look like a number-led formula reaches the CSV neutralised", async () => {

@@ -6,6 +6,7 @@ import {
   deleteConversation,
   getConversation,
   listConversations,
+  messageContains,
   renameConversation,
 } from "~/data/conversations.server";
 import {
@@ -25,6 +26,7 @@ import {
 import { getQuotaStatus, markUnsettled, refundMessage, reserveMessage } from "~/data/quotas.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { openDatabase, type Db } from "~/db/client.server";
+import { messages } from "~/db/schema";
 import { testDatabases } from "../support/databases";
 
 function exchange(uid: string, conversationId: string, text: string, overrides: Partial<Exchange> = {}): Exchange {
@@ -223,6 +225,26 @@ describe.each(testDatabases())("assistant data on $name", ({ url }) => {
       expect((await listConversations(db, uid, { search: "100%" })).map((c) => c.id)).toEqual([older.id]);
       expect(await listConversations(db, uid, { search: "1_0" })).toEqual([]);
       expect(await listConversations(db, uid, { search: "e%r" })).toEqual([]); // a wildcard would match "Where…"
+    });
+
+    it("finds part of a word in any case, and the trigram index can serve the match (docs/decisions/102)", async () => {
+      const uid = `user-${randomUUID()}`;
+      const chat = await createConversation(db, { uid, title: "Flowers" });
+      await saveExchange(db, exchange(uid, chat.id, "Is HELIOTROPE scented?"));
+      for (const search of ["heliotrope", "Heliotrope", "liotro", "scented?", "ope sc"]) {
+        expect((await listConversations(db, uid, { search })).map((c) => c.id)).toEqual([chat.id]);
+      }
+      expect(await listConversations(db, uid, { search: "heliotropes" })).toEqual([]);
+
+      // With sequential scans priced out, the messages holding a word are found through the index:
+      // the search does not have to read every message.
+      const query = db.select({ id: messages.conversationId }).from(messages).where(messageContains("heliotrope"));
+      const plan = await db.transaction(async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        const { rows } = await tx.execute<{ "QUERY PLAN": string }>(sql`explain ${query}`);
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+      expect(plan).toContain("messages_content_trgm_idx");
     });
 
     it("a new chat's conversation is created with its first exchange, never on another's id; rename and delete are the owner's", async () => {

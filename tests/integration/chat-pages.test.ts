@@ -11,6 +11,7 @@ import { loader as exportLoader } from "~/routes/api.conversations.$conversation
 import { action as layoutAction, loader as layoutLoader } from "~/routes/nuvara";
 import { action as conversationAction, loader as conversationLoader } from "~/routes/nuvara.$conversationId";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
+import { healAll, setLatency } from "../support/faults";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { respond } from "./admin-support";
 import { dataOf, firstMessage, postChat, readChunks } from "./chat-support";
@@ -125,6 +126,26 @@ describe("/nuvara (layout)", () => {
     expect(hit.conversations.map((c: { title: string }) => c.title)).toEqual(["Trip"]);
     const miss = await (await respond(layoutLoader, appRequest("/nuvara?q=paris", { cookie }))).json();
     expect(miss.conversations).toEqual([]);
+  });
+
+  it("a search that passes the database's deadline answers 503 with the page's message, not 500", async () => {
+    const { account, cookie } = await signedIn();
+    await conversationWithExchange(account.uid, "Trip");
+    // Signed in and read once: what the search needs besides PostgreSQL is at hand.
+    expect((await respond(layoutLoader, appRequest("/nuvara", { cookie }))).status).toBe(200);
+    // Every answer of PostgreSQL now comes after the pool's query deadline (5 s, app/db/client.server.ts).
+    await setLatency("postgres", 6_000);
+    try {
+      const response = await respond(layoutLoader, appRequest("/nuvara?q=bel%C3%A9m", { cookie }));
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({
+        error: "Your conversations can't be reached right now. Please try again shortly.",
+      });
+    } finally {
+      await healAll();
+    }
+    const found = await (await respond(layoutLoader, appRequest("/nuvara?q=bel%C3%A9m", { cookie }))).json();
+    expect(found.conversations.map((c: { title: string }) => c.title)).toEqual(["Trip"]);
   });
 
   it("saves custom instructions, refusing overly long ones and other sites", async () => {

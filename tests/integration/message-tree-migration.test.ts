@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,7 +34,7 @@ function migrationsBeforeTree(): string {
 
 describe("migration 0010: the message tree", () => {
   it("makes every stored conversation one branch, in its old order, with its last message shown", async () => {
-    const client = new PGlite();
+    const client = new PGlite({ extensions: { pg_trgm } }); // the later migrations' trigram indexes
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: migrationsBeforeTree() });
 

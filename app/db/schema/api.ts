@@ -29,7 +29,7 @@ export const apiKeys = pgTable(
   },
   (t) => [
     uniqueIndex("api_keys_secret_hash_idx").on(t.secretHash),
-    index("api_keys_uid_idx").on(t.uid, t.createdAt.desc()),
+    index("api_keys_uid_idx").on(t.uid, t.createdAt.desc().nullsFirst()),
     index("api_keys_expires_idx")
       .on(t.expiresAt)
       .where(sql`${t.expiresAt} is not null`),

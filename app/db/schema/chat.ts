@@ -115,6 +115,9 @@ export const messages = pgTable(
   },
   (t) => [
     index("messages_conversation_seq_idx").on(t.conversationId, t.seq),
+    // History search matches a substring of the text, case-insensitive (ilike): trigrams let it read
+    // only the messages that can hold it, instead of every message of the user (docs/decisions/102).
+    index("messages_content_trgm_idx").using("gin", t.content.op("gin_trgm_ops")),
     // The parent key's cascade looks children up by it.
     index("messages_parent_idx").on(t.parentId),
     // A reply always says how it ended; a user's message never claims to.
@@ -140,6 +143,26 @@ export const usageDaily = pgTable(
     role: text("role").notNull().default(""),
   },
   (t) => [primaryKey({ columns: [t.uid, t.day] }), check("usage_daily_messages_nonnegative", sql`${t.messages} >= 0`)],
+);
+
+/**
+ * Replies stored per UTC day and model, deployment-wide (no uid): what the
+ * admin usage page shows per model, read as at most 30 × models rows instead
+ * of summing a month of messages. Counted in the statement that stores the
+ * exchange (app/data/messages.server.ts saveExchange); kept when a chat or an
+ * account is deleted, like the spend it records (docs/decisions/102).
+ */
+export const modelUsageDaily = pgTable(
+  "model_usage_daily",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    model: text("model").notNull(),
+    replies: integer("replies").notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    costMicroUsd: bigint("cost_micro_usd", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.day, t.model] })],
 );
 
 /**
@@ -187,7 +210,7 @@ export const messageFeedback = pgTable(
   },
   (t) => [
     check("message_feedback_rating", sql`${t.rating} in (1, -1)`),
-    index("message_feedback_updated_idx").on(t.updatedAt.desc()),
+    index("message_feedback_updated_idx").on(t.updatedAt.desc().nullsFirst(), t.messageId.desc().nullsFirst()),
   ],
 );
 
@@ -213,7 +236,7 @@ export const sharedConversations = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
   },
-  (t) => [index("shared_conversations_uid_idx").on(t.uid, t.createdAt.desc())],
+  (t) => [index("shared_conversations_uid_idx").on(t.uid, t.createdAt.desc().nullsFirst())],
 );
 
 /** A user's choice for a built-in function tool; tools without a row are on. */

@@ -69,6 +69,9 @@ export const inboxMessages = pgTable(
       "gin",
       sql`to_tsvector('simple', ${t.senderEmail} || ' ' || coalesce(${t.senderName}, '') || ' ' || ${t.body})`,
     ),
+    // Part of an address or name ("alice" finds alice@example.com): ilike through trigrams (docs/decisions/102).
+    index("inbox_messages_sender_email_trgm_idx").using("gin", t.senderEmail.op("gin_trgm_ops")),
+    index("inbox_messages_sender_name_trgm_idx").using("gin", t.senderName.op("gin_trgm_ops")),
   ],
 );
 
@@ -86,7 +89,7 @@ export const roleAudit = pgTable(
     newRole: text("new_role").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("role_audit_created_idx").on(t.createdAt.desc(), t.id.desc())],
+  (t) => [index("role_audit_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())],
 );
 
 export type RoleChange = typeof roleAudit.$inferSelect;
@@ -111,7 +114,7 @@ export const accountAudit = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("account_audit_created_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("account_audit_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
     check("account_audit_action_check", sql`${t.action} in ('disable', 'enable', 'sign-out-everywhere', 'delete')`),
   ],
 );
@@ -171,8 +174,8 @@ export const adminAudit = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("admin_audit_created_idx").on(t.createdAt.desc(), t.id.desc()),
-    index("admin_audit_message_idx").on(t.messageId, t.createdAt.desc()),
+    index("admin_audit_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    index("admin_audit_message_idx").on(t.messageId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   ],
 );
 
