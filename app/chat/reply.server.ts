@@ -451,8 +451,10 @@ async function relayChunks({ call, send, ending }: Relay) {
       void copyWriter.write(chunk).catch(() => undefined);
       send(chunk);
       // Right after the reply's first chunk (stored with it, even if it is interrupted), and again
-      // whenever a tool finds pages: one part, replaced each time (it has an id).
-      const sourcesChanged = call.sourcesVersion() !== sentSources;
+      // whenever a tool finds pages: one part, replaced each time (it has an id). The tool may have
+      // run before this loop has read its call (the model's stream runs ahead of a loaded relay):
+      // the pages follow the tool's output, never its input.
+      const sourcesChanged = call.sourcesVersion() !== sentSources && !chunk.type.startsWith("tool-input");
       if ((chunk.type === "start" && call.sources.length > 0) || (started && sourcesChanged)) {
         sentSources = call.sourcesVersion();
         const listed: UIMessageChunk = { type: "data-sources", id: SOURCES_PART_ID, data: call.listedSources() };
