@@ -58,7 +58,7 @@ function parsedBy<V extends string | undefined, T>(parse: (value: V) => T) {
 
 const ROLE_KEY = /^[\p{L}\p{N}_.*-]{1,40}$/u;
 
-/** MCP_OWN_SERVER_ROLES, API_ROLES: comma-separated role keys ("none", "premium", a custom role word, or "*" for every role). */
+/** MCP_OWN_SERVER_ROLES, API_ROLES, MEMORY_ROLES: comma-separated role keys ("none", "premium", a custom role word, or "*" for every role). */
 function parseRoleKeys(text: string | undefined): string[] {
   const roles = splitList(text, ",");
   const bad = roles.find((role) => !ROLE_KEY.test(role) || (role.includes("*") && role !== "*"));
@@ -148,6 +148,8 @@ const envSchema = z.object({
   // Roles whose users may add their own tool servers (docs/decisions/094); empty: nobody.
   MCP_OWN_SERVER_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseRoleKeys))),
   API_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseRoleKeys))),
+  // Roles whose users have memory across chats (docs/decisions/103); unset: every role.
+  MEMORY_ROLES: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseRoleKeys))),
   TOOL_MAX_STEPS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(50).default(5)),
   // Prompt-tool runs (POST /tools/<id>, each a new conversation) per account per minute.
   TOOL_RUN_RATE_LIMIT_PER_MINUTE: z.preprocess(
@@ -324,6 +326,8 @@ export interface Config {
   ownServerRoles: string[];
   /** Role keys whose users may call the OpenAI-compatible API with personal keys (docs/decisions/099); "*": every role. */
   apiRoles: string[];
+  /** Role keys whose users have memory across chats (docs/decisions/103); "*": every role. */
+  memoryRoles: string[];
   /** The assistant's model provider and per-role policy (never sent to the browser). */
   llm: {
     baseURL?: string;
@@ -579,6 +583,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ownServerRoles: e.MCP_OWN_SERVER_ROLES ?? [],
     // Unset reads as no roles (the list parser's empty list): every role, then.
     apiRoles: e.API_ROLES?.length ? e.API_ROLES : ["*"],
+    memoryRoles: e.MEMORY_ROLES?.length ? e.MEMORY_ROLES : ["*"],
     metricsToken: e.METRICS_TOKEN,
     toolsSecretKey: e.TOOLS_SECRET_KEY,
     outbound: { allow: e.OUTBOUND_ALLOW ?? [] },

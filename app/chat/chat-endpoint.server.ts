@@ -42,6 +42,7 @@ import { budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
 import { applyBudget, type BudgetRefusal } from "./reply-budget.server";
 import { recordRefusal } from "~/data/refusals.server";
 import { roleKey } from "~/settings/role-settings";
+import { memoryAllowedFor } from "~/data/memories.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -195,7 +196,13 @@ class ChatSend {
     this.uid = peek.uid;
     this.messageId = input.message.id;
     this.length = input.message.parts[0].text.length;
-    this.context = quiet(loadChatContext(db, this.uid, input.conversationId, this.messageId));
+    this.context = quiet(
+      loadChatContext(db, this.uid, input.conversationId, {
+        id: this.messageId,
+        text: input.message.parts[0].text,
+        temporary: input.create === true && input.temporary === true,
+      }),
+    );
     this.attachmentIds = [...new Set(input.attachments ?? [])];
     this.attached =
       this.attachmentIds.length > 0 ? quiet(findAttachments(db, this.uid, this.attachmentIds)) : undefined;
@@ -381,10 +388,11 @@ async function begin(
   // The role is stored with the usage: the admin usage page reads spend per plan.
   const role = roleKey(who);
   const email = who.user.email ?? undefined;
-  const plan = planReply(who.user.uid, context, input, model, registry, chatTool, files);
+  const memory = { memoryAllowed: memoryAllowedFor(role) };
+  const plan = planReply(who.user.uid, context, input, model, registry, chatTool, files, memory);
   if ("error" in plan) return { refusal: plan };
   const budgeted = await applyBudget(db, { ...plan, role, email }, who, registry, (fallback) => {
-    const replanned = planReply(who.user.uid, context, input, fallback, registry, chatTool, files);
+    const replanned = planReply(who.user.uid, context, input, fallback, registry, chatTool, files, memory);
     return "error" in replanned ? replanned : { ...replanned, role, email };
   });
   if ("refusal" in budgeted) {

@@ -10,6 +10,7 @@ import type { ChatRequest } from "~/conversation/chat-request";
 import { HistoryError, historyForReply, ParentError, trimHistory } from "~/conversation/history";
 import type { ReplyPlan } from "./reply.server";
 import { chatToolsOff } from "./chat-tools.server";
+import { memoryForReply } from "./memory.server";
 import { systemPrompt } from "./system-prompt";
 import { titleFromExchange } from "./title";
 
@@ -43,6 +44,8 @@ export function planReply(
   registry: ModelRegistry,
   tool?: ChatTool,
   attachments: AttachmentRef[] = [],
+  /** The sender's role has memory (app/data/memories.server.ts memoryAllowedFor). */
+  { memoryAllowed = false }: { memoryAllowed?: boolean } = {},
 ): ReplyPlan | Refusal {
   const { conversation } = context;
   // Another user's id looks like one that does not exist.
@@ -69,6 +72,11 @@ export function planReply(
   }
 
   const webSources = new WebSourceList();
+  // Temporary chats neither read nor write memory (docs/decisions/085, 103).
+  const memory = memoryForReply(context, {
+    allowed: memoryAllowed,
+    temporary: conversation ? conversation.temporary : input.temporary === true,
+  });
   // The user's own switches, narrowed further by this chat's choice (stored, and sent with the request).
   const switchedOff = [
     ...new Set([...context.switchedOffToolIds, ...chatToolsOff(conversation?.toolsOff, input.toolsOff)]),
@@ -84,7 +92,9 @@ export function planReply(
     system: systemPrompt({
       conversationPrompt: conversation ? conversation.systemPrompt : (tool?.systemPrompt ?? null),
       customInstructions: conversation ? conversation.customInstructions : context.customInstructions,
+      memories: memory.recalled.map((recalled) => recalled.text),
     }),
+    memory,
     model: { id: model.id, demo: model.demo },
     vision: model.vision,
     languageModel: registry.languageModel(model.id),

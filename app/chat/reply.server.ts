@@ -39,6 +39,7 @@ import type { RunStatus } from "./runs/run-store.server";
 import { startRun } from "./runs/runs.server";
 import { generateTitleLater } from "./generated-title.server";
 import { serverToolsFor } from "./server-tools.server";
+import { memoryTools, type ReplyMemory } from "./memory.server";
 
 /**
  * One reply, from the model request to the stored exchange.
@@ -61,6 +62,8 @@ const SETTLE_WAIT_MS = 500;
 
 /** The reply's one `data-sources` part: each update replaces it. */
 const SOURCES_PART_ID = "sources";
+/** The reply's one `data-memories` part: the memories its prompt was given. */
+const MEMORIES_PART_ID = "memories";
 
 export interface ReplyPlan {
   uid: string;
@@ -78,6 +81,8 @@ export interface ReplyPlan {
   languageModel: LanguageModel;
   /** The built-in tools; the MCP servers' are added as the model request starts (server-tools.server.ts). */
   tools: ToolSet;
+  /** Memory across chats (docs/decisions/103): whether its tools are offered, and the memories in `system`. */
+  memory?: ReplyMemory;
   /** The tools this reply may not use, built-in and servers': the user's switches and the chat's choice. */
   switchedOffToolIds?: readonly string[];
   /** The chat's choice as the request sent it (kept on the conversation with the exchange); left out: unchanged. */
@@ -296,7 +301,10 @@ class ModelCall {
    */
   private async offeredTools(): Promise<ToolSet> {
     const { plan } = this;
-    if (plan.role === undefined) return plan.tools;
+    const own = plan.memory?.offered
+      ? { ...plan.tools, ...memoryTools({ db: this.db, uid: plan.uid, conversationId: plan.conversationId }) }
+      : plan.tools;
+    if (plan.role === undefined) return own;
     try {
       const fromServers = await serverToolsFor(
         this.db,
@@ -304,7 +312,7 @@ class ModelCall {
           uid: plan.uid,
           roleKey: plan.role,
           switchedOff: plan.switchedOffToolIds ?? [],
-          reserved: Object.keys(plan.tools),
+          reserved: Object.keys(own),
         },
         {
           db: this.db,
@@ -316,10 +324,10 @@ class ModelCall {
           holdWatchdog: () => this.holdWatchdog(),
         },
       );
-      return { ...plan.tools, ...fromServers };
+      return { ...own, ...fromServers };
     } catch (error) {
       logBackendFault("postgres", "reading the tool servers for a reply", error);
-      return plan.tools;
+      return own;
     }
   }
 
@@ -327,6 +335,11 @@ class ModelCall {
   listedSources(): ReplySources {
     const web = this.plan.webSources?.sources ?? [];
     return web.length > 0 ? { passages: this.sources, web: [...web] } : { passages: this.sources };
+  }
+
+  /** The memories the reply's system prompt was given. */
+  recalledMemories(): ReplyMemory["recalled"] {
+    return this.plan.memory?.recalled ?? [];
   }
 
   /** Goes up whenever a tool adds to the Sources: the relay sends them again when it moved. */
@@ -460,6 +473,16 @@ async function relayChunks({ call, send, ending }: Relay) {
         const listed: UIMessageChunk = { type: "data-sources", id: SOURCES_PART_ID, data: call.listedSources() };
         void copyWriter.write(listed).catch(() => undefined);
         send(listed);
+      }
+      // Right after the first chunk: which memories the reply was given ("Used N memories"), stored with it.
+      if (chunk.type === "start" && call.recalledMemories().length > 0) {
+        const used: UIMessageChunk = {
+          type: "data-memories",
+          id: MEMORIES_PART_ID,
+          data: { memories: call.recalledMemories() },
+        };
+        void copyWriter.write(used).catch(() => undefined);
+        send(used);
       }
       started ||= chunk.type === "start";
       // Whether the readers were sent any of the reply (text, a tool step), not only its frame.

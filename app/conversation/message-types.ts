@@ -54,6 +54,8 @@ export type ChatDataParts = {
   elicitation: ToolElicitationView;
   /** How far a server's tool has got, as it reports while it runs (replaced in place, keyed by the call). */
   "tool-progress": ToolProgressView;
+  /** The memories a reply was given from earlier chats (docs/decisions/103): "Used N memories". */
+  memories: { memories: Array<{ id: string; text: string }> };
 };
 
 export type ChatMessage = UIMessage<MessageMetadata, ChatDataParts>;

@@ -31,6 +31,7 @@ import {
   toolElicitations,
   apiKeys,
   chatToolAllowances,
+  memories,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
@@ -193,6 +194,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   // Their sign-ins to tool servers (docs/decisions/092): the sealed tokens, revoked at the servers as the account goes, and sign-ins not finished.
   { table: mcpOauthTokens, owner: mcpOauthTokens.uid },
   { table: mcpOauthPending, owner: mcpOauthPending.uid },
+  // What the assistant remembers about them (docs/decisions/103).
+  { table: memories, owner: memories.uid },
   // Their API keys (docs/decisions/099): a deleted account's key stops working with it.
   { table: apiKeys, owner: apiKeys.uid },
   // Tool servers of their own (docs/decisions/094); shared servers have no owner and stay.
@@ -223,7 +226,18 @@ export interface AccountExport {
   preferences: {
     customInstructions: string;
     functionTools: Array<{ toolId: string; enabled: boolean; updatedAt: string }>;
+    /** Memory across chats is on (docs/decisions/103). */
+    memoryEnabled: boolean;
   };
+  /** What the assistant remembers about them (docs/decisions/103): who saved each, and in which chat. */
+  memories: Array<{
+    id: string;
+    text: string;
+    source: string;
+    conversationId: string | null;
+    createdAt: string;
+    updatedAt: string;
+  }>;
   conversations: Array<{
     id: string;
     title: string | null;
@@ -322,6 +336,7 @@ export async function exportAccountData(
         .orderBy(asc(conversationFolders.createdAt)),
       usage: await tx.select().from(usageDaily).where(eq(usageDaily.uid, uid)).orderBy(asc(usageDaily.day)),
       preferences: await tx.select().from(userPreferences).where(eq(userPreferences.uid, uid)),
+      memories: await tx.select().from(memories).where(eq(memories.uid, uid)).orderBy(asc(memories.createdAt)),
       toolSettings: await tx
         .select()
         .from(userToolSettings)
@@ -402,7 +417,16 @@ export async function exportAccountData(
         enabled: row.enabled,
         updatedAt: row.updatedAt.toISOString(),
       })),
+      memoryEnabled: rows.preferences[0]?.memoryEnabled ?? true,
     },
+    memories: rows.memories.map((row) => ({
+      id: row.id,
+      text: row.text,
+      source: row.source,
+      conversationId: row.conversationId,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+    })),
     conversations: rows.conversations.map((row) => ({
       id: row.id,
       title: row.title,

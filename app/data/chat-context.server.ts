@@ -4,6 +4,7 @@ import { conversations, messages, userPreferences, userToolSettings } from "~/db
 import type { ConversationRow } from "./conversations.server";
 import type { MessageRow } from "./messages.server";
 import { enabledToolIds } from "./preferences.server";
+import { memoryEnabledSql, recalledMemoriesSql, type RecalledMemory } from "./memories.server";
 
 /** What the chat endpoint plans a reply from (app/chat/reply-plan.server.ts). */
 export interface ChatContext {
@@ -22,19 +23,32 @@ export interface ChatContext {
   messageIdTaken: boolean;
   /** The conversation id is another user's: a new chat cannot take it. */
   conversationTaken: boolean;
+  /** The user has memory on (docs/decisions/103). */
+  memoryEnabled: boolean;
+  /** Their memories, the most relevant to the message first; none when memory is off or the chat is temporary. */
+  memories: RecalledMemory[];
+}
+
+/** The message being answered, for the memories it recalls. */
+export interface ChatContextMessage {
+  id: string;
+  text: string;
+  /** A new temporary chat: it recalls nothing (docs/decisions/085). */
+  temporary?: boolean;
 }
 
 /**
  * Everything a reply is planned from, in one query (one round trip): the
  * user's conversation with its messages (ownership checked in SQL), the
- * tools they switched off and their custom instructions.
+ * tools they switched off, their custom instructions, and their memories.
  */
 export async function loadChatContext(
   db: Db,
   uid: string,
   conversationId: string,
-  messageId: string,
+  message: ChatContextMessage,
 ): Promise<ChatContext> {
+  const messageId = message.id;
   const rows = await db
     .select({
       conversation: conversations,
@@ -48,6 +62,8 @@ export async function loadChatContext(
         where taken.id = ${messageId}::uuid and taken.conversation_id <> ${conversationId}::uuid)`,
       conversationTaken: sql<boolean>`exists (select 1 from ${conversations} other
         where other.id = ${conversationId}::uuid and other.uid <> ${uid})`,
+      memoryEnabled: memoryEnabledSql(uid),
+      memories: recalledMemoriesSql(uid, message.text, conversationId, message.temporary === true),
     })
     // One row even when the conversation doesn't exist (yet), for the preferences.
     .from(sql`(select 1) as here`)
@@ -62,5 +78,7 @@ export async function loadChatContext(
     customInstructions: rows[0]?.customInstructions ?? "",
     messageIdTaken: rows[0]?.messageIdTaken === true,
     conversationTaken: rows[0]?.conversationTaken === true,
+    memoryEnabled: rows[0]?.memoryEnabled !== false,
+    memories: rows[0]?.memories ?? [],
   };
 }

@@ -104,7 +104,7 @@ export async function createShare(
     // Attached files and the passages quoted from them stay private (docs/decisions/071): the link shows the words only.
     const rows = branchPath(stored, conversation.currentLeafId).map(({ role, parts, content }) => ({
       role,
-      parts: input.includeFiles ? parts : withoutFiles(parts),
+      parts: withoutMemories(input.includeFiles ? parts : withoutFiles(parts)),
       content,
     }));
     const [row] = await tx
@@ -233,6 +233,11 @@ function toSnapshot(value: unknown[]): SnapshotMessage[] {
     if ((role !== "user" && role !== "assistant") || typeof content !== "string") return [];
     return [{ role, parts: Array.isArray(parts) ? parts : [], content }];
   });
+}
+
+/** The memories a reply was given are the owner's (docs/decisions/103): a share never shows them. */
+function withoutMemories(parts: unknown[]): unknown[] {
+  return parts.filter((part) => (part as { type?: string }).type !== "data-memories");
 }
 
 function withoutFiles(parts: unknown[]): unknown[] {

@@ -5,7 +5,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { requireUser } from "~/auth/session.server";
 import { ContactForm } from "~/components/contact-form";
 import { AccountFacts } from "~/components/dashboard/account-facts";
@@ -253,6 +253,13 @@ export default function DashboardPage() {
         ) : (
           <p className="form-error">Your account details cannot be loaded right now. Please try again shortly.</p>
         )}
+      </section>
+
+      <section id="memory" aria-labelledby="memory-title" className="dashboard-section">
+        <h2 id="memory-title">Memory</h2>
+        <p>
+          What the assistant remembers about you across chats. <Link to="/dashboard/memory">Manage memory</Link>
+        </p>
       </section>
 
       <section id="your-data" aria-labelledby="data-title" className="dashboard-section">

@@ -4,7 +4,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
+import { Outlet, useLoaderData, useLocation, useNavigate, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
 import { SettingsMenu } from "~/components/account/settings-menu";
@@ -60,6 +60,7 @@ export default function AssistantLayout() {
   const openHelp = useCallback(() => setHelpOpen(true), []);
   const [instructionsOpen, setInstructionsOpen] = useState(false);
   const openInstructions = useCallback(() => setInstructionsOpen(true), []);
+  const navigate = useNavigate();
   useChatShortcuts(openHelp);
 
   const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(
@@ -85,6 +86,7 @@ export default function AssistantLayout() {
                     label: `Custom instructions: ${data.customInstructions ? "on" : "off"}`,
                     onSelect: openInstructions,
                   },
+                  { label: "Memory", onSelect: () => navigate("/dashboard/memory") },
                   { label: "Keyboard shortcuts", onSelect: openHelp },
                 ]}
               />

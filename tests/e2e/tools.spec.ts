@@ -165,8 +165,8 @@ test.describe("the catalogue", () => {
     await sendMessage(page, "What is 0.1 + 0.2?");
     await expect(replies(page).first()).toContainText("You said: What is 0.1 + 0.2?");
     const offered = ((await lastModelRequest())?.tools ?? []).map((tool) => tool.function.name).sort();
-    // The e2e app has a search provider (playwright.config.ts): the web's two tools are offered too.
-    expect(offered).toEqual(["convert_units", "current_datetime", "read_page", "web_search"]);
+    // The e2e app has a search provider (playwright.config.ts): the web's two tools are offered too, and memory's two.
+    expect(offered).toEqual(["convert_units", "current_datetime", "forget", "read_page", "remember", "web_search"]);
 
     // Back on: offered again.
     await page.goto("/tools");
@@ -179,7 +179,9 @@ test.describe("the catalogue", () => {
       "calculator",
       "convert_units",
       "current_datetime",
+      "forget",
       "read_page",
+      "remember",
       "web_search",
     ]);
   });

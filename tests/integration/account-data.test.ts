@@ -127,6 +127,7 @@ describe("exportAccountData", () => {
     expect(data.preferences).toEqual({
       customInstructions: "Answer briefly.",
       functionTools: [expect.objectContaining({ toolId: "calculator", enabled: false })],
+      memoryEnabled: true,
     });
     expect(data.messagesToAdmins).toEqual([expect.objectContaining({ kind: "contact", body: "Hello admins" })]);
     expect(JSON.stringify(data)).not.toContain(other.uid);

@@ -202,7 +202,13 @@ describe("POST /api/chat: replies", () => {
       ["assistant", "You said: Hello there"],
       ["user", "And again"],
     ]);
-    expect(sent.tools!.map((tool) => tool.function.name).sort()).toEqual(["calculator", "current_datetime"]);
+    // Memory's two tools are offered too (every role has memory unless MEMORY_ROLES says otherwise).
+    expect(sent.tools!.map((tool) => tool.function.name).sort()).toEqual([
+      "calculator",
+      "current_datetime",
+      "forget",
+      "remember",
+    ]);
   });
 
   it("shows a tool call and its result as steps of the reply, and stores them", async () => {

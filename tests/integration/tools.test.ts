@@ -138,7 +138,11 @@ describe("function tools: each user's switch, which the assistant respects", () 
       model.reset();
       await (await postChat(firstMessage("what is 2+2?"), { cookie: who })).text();
       const request = model.requests.find((entry) => entry.path === "/v1/chat/completions");
-      return (request?.body?.tools ?? []).map((tool) => tool.function.name).sort();
+      // Memory's tools (docs/decisions/103) are not switched here.
+      return (request?.body?.tools ?? [])
+        .map((tool) => tool.function.name)
+        .filter((name) => name !== "remember" && name !== "forget")
+        .sort();
     };
     expect(await offered(cookie)).toEqual(["convert_units", "current_datetime"]);
     expect(await offered(other.cookie)).toEqual(["calculator", "convert_units", "current_datetime"]);

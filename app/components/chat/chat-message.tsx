@@ -5,7 +5,7 @@ import { focusComposer } from "./composer";
 import { CopyButton } from "./copy-button";
 import { FeedbackButtons, type FeedbackState } from "./feedback-buttons";
 import { Markdown } from "./markdown";
-import { isToolPart, ToolStep } from "./tool-step";
+import { isToolPart, MEMORY_PAGE, ToolStep } from "./tool-step";
 import { MessageAttachments } from "./attachment-chips";
 import { CitedReply } from "./citation-links";
 import type { AttachmentRef, ReplySources } from "~/conversation/attachment-types";
@@ -36,6 +36,29 @@ function progressOf(message: ChatMessage): Map<string, ToolProgressView> {
     message.parts.flatMap((part) =>
       part.type === "data-tool-progress" ? [[part.data.toolCallId, part.data] as const] : [],
     ),
+  );
+}
+
+/** The memories a reply was given from earlier chats (docs/decisions/103). */
+function memoriesOf(message: ChatMessage): Array<{ id: string; text: string }> {
+  return message.parts.find((part) => part.type === "data-memories")?.data.memories ?? [];
+}
+
+/** "Used 3 memories", opening to the list: light, under the reply's header. */
+function UsedMemories({ memories }: { memories: Array<{ id: string; text: string }> }) {
+  if (memories.length === 0) return null;
+  return (
+    <details className="used-memories">
+      <summary>
+        Used {memories.length} {memories.length === 1 ? "memory" : "memories"}
+      </summary>
+      <ul>
+        {memories.map((memory) => (
+          <li key={memory.id}>{memory.text}</li>
+        ))}
+      </ul>
+      <a href={MEMORY_PAGE}>Manage memories</a>
+    </details>
   );
 }
 
@@ -122,6 +145,7 @@ export const ChatMessageView = memo(function ChatMessageView({
             </>
           ) : (
             <CitedReply sources={sourcesOf(message)} text={text}>
+              <UsedMemories memories={memoriesOf(message)} />
               {message.parts.map((part, index) => {
                 if (part.type === "text")
                   return (

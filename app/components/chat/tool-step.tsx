@@ -3,7 +3,10 @@ import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-app
 import type { ToolElicitationView } from "~/conversation/tool-elicitation";
 import { ApprovalCard } from "./approval-card";
 import { ElicitationCard } from "./elicitation-card";
-import { toolSummary } from "./tool-summary";
+import { MEMORY_TOOLS, toolSummary } from "./tool-summary";
+
+/** Where the user sees, edits and deletes their memories (docs/decisions/103). */
+export const MEMORY_PAGE = "/dashboard/memory";
 
 type ToolPart = Extract<ChatMessage["parts"][number], { toolCallId: string }>;
 
@@ -56,6 +59,14 @@ export function ToolStep({
     input: part.input,
     output: part.state === "output-available" ? part.output : undefined,
   });
+  // Memory's own tools: a line saying what was saved, and where to change it.
+  if (part.type !== "dynamic-tool" && MEMORY_TOOLS.has(id)) {
+    return (
+      <p className="memory-note">
+        <span>{summary}</span> <a href={MEMORY_PAGE}>Manage memories</a>
+      </p>
+    );
+  }
   const output =
     part.state === "output-available" ? resultText(part.output) : part.state === "output-error" ? part.errorText : null;
   // Waiting for the user: the card is the step, open, until they answer.

@@ -137,12 +137,34 @@ function readPageLine(call: ToolCall): string {
   return `Read${quoted(title)}${which}`;
 }
 
+/** Memory's tools (docs/decisions/103): the whole fact, as the user will find it on the memory page. */
+function rememberLine(call: ToolCall): string {
+  if (isRunning(call)) return "Saving to memory…";
+  const saved = text(field(call.output, "saved"));
+  if (call.state === "output-available" && saved !== undefined) return `Saved to memory: “${saved}”`;
+  const error = text(field(call.output, "error"));
+  return error ? `Couldn't save to memory: ${error}` : "Couldn't save to memory";
+}
+
+function forgetLine(call: ToolCall): string {
+  if (isRunning(call)) return "Deleting from memory…";
+  const output = call.output as { forgotten?: unknown } | undefined;
+  if (call.state === "output-available" && Array.isArray(output?.forgotten) && output.forgotten.length > 0)
+    return `Deleted from memory: ${output.forgotten.map((fact) => `“${String(fact)}”`).join(", ")}`;
+  return "Couldn't delete from memory";
+}
+
+/** The tools whose step is a line with a link to the memory page rather than a disclosure. */
+export const MEMORY_TOOLS: ReadonlySet<string> = new Set(["remember", "forget"]);
+
 const LINES: Record<string, (call: ToolCall) => string> = {
   web_search: searchLine,
   read_page: readPageLine,
   calculator: calculatorLine,
   convert_units: converterLine,
   current_datetime: clockLine,
+  remember: rememberLine,
+  forget: forgetLine,
 };
 
 function isRunning(call: ToolCall): boolean {

@@ -195,6 +195,8 @@ export const userPreferences = pgTable("user_preferences", {
     .notNull()
     .default("system"),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  /** Memory across chats (docs/decisions/103): off means memories are neither read nor written. */
+  memoryEnabled: boolean("memory_enabled").notNull().default(true),
 });
 
 /** The owner's 👍 (1) or 👎 (-1) on one of their replies; admins see them beside reports. */

@@ -1,0 +1,30 @@
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+/**
+ * What the assistant remembers about a user across chats (docs/decisions/103):
+ * short facts, saved by the model with its `remember` tool in a conversation
+ * or added by the user on their memory page. Bounded per user and in length
+ * (app/data/memory-rules.ts). Memories belong to the account as a whole; a
+ * narrower scope (a project) would be one more nullable column and filter.
+ */
+export const memories = pgTable(
+  "memories",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    uid: text("uid").notNull(),
+    text: text("text").notNull(),
+    /** Who wrote it: the model (in `conversationId`) or the user by hand. */
+    source: text("source", { enum: ["model", "user"] }).notNull(),
+    /**
+     * The chat the model saved it in. No foreign key: a new chat's row is
+     * written only with its first exchange, after the tool ran; a reader
+     * joins it and shows the link only while the chat exists.
+     */
+    conversationId: uuid("conversation_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("memories_uid_idx").on(t.uid, t.updatedAt.desc())],
+);
+
+export type MemoryRow = typeof memories.$inferSelect;
