@@ -10,4 +10,4 @@ CREATE TABLE "memories" (
 );
 --> statement-breakpoint
 ALTER TABLE "user_preferences" ADD COLUMN "memory_enabled" boolean DEFAULT true NOT NULL;--> statement-breakpoint
-CREATE INDEX "memories_uid_idx" ON "memories" USING btree ("uid","updated_at" DESC NULLS LAST);
+CREATE INDEX "memories_uid_idx" ON "memories" USING btree ("uid","updated_at" DESC NULLS FIRST);

@@ -24,7 +24,8 @@ export const memories = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("memories_uid_idx").on(t.uid, t.updatedAt.desc())],
+  // Newest first; NULLS FIRST as ORDER BY … DESC reads it (docs/decisions/102).
+  (t) => [index("memories_uid_idx").on(t.uid, t.updatedAt.desc().nullsFirst())],
 );
 
 export type MemoryRow = typeof memories.$inferSelect;
