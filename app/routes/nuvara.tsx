@@ -4,6 +4,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
+import { useTabPresence } from "~/components/notify/use-tab-presence";
 import { Outlet, useLoaderData, useLocation, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
@@ -61,6 +62,7 @@ export default function AssistantLayout() {
   const [instructionsOpen, setInstructionsOpen] = useState(false);
   const openInstructions = useCallback(() => setInstructionsOpen(true), []);
   useChatShortcuts(openHelp);
+  useTabPresence(data.notices);
 
   const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(
     Boolean,
