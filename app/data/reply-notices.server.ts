@@ -55,3 +55,18 @@ export async function noticeFacts(
     .limit(1);
   return { title: conversation?.title ?? null, replyText: reply?.content ?? "", startedAt: started?.startedAt ?? null };
 }
+
+/** What came of a claimed notice: pushed, emailed, or why not. Read by operators and tests. */
+export type NoticeOutcome = "pushed" | "emailed" | "tab visible" | "short reply" | "no verified email" | "not delivered";
+
+export async function recordNoticeOutcome(
+  db: Db,
+  runId: string,
+  kind: NoticeKind,
+  outcome: NoticeOutcome,
+): Promise<void> {
+  await db
+    .update(replyNotices)
+    .set({ outcome })
+    .where(and(eq(replyNotices.runId, runId), eq(replyNotices.kind, kind)));
+}

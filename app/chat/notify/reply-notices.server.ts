@@ -2,14 +2,21 @@ import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { getAccountDetails } from "~/data/account.server";
-import { getNotifyPreferences } from "~/data/preferences.server";
+import { getNotifyPreferences, type NotifyPreferences } from "~/data/preferences.server";
 import {
   dropExpiredSubscription,
   markSubscriptionUsed,
   pushSubscriptionsOf,
   type StoredPushSubscription,
 } from "~/data/push-subscriptions.server";
-import { claimNotice, noticeFacts, type NoticeFacts, type NoticeKind } from "~/data/reply-notices.server";
+import {
+  claimNotice,
+  noticeFacts,
+  recordNoticeOutcome,
+  type NoticeFacts,
+  type NoticeKind,
+  type NoticeOutcome,
+} from "~/data/reply-notices.server";
 import { anyTabVisible } from "~/data/tab-presence.server";
 import { log } from "~/log/logger.server";
 import { noticeSender, sendNoticeMail } from "~/mail/notice-mail.server";
@@ -53,14 +60,30 @@ async function deliver(db: Db, run: NoticeRun, kind: NoticeKind, occasion: Notic
   const mayEmail = devices.length === 0 && prefs.email && smtp !== undefined && kind === "ended";
   if (devices.length === 0 && !mayEmail) return;
   if (!(await claimNotice(db, run.id, kind))) return;
-  if (await anyTabVisible(db, run.uid)) return;
+  try {
+    await recordNoticeOutcome(db, run.id, kind, await decideAndSend(db, run, occasion, devices, prefs));
+  } catch (error) {
+    await recordNoticeOutcome(db, run.id, kind, "not delivered").catch(() => undefined);
+    throw error;
+  }
+}
+
+async function decideAndSend(
+  db: Db,
+  run: NoticeRun,
+  occasion: NoticeOccasion,
+  devices: StoredPushSubscription[],
+  prefs: NotifyPreferences,
+): Promise<NoticeOutcome> {
+  if (await anyTabVisible(db, run.uid)) return "tab visible";
   const facts = await noticeFacts(db, run);
   if (devices.length > 0) {
-    await pushToDevices(db, devices, run, occasion, facts, prefs.preview);
-    return;
+    const delivered = await pushToDevices(db, devices, run, occasion, facts, prefs.preview);
+    return delivered > 0 ? "pushed" : "not delivered";
   }
   const ranMs = facts.startedAt ? Date.now() - facts.startedAt.getTime() : 0;
-  if (ranMs >= notify.emailAfterMs) await emailNotice(run, occasion, facts, prefs.preview);
+  if (ranMs < getConfig().notify.emailAfterMs) return "short reply";
+  return emailNotice(run, occasion, facts, prefs.preview);
 }
 
 async function pushToDevices(
@@ -80,24 +103,35 @@ async function pushToDevices(
     url: `/nuvara/${run.conversationId}`,
     tag: `reply-${run.id}`,
   });
-  await Promise.all(
+  const sent = await Promise.all(
     devices.map(async (device) => {
       const outcome = await sendPush(vapid, device, payload);
-      if (outcome.sent) return markSubscriptionUsed(db, device.id);
+      if (outcome.sent) {
+        await markSubscriptionUsed(db, device.id);
+        return true;
+      }
       if (outcome.gone) {
         log().info({ device: device.id, why: outcome.why }, "a push subscription is gone; dropped it");
-        return dropExpiredSubscription(db, device.id);
+        await dropExpiredSubscription(db, device.id);
+      } else {
+        log().warn({ device: device.id, why: outcome.why }, "a push message was not accepted");
       }
-      log().warn({ device: device.id, why: outcome.why }, "a push message was not accepted");
+      return false;
     }),
   );
+  return sent.filter(Boolean).length;
 }
 
-async function emailNotice(run: NoticeRun, occasion: NoticeOccasion, facts: NoticeFacts, preview: boolean) {
+async function emailNotice(
+  run: NoticeRun,
+  occasion: NoticeOccasion,
+  facts: NoticeFacts,
+  preview: boolean,
+): Promise<NoticeOutcome> {
   const { smtp, appOrigin } = getConfig();
   const account = await getAccountDetails(run.uid);
   // Only to an address the user proved is theirs: an opt-in must not send mail to someone else's.
-  if (!account.email || !account.emailVerified) return;
+  if (!account.email || !account.emailVerified) return "no verified email";
   const text = noticeText(occasion, facts, preview);
   const link = appOrigin ? `${appOrigin}/nuvara/${run.conversationId}` : undefined;
   await sendNoticeMail(smtp!, noticeSender(smtp!, appOrigin), {
@@ -112,4 +146,5 @@ async function emailNotice(run: NoticeRun, occasion: NoticeOccasion, facts: Noti
       "You get this email because you chose it in your dashboard's notification settings.",
     ].join("\n"),
   });
+  return "emailed";
 }

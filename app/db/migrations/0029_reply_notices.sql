@@ -14,6 +14,7 @@ CREATE TABLE "push_subscriptions" (
 CREATE TABLE "reply_notices" (
 	"run_id" uuid NOT NULL,
 	"kind" text NOT NULL,
+	"outcome" text,
 	"claimed_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "reply_notices_run_id_kind_pk" PRIMARY KEY("run_id","kind")
 );

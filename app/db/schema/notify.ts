@@ -54,6 +54,8 @@ export const replyNotices = pgTable(
       .notNull()
       .references(() => replyRuns.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(),
+    /** What came of it, once decided: pushed, emailed, or why not (a tab was visible, a short reply…). */
+    outcome: text("outcome"),
     claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.runId, t.kind] })],
