@@ -53,7 +53,8 @@ for (const size of SIZES) {
     context,
     newAccount,
   }) => {
-    test.setTimeout(60_000);
+    // Two reloads and four axe runs: on this busy machine it takes over the default 30 s.
+    test.setTimeout(120_000);
     await context.grantPermissions(["notifications"]);
     await page.setViewportSize({ width: size.width, height: size.height });
     await signIn(page, await newAccount());
