@@ -55,6 +55,8 @@ export function noticeApprovalWait(db: Db, run: NoticeRun, callId: string) {
 
 async function deliver(db: Db, run: NoticeRun, kind: NoticeKind, occasion: NoticeOccasion): Promise<void> {
   const { notify, smtp } = getConfig();
+  // Neither push nor email set up: nothing to read for anyone.
+  if (!notify.vapid && !smtp) return;
   const devices = notify.vapid ? await pushSubscriptionsOf(db, run.uid) : [];
   const prefs = await getNotifyPreferences(db, run.uid);
   const mayEmail = devices.length === 0 && prefs.email && smtp !== undefined && kind === "ended";
