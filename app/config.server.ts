@@ -254,6 +254,40 @@ const envSchema = z.object({
   ),
   // Admins' replies to inbox messages go out by email through this server (app/mail/reply-mail.server.ts).
   SMTP_URL: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseSmtpUrl))),
+  // Web Push for "a reply is done" (docs/decisions/101): both keys or neither; `npx web-push generate-vapid-keys`.
+  VAPID_PUBLIC_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((value) => /^[A-Za-z0-9_-]+$/.test(value) && Buffer.from(value, "base64url").length === 65, {
+        message: "must be a P-256 public key, 65 bytes in base64url (npx web-push generate-vapid-keys)",
+      })
+      .optional(),
+  ),
+  VAPID_PRIVATE_KEY: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((value) => /^[A-Za-z0-9_-]+$/.test(value) && Buffer.from(value, "base64url").length === 32, {
+        message: "must be a P-256 private key, 32 bytes in base64url (npx web-push generate-vapid-keys)",
+      })
+      .optional(),
+  ),
+  // Who the push services may contact about this server's messages.
+  VAPID_SUBJECT: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((value) => /^mailto:[^\s@]+@[^\s@]+$/.test(value) || /^https:\/\/[^\s]+$/.test(value), {
+        message: "must be mailto:someone@example.com or an https:// URL",
+      })
+      .optional(),
+  ),
+  // A reply that ran longer than this is "long": a user who chose it gets an email when it ends.
+  NOTIFY_EMAIL_AFTER_SECONDS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(0).max(86_400).default(60)),
   // Internal places the server's outbound requests may reach anyway (docs/decisions/088): hosts, addresses, ranges, ports.
   OUTBOUND_ALLOW: z.preprocess(emptyToUndefined, z.string().optional().transform(parsedBy(parseAllowList))),
   // The assistant's web search (docs/configuration.md): off, a SearXNG instance, or the Brave Search API.
@@ -381,6 +415,8 @@ export interface Config {
   log: { level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent"; format: "json" | "pretty" };
   /** Where admins' replies are sent by email; unset: replies are stored and shown, and mailto stays. */
   smtp?: SmtpSettings;
+  /** Telling people a reply is done (docs/decisions/101): Web Push when the VAPID keys are set, and the email fallback. */
+  notify: { vapid?: VapidSettings; emailAfterMs: number };
   /** The sign-in methods /login offers, in order (public: sent to the login page). */
   authProviders: AuthProvider[];
   /** Sent to the browser: only public values (the web config is public by design). */
@@ -402,6 +438,30 @@ export interface SearchSettings {
   results: number;
   /** One deadline for a search or a page read. */
   timeoutMs: number;
+}
+
+export interface VapidSettings {
+  publicKey: string;
+  privateKey: string;
+  /** mailto: or https:, sent to the push services with every message. */
+  subject: string;
+}
+
+/** Both keys or neither: one alone is a mistake, not "push off". */
+function vapidSettings(e: z.infer<typeof envSchema>): VapidSettings | undefined {
+  if (!e.VAPID_PUBLIC_KEY && !e.VAPID_PRIVATE_KEY) return undefined;
+  if (!e.VAPID_PUBLIC_KEY || !e.VAPID_PRIVATE_KEY) {
+    throw new ConfigError(
+      "VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY go together: set both (npx web-push generate-vapid-keys) or neither (push off).",
+    );
+  }
+  const subject = e.VAPID_SUBJECT ?? (e.APP_URL?.startsWith("https://") ? new URL(e.APP_URL).origin : undefined);
+  if (!subject) {
+    throw new ConfigError(
+      "VAPID_SUBJECT is required with the VAPID keys (unless APP_URL is https://): mailto:you@example.com or an https:// URL.",
+    );
+  }
+  return { publicKey: e.VAPID_PUBLIC_KEY, privateKey: e.VAPID_PRIVATE_KEY, subject };
 }
 
 const BRAVE_API_URL = "https://api.search.brave.com";
@@ -589,6 +649,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     outbound: { allow: e.OUTBOUND_ALLOW ?? [] },
     search: searchSettings(e),
     smtp: e.SMTP_URL,
+    notify: { vapid: vapidSettings(e), emailAfterMs: e.NOTIFY_EMAIL_AFTER_SECONDS * 1000 },
     log: { level: e.LOG_LEVEL, format: e.LOG_FORMAT ?? (mode === "local" ? "pretty" : "json") },
     devReloadOrigin:
       e.NODE_ENV === "development" && e.REMIX_DEV_ORIGIN ? new URL(e.REMIX_DEV_ORIGIN).origin : undefined,

@@ -5,6 +5,11 @@
  * icons, and the build's hashed scripts and styles). Pages and API answers
  * always go to the network and are never stored. A sign-out, a sign-out
  * everywhere or an account deletion seen from this device empties the cache.
+ *
+ * It also shows the notice that a reply is done (docs/decisions/101): the
+ * server sends it only while none of the user's tabs is visible, and the
+ * worker shows nothing if a tab of the app has the focus anyway. A click
+ * focuses a tab already on that chat, or any tab of the app, or opens one.
  */
 const CACHE = "nuvara-shell-v1";
 const OFFLINE_PAGE = "/offline.html";
@@ -43,6 +48,53 @@ self.addEventListener("fetch", (event) => {
   }
   if (url.pathname.startsWith(BUILD) && !url.search) event.respondWith(cacheFirst(event));
 });
+
+self.addEventListener("push", (event) => {
+  event.waitUntil(showNotice(event.data));
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(openChat(event.notification.data?.url));
+});
+
+/** The server's message: {title, body, url, tag}; anything else is not ours to show. */
+function readNotice(data) {
+  try {
+    const notice = data?.json();
+    if (typeof notice?.title !== "string" || typeof notice?.url !== "string") return null;
+    return notice;
+  } catch {
+    return null;
+  }
+}
+
+async function showNotice(data) {
+  const notice = readNotice(data);
+  if (!notice) return;
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  if (windows.some((client) => client.focused)) return;
+  await self.registration.showNotification(notice.title, {
+    body: notice.body,
+    tag: notice.tag,
+    icon: "/icons/icon-192.png",
+    data: { url: notice.url },
+  });
+}
+
+/** Only the app's own chats: a message's url is a path under /nuvara. */
+async function openChat(url) {
+  const target = new URL(typeof url === "string" && url.startsWith("/nuvara") ? url : "/nuvara", self.location.origin);
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const onChat = windows.find((client) => new URL(client.url).pathname === target.pathname);
+  if (onChat) return onChat.focus();
+  const any = windows.find((client) => new URL(client.url).origin === target.origin && "navigate" in client);
+  if (any) {
+    const focused = await any.focus();
+    return focused.navigate(target.href);
+  }
+  return self.clients.openWindow(target.href);
+}
 
 function fillShell() {
   return caches.open(CACHE).then((cache) => cache.addAll(SHELL));

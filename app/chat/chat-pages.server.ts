@@ -39,6 +39,7 @@ import { organiseIntent } from "./organise-actions.server";
 import { publishConversationEvent } from "./live/conversation-events.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 import { isUuid } from "~/ids/uuid";
+import { wantsNotices } from "~/data/push-subscriptions.server";
 
 /** What the /nuvara routes load and do; the route modules stay thin. */
 
@@ -102,9 +103,10 @@ export async function loadAssistant(request: Request) {
   const db = await database();
   const uid = session.user.uid;
   ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
-  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools] = await fromDatabase(
-    search ? "searching the conversations" : "listing the conversations",
-    Promise.all([
+  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools, notices] =
+    await fromDatabase(
+      search ? "searching the conversations" : "listing the conversations",
+      Promise.all([
       listConversations(db, uid, { search, view }),
       listFolders(db, uid),
       getQuotaStatus(db, uid, session),
@@ -113,8 +115,9 @@ export async function loadAssistant(request: Request) {
       getModelRegistry(),
       runningFor(db, uid),
       chatToolMenu(db, session),
-    ]),
-  );
+        wantsNotices(db, uid),
+      ]),
+    );
   // The run's id with its mark: the live list clears it when it hears that run end (docs/decisions/086).
   const writing = new Map(running.toReversed().map((run) => [run.conversationId, run.id])); // newest wins
   const listed = new Set(conversations.map((item) => item.id));
@@ -163,6 +166,8 @@ export async function loadAssistant(request: Request) {
     /** What the composer checks before uploading (the server checks again): ATTACHMENT_MAX_MB, ATTACHMENTS_PER_MESSAGE. */
     attachmentLimits: attachmentLimitsFor(session),
     customInstructions,
+    /** The user is told when a reply is done: this tab reports whether it is visible (docs/decisions/101). */
+    notices,
     models: modelsForRole(registry, session),
     toolNames: Object.fromEntries(builtInTools().map((tool) => [tool.id, tool.name])),
     /** What the composer's tools menu lists: every tool this user may use now, by group. */

@@ -12,6 +12,7 @@ import {
   toolCallStatus,
 } from "~/data/tool-calls.server";
 import { waitForAnswer } from "./answer-wait.server";
+import { noticeApprovalWait } from "./notify/reply-notices.server";
 
 /**
  * The gate before a server's tool acts (docs/decisions/091). A call the
@@ -98,6 +99,8 @@ export async function gateToolCall(scope: ToolCallScope, call: GatedCall): Promi
   const show = (update: Partial<ToolApprovalView>) =>
     scope.emit({ type: "data-approval", id: callId, data: { ...view, ...update } });
   show({});
+  // The user may be away: their devices hear that the reply waits for them (docs/decisions/101).
+  noticeApprovalWait(db, { id: scope.runId, uid, conversationId: scope.conversationId }, callId);
   const release = scope.holdWatchdog();
   try {
     const decided = await decision(db, callId, call.signal);

@@ -32,6 +32,8 @@ import {
   apiKeys,
   chatToolAllowances,
   memories,
+  pushSubscriptions,
+  tabPresence,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
@@ -200,6 +202,9 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: apiKeys, owner: apiKeys.uid },
   // Tool servers of their own (docs/decisions/094); shared servers have no owner and stay.
   { table: mcpServers, owner: mcpServers.ownerUid },
+  // The devices told when a reply is done, and which of their tabs are visible (docs/decisions/101).
+  { table: pushSubscriptions, owner: pushSubscriptions.uid },
+  { table: tabPresence, owner: tabPresence.uid },
 ];
 
 /** Tables that mention a user but are kept when the account goes, and why. */

@@ -120,3 +120,32 @@ export async function getToolApprovals(db: Db, uid: string): Promise<Map<string,
     .where(and(eq(userToolSettings.uid, uid), isNotNull(userToolSettings.approval)));
   return new Map(rows.map((row) => [row.toolId, row.approval ?? ""]));
 }
+
+/** How the user is told a reply is done (docs/decisions/101): its first words in the notice, and email without push. */
+export interface NotifyPreferences {
+  preview: boolean;
+  email: boolean;
+}
+
+export async function getNotifyPreferences(db: Db, uid: string): Promise<NotifyPreferences> {
+  const [row] = await db
+    .select({ preview: userPreferences.notifyPreview, email: userPreferences.notifyEmail })
+    .from(userPreferences)
+    .where(eq(userPreferences.uid, uid))
+    .limit(1);
+  return row ?? { preview: false, email: false };
+}
+
+export async function setNotifyPreferences(db: Db, uid: string, change: Partial<NotifyPreferences>): Promise<void> {
+  const set = {
+    ...(change.preview === undefined ? {} : { notifyPreview: change.preview }),
+    ...(change.email === undefined ? {} : { notifyEmail: change.email }),
+  };
+  if (Object.keys(set).length === 0) return;
+  await writeForAccount(db, uid, (tx) =>
+    tx
+      .insert(userPreferences)
+      .values({ uid, ...set })
+      .onConflictDoUpdate({ target: userPreferences.uid, set: { ...set, updatedAt: sql`now()` } }),
+  );
+}

@@ -14,3 +14,4 @@ export * from "./schema/mcp";
 export * from "./schema/api";
 export * from "./schema/notices";
 export * from "./schema/memory";
+export * from "./schema/notify";

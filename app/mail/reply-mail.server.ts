@@ -18,10 +18,11 @@ export interface ReplyMail {
 // An admin waits for the answer: a server that does not answer fails the send, not the page.
 const TIMEOUT_MS = 10_000;
 
-export async function sendReplyMail(smtp: SmtpSettings, mail: ReplyMail): Promise<void> {
+/** A transport to SMTP_URL's server, with a deadline on each step; close it after sending. */
+export function smtpTransport(smtp: SmtpSettings) {
   const url = new URL(smtp.url);
   const secure = url.protocol === "smtps:";
-  const transport = nodemailer.createTransport({
+  return nodemailer.createTransport({
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port ? Number(url.port) : secure ? 465 : 587,
     secure,
@@ -30,6 +31,10 @@ export async function sendReplyMail(smtp: SmtpSettings, mail: ReplyMail): Promis
     greetingTimeout: TIMEOUT_MS,
     socketTimeout: TIMEOUT_MS,
   });
+}
+
+export async function sendReplyMail(smtp: SmtpSettings, mail: ReplyMail): Promise<void> {
+  const transport = smtpTransport(smtp);
   try {
     await transport.sendMail({
       from: smtp.from ?? mail.adminEmail,

@@ -15,6 +15,7 @@ import { DataControls } from "~/components/dashboard/data-controls";
 import { DeleteAccount } from "~/components/dashboard/delete-account";
 import { DisplayNameForm } from "~/components/dashboard/display-name-form";
 import { planName } from "~/components/dashboard/plan";
+import { NotificationSettings } from "~/components/dashboard/notification-settings";
 import { ProfileHeader } from "~/components/dashboard/profile-header";
 import { RecentConversations } from "~/components/dashboard/recent-conversations";
 import { SharedLinks } from "~/components/dashboard/shared-links";
@@ -27,6 +28,7 @@ import { upgradeUrl } from "~/billing/plans.server";
 import { storageUsed } from "~/data/attachments.server";
 import { attachmentLimitsFor } from "~/attachments/limits.server";
 import { sharesForDashboard } from "~/chat/share-pages.server";
+import { notifySettingsFor } from "~/chat/notify/notify-settings.server";
 import { getConfig } from "~/config.server";
 import { getAccountDetails, parseDisplayName, setDisplayName } from "~/data/account.server";
 import { apiKeysForDashboard, createApiKeyIntent, revokeApiKeyIntent } from "~/data/api-key-intents.server";
@@ -112,11 +114,15 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files, budget }, shares, apiKeys] = await Promise.all([
+  const [details, { usage, quota, recent, files, budget }, shares, apiKeys, notifications] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
     sharesForDashboard(user.uid),
     apiKeysForDashboard(request, user.uid),
+    settled(
+      withDeadline("postgres", config.backendTimeoutMs, (async () => notifySettingsFor(await getDb(), user.uid))()),
+      "reading the notification settings",
+    ),
   ]);
   return json(
     {
@@ -138,6 +144,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       recent,
       shares,
       apiKeys,
+      notifications,
       firebase: config.publicFirebase,
       localMode: config.mode === "local",
     },
@@ -190,6 +197,7 @@ export default function DashboardPage() {
     recent,
     shares,
     apiKeys,
+    notifications,
     firebase,
     localMode,
   } = useLoaderData<typeof loader>();
@@ -239,6 +247,11 @@ export default function DashboardPage() {
       <section id="api-keys" aria-labelledby="api-keys-title" className="dashboard-section">
         <h2 id="api-keys-title">API keys</h2>
         <ApiKeys {...apiKeys} now={now} result={apiKeyResult} />
+      </section>
+
+      <section id="notifications" aria-labelledby="notifications-title" className="dashboard-section">
+        <h2 id="notifications-title">Notifications</h2>
+        <NotificationSettings settings={notifications} />
       </section>
 
       <section id="account" aria-labelledby="account-title" className="dashboard-section">

@@ -4,6 +4,7 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
+import { useTabPresence } from "~/components/notify/use-tab-presence";
 import { Outlet, useLoaderData, useLocation, useNavigate, useParams, useRouteLoaderData } from "@remix-run/react";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { changeChats, chatLayoutPage } from "~/chat/chat-pages.server";
@@ -62,6 +63,7 @@ export default function AssistantLayout() {
   const openInstructions = useCallback(() => setInstructionsOpen(true), []);
   const navigate = useNavigate();
   useChatShortcuts(openHelp);
+  useTabPresence(data.notices);
 
   const classes = ["assistant", sidebar.collapsed && "sidebar-collapsed", sidebar.drawerOpen && "drawer-open"].filter(
     Boolean,

@@ -6,6 +6,7 @@ import { ConfigError, parseConfig, type Config } from "../../app/config.server";
 import { listenPlan, localUrl, type ListenPlan } from "../listen-host";
 import { DEMO_ACCOUNTS } from "./seed";
 import { resetDataDir, startLocalStack } from "./stack";
+import { localVapidKeys } from "./vapid";
 
 /**
  * What `npm start` and `npm run dev` share: reading the configuration, local
@@ -81,7 +82,10 @@ export async function startLocalBackends({ config, port, fresh }: Launch) {
     workDir: path.join(dataDir, "run"),
   });
   await stack.admin.close();
-  return stack;
+  // Push works out of the box in local mode: a development pair unless one is configured.
+  const vapid = config.notify.vapid ? undefined : localVapidKeys(dataDir);
+  if (vapid) console.log(vapid.notice);
+  return { ...stack, env: { ...stack.env, ...vapid?.env } };
 }
 
 type LocalStack = Awaited<ReturnType<typeof startLocalBackends>>;

@@ -122,6 +122,12 @@ const CASES: Record<string, Case> = {
     form: () => ({ elicitationId: randomUUID(), action: "decline" }),
   },
   "routes/api.conversations.events": { path: () => "/api/conversations/events" },
+  // Another site must not change who is told about replies, nor claim a tab is in view (docs/decisions/101).
+  "routes/api.notifications": {
+    path: () => "/api/notifications",
+    form: () => ({ action: "preferences", preview: "true" }),
+  },
+  "routes/api.presence": { path: () => "/api/presence", form: () => ({ tab: randomUUID(), visible: "true" }) },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
   "routes/api.attachments": { path: () => "/api/attachments" },
   "routes/api.attachments.$attachmentId": { path: () => `/api/attachments/${randomUUID()}` },

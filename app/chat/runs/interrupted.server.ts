@@ -10,6 +10,7 @@ import { lastMessage, settleParts, showsContent } from "../reply-parts";
 import { publishConversationEvent } from "../live/conversation-events.server";
 import { appendBatch, endRun, notifyRun, readBatches, takeOverExpired, type RunRow } from "./run-store.server";
 import { INSTANCE_ID, runSettings } from "./run-settings.server";
+import { noticeRunEnded } from "../notify/reply-notices.server";
 
 /**
  * Settles a run whose instance died (its lease ran out): this instance takes
@@ -66,8 +67,9 @@ export async function settleInterrupted(db: Db, run: RunRow): Promise<boolean> {
     last.push({ type: "error", errorText: "The reply was interrupted and could not be saved. Please try again." });
   }
   await appendBatch(db, run.id, (batches.at(-1)?.seq ?? 0) + 1, last, leaseSeconds, notify);
-  await endRun(db, run.id, "interrupted");
+  const ended = await endRun(db, run.id, "interrupted");
   await notifyRun(db, { run: run.id, kind: "end" });
+  if (ended) noticeRunEnded(db, run, "interrupted");
   await publishConversationEvent(db, run.uid, {
     type: "run-ended",
     conversationId: run.conversationId,

@@ -12,6 +12,7 @@ import {
   type RunStatus,
 } from "./run-store.server";
 import { runSettings } from "./run-settings.server";
+import { noticeRunEnded } from "../notify/reply-notices.server";
 
 /**
  * A reply being generated on this instance (docs/decisions/070). The
@@ -97,8 +98,10 @@ export class LocalRun {
     clearInterval(this.leaseTimer);
     for (const listener of this.listeners) listener();
     await this.enqueue(async () => {
-      await endRun(this.db, this.id, status);
+      const ended = await endRun(this.db, this.id, status);
       await notifyRun(this.db, { run: this.id, kind: "end" });
+      // The instance that marked it ended tells the user, if they are away (docs/decisions/101).
+      if (ended) noticeRunEnded(this.db, this.identity, status);
     });
     this.markDone();
   }

@@ -194,6 +194,10 @@ export const userPreferences = pgTable("user_preferences", {
   theme: text("theme", { enum: ["light", "dark", "system"] })
     .notNull()
     .default("system"),
+  /** A notice that a reply is done may quote its first words (docs/decisions/101); off: the chat's title only. */
+  notifyPreview: boolean("notify_preview").notNull().default(false),
+  /** Without push: an email when a long reply ends (docs/decisions/101). */
+  notifyEmail: boolean("notify_email").notNull().default(false),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   /** Memory across chats (docs/decisions/103): off means memories are neither read nor written. */
   memoryEnabled: boolean("memory_enabled").notNull().default(true),
