@@ -7,6 +7,7 @@ import { saveExchange } from "~/data/messages.server";
 import { createShare, listShares } from "~/data/shares.server";
 import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
+import { listMemories } from "~/data/memories.server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler, importRoute, routeManifest } from "../support/remix-app";
@@ -156,6 +157,16 @@ const CASES: Record<string, Case> = {
     form: () => ({ intent: "display-name", displayName: "Planted By CSRF" }),
     async unchanged({ cookie }) {
       expect((await signedInUser(cookie))?.displayName).not.toBe("Planted By CSRF");
+    },
+  },
+  // A memory planted by another site would be given to every later chat (docs/decisions/103).
+  "routes/dashboard_.memory": {
+    path: () => "/dashboard/memory",
+    form: () => ({ intent: "add", text: "Planted by CSRF" }),
+    async unchanged() {
+      expect((await listMemories(await getDb(), adminUid)).map((memory) => memory.text)).not.toContain(
+        "Planted by CSRF",
+      );
     },
   },
   "routes/nuvara": {
