@@ -13,3 +13,4 @@ export * from "./schema/billing";
 export * from "./schema/mcp";
 export * from "./schema/api";
 export * from "./schema/notices";
+export * from "./schema/imports";

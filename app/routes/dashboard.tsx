@@ -12,6 +12,7 @@ import { AccountFacts } from "~/components/dashboard/account-facts";
 import { ApiKeys } from "~/components/dashboard/api-keys";
 import { ChangePassword } from "~/components/dashboard/change-password";
 import { DataControls } from "~/components/dashboard/data-controls";
+import { ImportChats } from "~/components/dashboard/import-chats";
 import { DeleteAccount } from "~/components/dashboard/delete-account";
 import { DisplayNameForm } from "~/components/dashboard/display-name-form";
 import { planName } from "~/components/dashboard/plan";
@@ -36,6 +37,7 @@ import { getQuotaStatus } from "~/data/quotas.server";
 import { themeIntent } from "~/data/theme.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { getDb } from "~/db/client.server";
+import { ensureImportWorker, latestImport } from "~/data/import/import-jobs.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
@@ -108,15 +110,23 @@ function budgetFigures(status: BudgetStatus, who: { role: string; isAdmin: boole
   };
 }
 
+/** The latest import (docs/decisions/104); the page starts this instance's worker, which resumes one left unfinished. */
+async function importForDashboard(uid: string) {
+  const db = await getDb();
+  ensureImportWorker(db);
+  return withDeadline("postgres", getConfig().backendTimeoutMs, latestImport(db, uid));
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files, budget }, shares, apiKeys] = await Promise.all([
+  const [details, { usage, quota, recent, files, budget }, shares, apiKeys, lastImport] = await Promise.all([
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
     sharesForDashboard(user.uid),
     apiKeysForDashboard(request, user.uid),
+    settled(importForDashboard(user.uid), "reading the latest import"),
   ]);
   return json(
     {
@@ -138,6 +148,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       recent,
       shares,
       apiKeys,
+      lastImport,
       firebase: config.publicFirebase,
       localMode: config.mode === "local",
     },
@@ -190,6 +201,7 @@ export default function DashboardPage() {
     recent,
     shares,
     apiKeys,
+    lastImport,
     firebase,
     localMode,
   } = useLoaderData<typeof loader>();
@@ -253,6 +265,11 @@ export default function DashboardPage() {
         ) : (
           <p className="form-error">Your account details cannot be loaded right now. Please try again shortly.</p>
         )}
+      </section>
+
+      <section id="import-chats" aria-labelledby="import-title" className="dashboard-section">
+        <h2 id="import-title">Import chats</h2>
+        <ImportChats initial={lastImport} />
       </section>
 
       <section id="your-data" aria-labelledby="data-title" className="dashboard-section">
