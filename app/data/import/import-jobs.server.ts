@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
 import { conversations, importedConversations, importItems, importJobs, messages } from "~/db/schema";
 import { formatBytes } from "~/conversation/attachment-types";
@@ -24,7 +24,8 @@ export type ImportJobRow = typeof importJobs.$inferSelect;
 export const LEASE_MS = 30_000;
 /** How often an idle worker looks for a job to take up. */
 const POLL_MS = 2_000;
-const ITEMS_PER_READ = 25;
+/** Conversations imported in one transaction (the progress moves by this much). */
+const ITEMS_PER_BATCH = 25;
 const ITEM_INSERT_BATCH = 100;
 const MESSAGE_INSERT_BATCH = 500;
 
@@ -125,13 +126,17 @@ export async function hasUnfinishedImport(db: Db, uid: string): Promise<boolean>
   return rows.length > 0;
 }
 
-/** Takes up the oldest job nobody holds (new, or its worker's lease ran out), holding it for LEASE_MS. */
-export async function claimJob(db: Db): Promise<ImportJobRow | null> {
+/**
+ * Takes up the oldest job nobody holds (new, or its worker's lease ran out),
+ * holding it for LEASE_MS; `only`: that job alone (tests).
+ */
+export async function claimJob(db: Db, only?: string): Promise<ImportJobRow | null> {
   const result = await db.execute<{ id: string }>(sql`
     update ${importJobs} set status = 'running', lease_until = now() + make_interval(secs => ${LEASE_MS / 1000})
     where id = (
       select id from ${importJobs}
       where status in ('queued', 'running') and (lease_until is null or lease_until < now())
+        and (${only ?? null}::uuid is null or id = ${only ?? null}::uuid)
       order by created_at limit 1
       for update skip locked
     )
@@ -153,35 +158,39 @@ export interface RunOptions {
 export async function runJob(db: Db, job: ImportJobRow, options: RunOptions = {}): Promise<ImportJobRow["status"]> {
   let handled = 0;
   for (;;) {
+    const room =
+      options.stopAfter === undefined ? ITEMS_PER_BATCH : Math.min(ITEMS_PER_BATCH, options.stopAfter - handled);
+    if (room <= 0) return "running";
     const items = await db
       .select()
       .from(importItems)
       .where(and(eq(importItems.jobId, job.id), eq(importItems.status, "pending")))
       .orderBy(asc(importItems.ordinal))
-      .limit(ITEMS_PER_READ);
+      .limit(room);
     if (items.length === 0) return finish(db, job.id, "done", null);
-    for (const item of items) {
-      if (options.stopAfter !== undefined && handled >= options.stopAfter) return "running";
-      const outcome = await importItemOrSkip(db, job, item);
-      handled += 1;
-      options.onItem?.();
-      if (outcome === "gone") return "failed";
-      if (outcome === "full") {
-        const [now] = await db.select().from(importJobs).where(eq(importJobs.id, job.id));
-        const used = await storageUsed(db, job.uid);
-        return finish(
-          db,
-          job.id,
-          "stopped",
-          `Your storage is full (${formatBytes(used)} of ${formatBytes(job.storageLimitBytes)}): the import stopped at "${item.title}". ${now?.imported ?? 0} conversations were imported; the other ${(now?.total ?? 0) - (now?.imported ?? 0) - (now?.skipped ?? 0)} were not. Delete chats you no longer need, then import the file again: the chats already imported are skipped.`,
-        );
-      }
-    }
+    const outcome = await importBatchOrEach(db, job, items);
+    handled += outcome.handled;
+    for (let i = 0; i < outcome.handled; i += 1) options.onItem?.();
+    if (outcome.gone) return "failed";
+    if (outcome.full) return stopForStorage(db, job, outcome.full);
     await db
       .update(importJobs)
       .set({ leaseUntil: sql`now() + make_interval(secs => ${LEASE_MS / 1000})` })
       .where(eq(importJobs.id, job.id));
   }
+}
+
+async function stopForStorage(db: Db, job: ImportJobRow, at: ItemRow) {
+  const [now] = await db.select().from(importJobs).where(eq(importJobs.id, job.id));
+  const used = await storageUsed(db, job.uid);
+  const imported = now?.imported ?? 0;
+  const left = (now?.total ?? 0) - imported - (now?.skipped ?? 0);
+  return finish(
+    db,
+    job.id,
+    "stopped",
+    `Your storage is full (${formatBytes(used)} of ${formatBytes(job.storageLimitBytes)}): the import stopped at "${at.title}". ${imported} conversations were imported; the other ${left} were not. Delete chats you no longer need, then import the file again: the chats already imported are skipped.`,
+  );
 }
 
 async function finish(db: Db, id: string, status: "done" | "stopped", message: string | null) {
@@ -198,107 +207,153 @@ async function finish(db: Db, id: string, status: "done" | "stopped", message: s
 
 type ItemRow = typeof importItems.$inferSelect;
 
-/** One conversation, with its item marked and the job counted, in one transaction. */
-async function importItem(db: Db, job: ImportJobRow, item: ItemRow): Promise<"done" | "skipped" | "full" | "gone"> {
-  const conversation = item.conversation as ImportedConversation | null;
-  try {
-    return await writeForAccount(db, job.uid, async (tx) => {
-      // The user's imports one at a time against their storage (the lock the uploads take: app/data/attachments.server.ts).
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('attachments'), hashtext(${job.uid}))`);
-      const [already] = conversation
-        ? await tx
-            .select({ id: importedConversations.conversationId })
-            .from(importedConversations)
-            .where(
-              and(
-                eq(importedConversations.uid, job.uid),
-                eq(importedConversations.source, job.source),
-                eq(importedConversations.sourceId, item.sourceId),
-              ),
-            )
-        : [];
-      if (!conversation || already) {
-        await markItem(
-          tx,
-          job.id,
-          item.ordinal,
-          "skipped",
-          conversation ? "it was imported before" : "it could not be read",
-        );
-        return "skipped";
-      }
-      const bytes = conversationBytes(conversation);
-      if ((await storageUsed(tx, job.uid)) + bytes > job.storageLimitBytes) return "full";
-      await storeConversation(tx, job, conversation, bytes);
-      await markItem(tx, job.id, item.ordinal, "done", null);
-      return "done";
-    });
-  } catch (error) {
-    if (isAccountDeleted(error)) return "gone";
-    throw error;
-  }
+interface BatchOutcome {
+  /** Items marked done or skipped. */
+  handled: number;
+  /** The item that did not fit in the storage left (nothing after it was imported). */
+  full?: ItemRow;
+  /** The account was deleted meanwhile. */
+  gone?: boolean;
 }
 
 /**
- * A conversation the database refuses (a value out of its bounds) is skipped
- * and said so, rather than stopping the job; a database that cannot even
- * record that is down, and the job waits for the next worker.
+ * A batch in one transaction; if the database refuses it (a value out of its
+ * bounds in one conversation), each of its items alone, and one refused
+ * alone is skipped and said so rather than stopping the job. A database that
+ * cannot even record that is down: the error goes up, and the job waits for
+ * the next worker.
  */
-async function importItemOrSkip(db: Db, job: ImportJobRow, item: ItemRow) {
+async function importBatchOrEach(db: Db, job: ImportJobRow, items: ItemRow[]): Promise<BatchOutcome> {
   try {
-    return await importItem(db, job, item);
+    return await importBatch(db, job, items);
   } catch (error) {
-    logBackendFault("postgres", "importing a conversation", error);
-    await db.transaction((tx) => markItem(tx, job.id, item.ordinal, "skipped", "it could not be stored"));
-    return "skipped" as const;
+    if (isAccountDeleted(error)) return { handled: 0, gone: true };
+    if (items.length === 1) {
+      logBackendFault("postgres", "importing a conversation", error);
+      await db.transaction((tx) => markItems(tx, job.id, [], [[items[0].ordinal, "it could not be stored"]]));
+      return { handled: 1 };
+    }
   }
+  let handled = 0;
+  for (const item of items) {
+    const outcome = await importBatchOrEach(db, job, [item]);
+    handled += outcome.handled;
+    if (outcome.full || outcome.gone) return { ...outcome, handled };
+  }
+  return { handled };
 }
 
-async function markItem(tx: Tx, jobId: string, ordinal: number, status: "done" | "skipped", reason: string | null) {
-  await tx
-    .update(importItems)
-    .set({ status, reason, conversation: null })
-    .where(and(eq(importItems.jobId, jobId), eq(importItems.ordinal, ordinal)));
+/** The items in order, each conversation with its item marked and the job counted, in one transaction. */
+async function importBatch(db: Db, job: ImportJobRow, items: ItemRow[]): Promise<BatchOutcome> {
+  return writeForAccount(db, job.uid, async (tx) => {
+    // The user's imports and uploads one at a time against their storage (the lock of app/data/attachments.server.ts).
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('attachments'), hashtext(${job.uid}))`);
+    let used = await storageUsed(tx, job.uid);
+    const before = await tx
+      .select({ sourceId: importedConversations.sourceId })
+      .from(importedConversations)
+      .where(
+        and(
+          eq(importedConversations.uid, job.uid),
+          eq(importedConversations.source, job.source),
+          inArray(
+            importedConversations.sourceId,
+            items.map((item) => item.sourceId),
+          ),
+        ),
+      );
+    const seen = new Set(before.map((row) => row.sourceId));
+    const done: number[] = [];
+    const skipped: Array<[number, string]> = [];
+    const store: Array<{ conversation: ImportedConversation; bytes: number }> = [];
+    let full: ItemRow | undefined;
+    for (const item of items) {
+      const conversation = item.conversation as ImportedConversation | null;
+      if (!conversation) skipped.push([item.ordinal, "it could not be read"]);
+      else if (seen.has(item.sourceId)) skipped.push([item.ordinal, "it was imported before"]);
+      else {
+        const bytes = conversationBytes(conversation);
+        if (used + bytes > job.storageLimitBytes) {
+          full = item;
+          break;
+        }
+        used += bytes;
+        seen.add(item.sourceId);
+        store.push({ conversation, bytes });
+        done.push(item.ordinal);
+      }
+    }
+    await storeConversations(tx, job, store);
+    await markItems(tx, job.id, done, skipped);
+    return { handled: done.length + skipped.length, full };
+  });
+}
+
+async function markItems(tx: Tx, jobId: string, done: number[], skipped: Array<[number, string]>) {
+  if (done.length > 0)
+    await tx
+      .update(importItems)
+      .set({ status: "done", conversation: null })
+      .where(and(eq(importItems.jobId, jobId), inArray(importItems.ordinal, done)));
+  const byReason = new Map<string, number[]>();
+  for (const [ordinal, reason] of skipped) byReason.set(reason, [...(byReason.get(reason) ?? []), ordinal]);
+  for (const [reason, ordinals] of byReason)
+    await tx
+      .update(importItems)
+      .set({ status: "skipped", reason, conversation: null })
+      .where(and(eq(importItems.jobId, jobId), inArray(importItems.ordinal, ordinals)));
   await tx
     .update(importJobs)
-    .set(
-      status === "done" ? { imported: sql`${importJobs.imported} + 1` } : { skipped: sql`${importJobs.skipped} + 1` },
-    )
+    .set({
+      imported: sql`${importJobs.imported} + ${done.length}`,
+      skipped: sql`${importJobs.skipped} + ${skipped.length}`,
+    })
     .where(eq(importJobs.id, jobId));
 }
 
-/** The conversation with its messages under new ids, in the order given (siblings' order is their stored order). */
-async function storeConversation(tx: Tx, job: ImportJobRow, conversation: ImportedConversation, bytes: number) {
-  const id = randomUUID();
-  const ids = new Map(conversation.messages.map((message) => [message.id, randomUUID()]));
-  const fallbackTime = new Date(conversation.createdAt);
-  await tx.insert(conversations).values({
-    id,
-    uid: job.uid,
-    title: conversation.title,
-    currentLeafId: conversation.currentLeafId ? (ids.get(conversation.currentLeafId) ?? null) : null,
-    createdAt: new Date(conversation.createdAt),
-    updatedAt: new Date(conversation.updatedAt),
-  });
-  const rows = conversation.messages.map((message) => ({
-    id: ids.get(message.id)!,
-    conversationId: id,
-    parentId: message.parentId ? (ids.get(message.parentId) ?? null) : null,
-    role: message.role,
-    parts: [
-      ...(message.text ? [{ type: "text", text: message.text }] : []),
-      ...message.missing.map((name) => ({ type: "data-missing-attachment", data: { name } })),
-    ],
-    content: message.text,
-    status: message.role === "assistant" ? ("completed" as const) : null,
-    createdAt: message.createdAt ? new Date(message.createdAt) : fallbackTime,
-    completedAt: message.role === "assistant" && message.createdAt ? new Date(message.createdAt) : null,
-  }));
+/** The conversations with their messages under new ids, in the order given (siblings' order is their stored order). */
+async function storeConversations(
+  tx: Tx,
+  job: ImportJobRow,
+  list: Array<{ conversation: ImportedConversation; bytes: number }>,
+) {
+  if (list.length === 0) return;
+  const chats: Array<typeof conversations.$inferInsert> = [];
+  const rows: Array<typeof messages.$inferInsert> = [];
+  const origins: Array<typeof importedConversations.$inferInsert> = [];
+  for (const { conversation, bytes } of list) {
+    const id = randomUUID();
+    const ids = new Map(conversation.messages.map((message) => [message.id, randomUUID()]));
+    const fallbackTime = new Date(conversation.createdAt);
+    chats.push({
+      id,
+      uid: job.uid,
+      title: conversation.title,
+      currentLeafId: conversation.currentLeafId ? (ids.get(conversation.currentLeafId) ?? null) : null,
+      createdAt: new Date(conversation.createdAt),
+      updatedAt: new Date(conversation.updatedAt),
+    });
+    for (const message of conversation.messages)
+      rows.push({
+        id: ids.get(message.id)!,
+        conversationId: id,
+        parentId: message.parentId ? (ids.get(message.parentId) ?? null) : null,
+        role: message.role,
+        parts: [
+          ...(message.text ? [{ type: "text", text: message.text }] : []),
+          ...message.missing.map((name) => ({ type: "data-missing-attachment", data: { name } })),
+        ],
+        content: message.text,
+        status: message.role === "assistant" ? ("completed" as const) : null,
+        createdAt: message.createdAt ? new Date(message.createdAt) : fallbackTime,
+        completedAt: message.role === "assistant" && message.createdAt ? new Date(message.createdAt) : null,
+      });
+    origins.push({ conversationId: id, uid: job.uid, source: job.source, sourceId: conversation.sourceId, bytes });
+  }
+  await tx.insert(conversations).values(chats);
   for (let at = 0; at < rows.length; at += MESSAGE_INSERT_BATCH)
     await tx.insert(messages).values(rows.slice(at, at + MESSAGE_INSERT_BATCH));
-  await tx
-    .insert(importedConversations)
-    .values({ conversationId: id, uid: job.uid, source: job.source, sourceId: conversation.sourceId, bytes });
+  await tx.insert(importedConversations).values(origins);
 }
 
 // ---- the worker ------------------------------------------------------------------
