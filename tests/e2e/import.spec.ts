@@ -43,7 +43,7 @@ for (const size of SIZES) {
       page,
       newAccount,
     }) => {
-      test.setTimeout(120_000);
+      test.setTimeout(180_000);
       await signIn(page, await newAccount());
       await page.goto("/dashboard");
       const section = page.getByRole("region", { name: "Import chats" });
