@@ -103,6 +103,21 @@ describe.each(testDatabases())("importing chats on $name", ({ url }) => {
     expect(await listConversations(db, uid, { limit: 1000 })).toHaveLength(29);
   });
 
+  it("two workers on one job (a lease that ran out while its worker still ran) import each conversation once", async () => {
+    const uid = `import-${randomUUID()}`;
+    const job = await upload(db, uid, jsonBytes(chatgptExport(60)));
+    const first = await claimJob(db, job.id);
+    await db
+      .update(importJobs)
+      .set({ leaseUntil: sql`now() - interval '1 second'` })
+      .where(eq(importJobs.id, job.id));
+    const second = await claimJob(db, job.id);
+    expect(second).not.toBeNull();
+    await Promise.all([runJob(db, first!), runJob(db, second!)]);
+    expect(await latestImport(db, uid)).toMatchObject({ status: "done", imported: 60, skipped: 0 });
+    expect(await listConversations(db, uid, { limit: 1000 })).toHaveLength(60);
+  });
+
   it("keeps titles, original dates (the list's order), branches, the branch shown and missing files; search finds the words", async () => {
     const uid = `import-${randomUUID()}`;
     const job = await upload(

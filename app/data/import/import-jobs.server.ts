@@ -248,6 +248,26 @@ async function importBatch(db: Db, job: ImportJobRow, items: ItemRow[]): Promise
   return writeForAccount(db, job.uid, async (tx) => {
     // The user's imports and uploads one at a time against their storage (the lock of app/data/attachments.server.ts).
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext('attachments'), hashtext(${job.uid}))`);
+    // Under the lock, only what is still pending: a worker whose lease ran out mid-batch and another
+    // that took the job up never both import an item.
+    const pending = new Set(
+      (
+        await tx
+          .select({ ordinal: importItems.ordinal })
+          .from(importItems)
+          .where(
+            and(
+              eq(importItems.jobId, job.id),
+              eq(importItems.status, "pending"),
+              inArray(
+                importItems.ordinal,
+                items.map((item) => item.ordinal),
+              ),
+            ),
+          )
+      ).map((row) => row.ordinal),
+    );
+    items = items.filter((item) => pending.has(item.ordinal));
     let used = await storageUsed(tx, job.uid);
     const before = await tx
       .select({ sourceId: importedConversations.sourceId })
