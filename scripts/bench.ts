@@ -19,6 +19,7 @@ import { benchBudgets } from "./perf/budgets";
 import { benchTools } from "./perf/tools";
 import { benchStream } from "./perf/stream-markdown";
 import { benchScale } from "./perf/scale";
+import { benchImports } from "./perf/imports";
 import { measureBrowserChat, type BrowserChatFigures } from "./perf/browser-chat";
 import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weight";
 
@@ -57,6 +58,10 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      chats in a deployment growing to 1,000,000 messages, p95 per page per stage
  *                                      against a target of ≤ 2× from first to last, and EXPLAIN of the slowest
  *                                      pages' statements; see scripts/perf/scale.ts)
+ *   npm run bench -- --imports [--conversations 5000] [--pairs 4]
+ *                                      (a ChatGPT export of 5,000 conversations imported: the upload read and
+ *                                      checked, the job stored and run to its end, time and peak memory;
+ *                                      see scripts/perf/imports.ts)
  *   npm run bench [-- --backend-latency 40] [--duration 5] [--connections 1,10,50]
  *                 [--database-url postgresql://postgres@127.0.0.1:5432/test]
  */
@@ -93,6 +98,12 @@ if (process.argv.includes("--stream")) {
 if (process.argv.includes("--scale")) {
   const met = await benchScale();
   process.exit(met ? 0 : 1);
+}
+
+// `--imports`: a 5,000-conversation ChatGPT export imported (scripts/perf/imports.ts).
+if (process.argv.includes("--imports")) {
+  await benchImports();
+  process.exit(0);
 }
 
 // `--attachments`: files in the chat (scripts/perf/attachments.ts).

@@ -34,6 +34,7 @@ import { checkCustomInstructions } from "./custom-instructions";
 import { firstReplyFailed, runningRuns, type RunRow } from "./runs/run-store.server";
 import { ensureSweeper } from "./runs/runs.server";
 import { ensureTemporarySweeper } from "./temporary-chats.server";
+import { ensureImportWorker } from "~/data/import/import-jobs.server";
 import { changeChatTool, chatToolMenu } from "./chat-tools.server";
 import { organiseIntent } from "./organise-actions.server";
 import { publishConversationEvent } from "./live/conversation-events.server";
@@ -103,18 +104,19 @@ export async function loadAssistant(request: Request) {
   const db = await database();
   const uid = session.user.uid;
   ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
+  ensureImportWorker(db); // and takes up an import whose instance stopped (docs/decisions/104)
   const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools, notices] =
     await fromDatabase(
       search ? "searching the conversations" : "listing the conversations",
       Promise.all([
-      listConversations(db, uid, { search, view }),
-      listFolders(db, uid),
-      getQuotaStatus(db, uid, session),
-      getBudgetStatus(db, uid, session),
-      getCustomInstructions(db, uid),
-      getModelRegistry(),
-      runningFor(db, uid),
-      chatToolMenu(db, session),
+        listConversations(db, uid, { search, view }),
+        listFolders(db, uid),
+        getQuotaStatus(db, uid, session),
+        getBudgetStatus(db, uid, session),
+        getCustomInstructions(db, uid),
+        getModelRegistry(),
+        runningFor(db, uid),
+        chatToolMenu(db, session),
         wantsNotices(db, uid),
       ]),
     );

@@ -46,6 +46,8 @@ export type ChatDataParts = {
   saved: SavedExchange;
   /** A file sent with the user's message (docs/decisions/071). */
   attachment: AttachmentRef;
+  /** A file an imported message had whose content its export did not hold (docs/decisions/104). */
+  "missing-attachment": { name: string };
   /** What a reply was given to answer from (attached documents' passages, pages found on the web): its Sources. */
   sources: ReplySources;
   /** A server's tool waiting for a person's approval, and then what they decided (docs/decisions/091). */

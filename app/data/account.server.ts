@@ -34,6 +34,8 @@ import {
   memories,
   pushSubscriptions,
   tabPresence,
+  importJobs,
+  importedConversations,
 } from "~/db/schema";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
@@ -200,6 +202,9 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: memories, owner: memories.uid },
   // Their API keys (docs/decisions/099): a deleted account's key stops working with it.
   { table: apiKeys, owner: apiKeys.uid },
+  // Their imports of chat history (docs/decisions/104): the jobs with the conversations waiting, and which chats came from where.
+  { table: importJobs, owner: importJobs.uid },
+  { table: importedConversations, owner: importedConversations.uid },
   // Tool servers of their own (docs/decisions/094); shared servers have no owner and stay.
   { table: mcpServers, owner: mcpServers.ownerUid },
   // The devices told when a reply is done, and which of their tabs are visible (docs/decisions/101).
@@ -256,8 +261,12 @@ export interface AccountExport {
     folderId: string | null;
     /** The tools switched off for this chat only (the composer's tools menu). */
     toolsOff: string[];
+    /** The last message of the branch shown (docs/decisions/069); null: the latest. */
+    currentLeafId?: string | null;
     messages: Array<{
       id: string;
+      /** The message it follows (null for a first message): the messages form a tree of branches. */
+      parentId?: string | null;
       role: string;
       content: string;
       parts: unknown[];
@@ -397,6 +406,7 @@ export async function exportAccountData(
     const list = byConversation.get(row.conversationId) ?? [];
     list.push({
       id: row.id,
+      parentId: row.parentId,
       role: row.role,
       content: row.content,
       parts: row.parts,
@@ -444,6 +454,7 @@ export async function exportAccountData(
       archivedAt: row.archivedAt?.toISOString() ?? null,
       folderId: row.folderId,
       toolsOff: row.toolsOff ?? [],
+      currentLeafId: row.currentLeafId,
       messages: byConversation.get(row.id) ?? [],
     })),
     folders: rows.folders.map((row) => ({ id: row.id, name: row.name, createdAt: row.createdAt.toISOString() })),

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { attachmentChunks, attachmentData, attachments } from "~/db/schema";
+import { attachmentChunks, attachmentData, attachments, importedConversations } from "~/db/schema";
 import type { AttachmentKind } from "~/conversation/attachment-types";
 import type { Chunk } from "~/attachments/chunks";
 import { writeForAccount, type Tx } from "./account-lock.server";
@@ -111,10 +111,15 @@ export async function storeAttachment(
   });
 }
 
-/** Bytes of all the user's files, sent or waiting to be. */
+/**
+ * Bytes of all the user's files, sent or waiting to be, and of the chats they
+ * imported (docs/decisions/104): both fill the same storage.
+ */
 export async function storageUsed(db: Db | Tx, uid: string): Promise<number> {
   const [row] = await db
-    .select({ used: sql<string>`coalesce(sum(${attachments.size}), 0)` })
+    .select({
+      used: sql<string>`coalesce(sum(${attachments.size}), 0) + (select coalesce(sum(${importedConversations.bytes}), 0) from ${importedConversations} where ${importedConversations.uid} = ${uid})`,
+    })
     .from(attachments)
     .where(eq(attachments.uid, uid));
   return Number(row?.used ?? 0);

@@ -15,3 +15,4 @@ export * from "./schema/api";
 export * from "./schema/notices";
 export * from "./schema/memory";
 export * from "./schema/notify";
+export * from "./schema/imports";

@@ -12,6 +12,7 @@ import { AccountFacts } from "~/components/dashboard/account-facts";
 import { ApiKeys } from "~/components/dashboard/api-keys";
 import { ChangePassword } from "~/components/dashboard/change-password";
 import { DataControls } from "~/components/dashboard/data-controls";
+import { ImportChats } from "~/components/dashboard/import-chats";
 import { DeleteAccount } from "~/components/dashboard/delete-account";
 import { DisplayNameForm } from "~/components/dashboard/display-name-form";
 import { planName } from "~/components/dashboard/plan";
@@ -38,6 +39,7 @@ import { getQuotaStatus } from "~/data/quotas.server";
 import { themeIntent } from "~/data/theme.server";
 import { getUsageByDay } from "~/data/usage.server";
 import { getDb } from "~/db/client.server";
+import { ensureImportWorker, latestImport } from "~/data/import/import-jobs.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
@@ -110,20 +112,29 @@ function budgetFigures(status: BudgetStatus, who: { role: string; isAdmin: boole
   };
 }
 
+/** The latest import (docs/decisions/104); the page starts this instance's worker, which resumes one left unfinished. */
+async function importForDashboard(uid: string) {
+  const db = await getDb();
+  ensureImportWorker(db);
+  return withDeadline("postgres", getConfig().backendTimeoutMs, latestImport(db, uid));
+}
+
 export async function loader({ request }: LoaderFunctionArgs) {
   const { user, role, isAdmin, degraded } = await requireUser(request);
   const now = new Date();
   const config = getConfig();
-  const [details, { usage, quota, recent, files, budget }, shares, apiKeys, notifications] = await Promise.all([
-    settled(getAccountDetails(user.uid), "reading the identity record"),
-    usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
-    sharesForDashboard(user.uid),
-    apiKeysForDashboard(request, user.uid),
-    settled(
-      withDeadline("postgres", config.backendTimeoutMs, (async () => notifySettingsFor(await getDb(), user.uid))()),
-      "reading the notification settings",
-    ),
-  ]);
+  const [details, { usage, quota, recent, files, budget }, shares, apiKeys, notifications, lastImport] =
+    await Promise.all([
+      settled(getAccountDetails(user.uid), "reading the identity record"),
+      usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
+      sharesForDashboard(user.uid),
+      apiKeysForDashboard(request, user.uid),
+      settled(
+        withDeadline("postgres", config.backendTimeoutMs, (async () => notifySettingsFor(await getDb(), user.uid))()),
+        "reading the notification settings",
+      ),
+      settled(importForDashboard(user.uid), "reading the latest import"),
+    ]);
   return json(
     {
       now: now.toISOString(),
@@ -145,6 +156,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       shares,
       apiKeys,
       notifications,
+      lastImport,
       firebase: config.publicFirebase,
       localMode: config.mode === "local",
     },
@@ -198,6 +210,7 @@ export default function DashboardPage() {
     shares,
     apiKeys,
     notifications,
+    lastImport,
     firebase,
     localMode,
   } = useLoaderData<typeof loader>();
@@ -273,6 +286,11 @@ export default function DashboardPage() {
         <p>
           What the assistant remembers about you across chats. <Link to="/dashboard/memory">Manage memory</Link>
         </p>
+      </section>
+
+      <section id="import-chats" aria-labelledby="import-title" className="dashboard-section">
+        <h2 id="import-title">Import chats</h2>
+        <ImportChats initial={lastImport} />
       </section>
 
       <section id="your-data" aria-labelledby="data-title" className="dashboard-section">

@@ -169,6 +169,7 @@ export const ChatMessageView = memo(function ChatMessageView({
               })}
             </CitedReply>
           )}
+          <MissingAttachments message={message} />
           {!isUser && streaming && text === "" && !waitingForYou ? <p className="typing">Thinking…</p> : null}
           {/* The last reply's failure is said by the notice under it (app/components/chat/chat-error-notice.tsx). */}
           {status === "interrupted" && !streaming && actions.onRegenerate ? (
@@ -276,5 +277,20 @@ function EditForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** Files an imported message had that its export did not include (docs/decisions/104): said, so nothing seems lost silently. */
+function MissingAttachments({ message }: { message: ChatMessage }) {
+  const names = message.parts.flatMap((part) =>
+    part.type === "data-missing-attachment" ? [(part.data as { name: string }).name] : [],
+  );
+  if (names.length === 0) return null;
+  return (
+    <ul className="missing-attachments">
+      {names.map((name, index) => (
+        <li key={index}>Attachment not included in the export: {name}</li>
+      ))}
+    </ul>
   );
 }
