@@ -145,9 +145,21 @@ describe("/admin/usage", () => {
     const boss = await createAccount(firebase, { role: "admin", prefix: "admin" });
     const adminCookie = await sessionCookieFor(boss);
     const data = (await (await respond(usageLoader, get("/admin/usage", adminCookie))).json()) as {
-      models: Array<{ model: string; replies: number; inputTokens: number; outputTokens: number; costMicroUsd: number }>;
+      models: Array<{
+        model: string;
+        replies: number;
+        inputTokens: number;
+        outputTokens: number;
+        costMicroUsd: number;
+      }>;
     };
-    const fromMessages = await db.execute<{ model: string; replies: string; input: string; output: string; cost: string }>(
+    const fromMessages = await db.execute<{
+      model: string;
+      replies: string;
+      input: string;
+      output: string;
+      cost: string;
+    }>(
       sql`select model, count(*) as replies, sum(input_tokens) as input, sum(output_tokens) as output, sum(cost_micro_usd) as cost
         from ${messages} where role = 'assistant' and model in (${models[0]}, ${models[1]}) group by model`,
     );

@@ -128,7 +128,11 @@ describe.skipIf(!serverUrl)("reply notices across instances", { timeout: 90_000 
 
   /** The notice's decision is recorded once it is made and sent: what the user was told is then final. */
   async function decided(runId: string, timeoutMs = 10_000): Promise<string | null | undefined> {
-    await waitUntil(`the notice for run ${runId} to be decided`, async () => Boolean(await outcomeOf(runId)), timeoutMs);
+    await waitUntil(
+      `the notice for run ${runId} to be decided`,
+      async () => Boolean(await outcomeOf(runId)),
+      timeoutMs,
+    );
     return outcomeOf(runId);
   }
 
