@@ -28,7 +28,12 @@ afterAll(() => firebase.close());
 const REFUSAL = "Cross-origin requests are refused.";
 /** Routes authenticated by a signature, not a session (app/http/origin-guard.server.ts signedInstead). */
 /** Routes that read no cookie: the Stripe webhook (a signature) and the OpenAI-compatible API (a bearer key). */
-const SIGNED = ["routes/api.stripe.webhook", "routes/v1.chat.completions", "routes/v1.models"];
+const SIGNED = [
+  "routes/api.stripe.webhook",
+  "routes/v1.chat.completions",
+  "routes/v1.embeddings",
+  "routes/v1.models",
+];
 
 let handle: (request: Request) => Promise<Response>;
 let adminCookie: string;
