@@ -39,6 +39,7 @@ import { getDb } from "~/db/client.server";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
+import { roleKey } from "~/settings/role-settings";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import dashboardStylesheet from "~/styles/dashboard.css";
 
@@ -116,7 +117,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
     settled(getAccountDetails(user.uid), "reading the identity record"),
     usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
     sharesForDashboard(user.uid),
-    apiKeysForDashboard(request, user.uid),
+    apiKeysForDashboard(request, user.uid, degraded ? null : roleKey({ role, isAdmin })),
   ]);
   return json(
     {

@@ -300,6 +300,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/admin/feedback", signedOut: 302 },
   { route: "/admin/usage", signedOut: 302 },
   { route: "/admin/usage.csv", signedOut: 302 },
+  { route: "/admin/api", signedOut: 302 },
   // The plans are public.
   { route: "/pricing", signedOut: 200 },
   { route: "/api/stripe/webhook", signedOut: 405 },
