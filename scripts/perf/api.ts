@@ -43,7 +43,9 @@ const completion = (stream: boolean) =>
   JSON.stringify({ model: MODEL, stream, messages: [{ role: "user", content: "hello there" }] });
 
 export async function benchApi(): Promise<void> {
-  console.log(`API: ${calls} streamed first tokens each way, then ${seconds} s of non-streaming calls at ${connections}…`);
+  console.log(
+    `API: ${calls} streamed first tokens each way, then ${seconds} s of non-streaming calls at ${connections}…`,
+  );
   const database = serverDatabaseUrl ? await freshDatabase(serverDatabaseUrl, "api") : undefined;
   const app = await startAppUnderTest({
     name: "api",
