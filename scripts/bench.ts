@@ -16,6 +16,7 @@ import { benchInstances } from "./perf/instances";
 import { benchRuns } from "./perf/runs";
 import { benchAttachments } from "./perf/attachments";
 import { benchBudgets } from "./perf/budgets";
+import { benchApi } from "./perf/api";
 import { benchTools } from "./perf/tools";
 import { benchStream } from "./perf/stream-markdown";
 import { benchScale } from "./perf/scale";
@@ -50,6 +51,9 @@ import { heaviestPackages, pageWeights, type PageWeight } from "./perf/page-weig
  *                                      slowdown, against targets; see scripts/perf/stream-markdown.ts)
  *   npm run bench -- --budgets [--messages 150]
  *                                      (the budget check's overhead on a reply's first token; see scripts/perf/budgets.ts)
+ *   npm run bench -- --api [--calls 50] [--connections 10] [--seconds 10]
+ *                                      (the OpenAI-compatible API's first-token overhead against the chat's, and
+ *                                      non-streaming calls a second; see scripts/perf/api.ts)
  *   npm run bench -- --tools [--calls 30] [--tool-ms 20] [--reconnects 5]
  *                                      (the app's time around an MCP server's own time when the model calls its
  *                                      tool: pooled, on a new connection, and approved at once; see scripts/perf/tools.ts)
@@ -79,6 +83,12 @@ if (process.argv.includes("--runs")) {
 // `--budgets`: the budget check's cost on the first token (scripts/perf/budgets.ts).
 if (process.argv.includes("--budgets")) {
   await benchBudgets();
+  process.exit(0);
+}
+
+// `--api`: the OpenAI-compatible API's overhead and throughput (scripts/perf/api.ts).
+if (process.argv.includes("--api")) {
+  await benchApi();
   process.exit(0);
 }
 

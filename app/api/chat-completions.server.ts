@@ -55,10 +55,10 @@ export async function chatCompletionsResponse(request: Request): Promise<Respons
   if (chosen instanceof Response) return countRefused(caller, chosen);
   const admitted = await admit(caller, request, parsed.request, chosen, registry);
   if (admitted instanceof Response) return countRefused(caller, admitted);
-  return passThrough(caller, parsed.request, admitted, request.signal);
+  return passThrough(caller, parsed.request, { ...admitted, endpoint: registry.endpoint! }, request.signal);
 }
 
-async function readJson(request: Request): Promise<unknown | Response> {
+export async function readJson(request: Request): Promise<unknown | Response> {
   let bytes: Uint8Array | undefined;
   try {
     bytes = await readCapped(request, API_BODY_MAX_BYTES);
@@ -91,41 +91,53 @@ function chooseModel(registry: ModelRegistry, who: SignedIn, request: Completion
 }
 
 /** What a call was allowed: the model (a fallback once a budget is spent), its claim on the quota, the longest reply. */
-interface Admitted {
+export interface Admitted {
   model: ModelOption;
   reservation: Reservation;
   maxTokens: number;
+}
+
+/** What admitting a call needs to know of it: its prompt's estimate, the reply it wants, its images. */
+export type CallShape = Pick<CompletionRequest, "promptTokens" | "maxTokens" | "images">;
+
+interface Passed extends Admitted {
   endpoint: Endpoint;
 }
 
 type Endpoint = NonNullable<ModelRegistry["endpoint"]>;
 
-/** The rate limit and the quota's claim at once, then the budget's hold; a refusal gives the claim back. */
-async function admit(
+/**
+ * The rate limit and the quota's claim at once, then the budget's hold; a
+ * refusal gives the claim back. `fallbacks`: where the role's fallback model
+ * is looked for once a budget is spent (none for a call no other model can answer).
+ */
+export async function admit(
   { db, who }: KeyCaller,
   http: Request,
-  request: CompletionRequest,
+  request: CallShape,
   model: ModelOption,
-  registry: ModelRegistry,
+  fallbacks: Pick<ModelRegistry, "models"> | undefined,
 ): Promise<Admitted | Response> {
-  let counted: [Awaited<ReturnType<typeof checkChatRateLimit>>, Reservation];
-  try {
-    counted = await Promise.all([
-      checkChatRateLimit(db, who, http),
-      reserveMessage(db, who.user.uid, dailyLimitFor(who), { messageId: randomUUID() }),
-    ]);
-  } catch (error) {
+  const [limitedOrNot, claimed] = await Promise.allSettled([
+    checkChatRateLimit(db, who, http),
+    reserveMessage(db, who.user.uid, dailyLimitFor(who), { messageId: randomUUID() }),
+  ]);
+  if (limitedOrNot.status === "rejected" || claimed.status === "rejected") {
+    // One failed: the other's claim on the quota, if it made one, is given back (else a busy database costs a message).
+    if (claimed.status === "fulfilled" && claimed.value.allowed)
+      await refundMessage(db, claimed.value).catch(() => undefined);
+    const error = limitedOrNot.status === "rejected" ? limitedOrNot.reason : (claimed as PromiseRejectedResult).reason;
     if (isAccountDeleted(error)) return openAIError(401, "Incorrect API key provided.", { code: "invalid_api_key" });
     logBackendFault("postgres", "counting an API call against the limits", error);
     return unavailable();
   }
-  const [limited, reservation] = counted;
+  const [limited, reservation] = [limitedOrNot.value, claimed.value];
   const refusal = limitRefusal(limited, reservation);
   if (refusal) {
     if (reservation.allowed) await refundMessage(db, reservation).catch(() => undefined);
     return refusal;
   }
-  const held = await holdFor(db, who, request, model, registry, reservation);
+  const held = await holdFor(db, who, request, model, fallbacks, reservation);
   if (held instanceof Response) await refundMessage(db, reservation).catch(() => undefined);
   return held;
 }
@@ -150,15 +162,14 @@ function limitRefusal(
 async function holdFor(
   db: Db,
   who: SignedIn,
-  request: CompletionRequest,
+  request: CallShape,
   model: ModelOption,
-  registry: ModelRegistry,
+  fallbacks: Pick<ModelRegistry, "models"> | undefined,
   reservation: Reservation,
 ): Promise<Admitted | Response> {
   const wanted = request.maxTokens ?? getConfig().budgets.maxOutputTokens;
-  const endpoint = registry.endpoint!;
   const limits = budgetLimitsFor(who);
-  if (!hasBudget(limits)) return { model, reservation, maxTokens: wanted, endpoint };
+  if (!hasBudget(limits)) return { model, reservation, maxTokens: wanted };
   let hold: Awaited<ReturnType<typeof holdBudget>>;
   try {
     hold = await holdBudget(db, {
@@ -173,10 +184,9 @@ async function holdFor(
     logBackendFault("postgres", "holding a budget for an API call", error);
     return unavailable();
   }
-  if (hold.ok) return { model, reservation, maxTokens: hold.maxOutputTokens, endpoint };
-  const fallback = registry.models.find((option) => option.id === fallbackModelFor(who) && option.id !== model.id);
-  if (fallback && (request.images === 0 || fallback.vision))
-    return { model: fallback, reservation, maxTokens: wanted, endpoint };
+  if (hold.ok) return { model, reservation, maxTokens: hold.maxOutputTokens };
+  const fallback = fallbacks?.models.find((option) => option.id === fallbackModelFor(who) && option.id !== model.id);
+  if (fallback && (request.images === 0 || fallback.vision)) return { model: fallback, reservation, maxTokens: wanted };
   const spent = hold.status.lines.find((entry) => entry.left <= 0);
   const line = spent ?? hold.status.lines[0];
   const view = toBudgetView(hold.status);
@@ -189,7 +199,7 @@ async function holdFor(
 }
 
 /** A refused call is still a request through the key (what it spent: nothing). */
-async function countRefused(caller: KeyCaller, refusal: Response): Promise<Response> {
+export async function countRefused(caller: KeyCaller, refusal: Response): Promise<Response> {
   await countKeyUsage(caller.db, caller.keyId, { inputTokens: 0, outputTokens: 0, costMicroUsd: 0 }).catch((error) =>
     logBackendFault("postgres", "counting an API key's call", error),
   );
@@ -205,7 +215,7 @@ interface Reported {
 async function passThrough(
   caller: KeyCaller,
   request: CompletionRequest,
-  admitted: Admitted,
+  admitted: Passed,
   signal: AbortSignal,
 ): Promise<Response> {
   const { db, keyId } = caller;
@@ -259,7 +269,7 @@ async function passThrough(
 }
 
 /** The provider's answer to the call; the deadline is for the answer's start, then a stream runs as long as the model writes. */
-async function callProvider(request: CompletionRequest, { model, maxTokens, endpoint }: Admitted, signal: AbortSignal) {
+async function callProvider(request: CompletionRequest, { model, maxTokens, endpoint }: Passed, signal: AbortSignal) {
   const { baseURL, apiKey } = endpoint;
   const body = {
     ...request.passOn,

@@ -1,7 +1,6 @@
 import { accountForKey, type SignedIn } from "~/auth/session.server";
-import { getConfig } from "~/config.server";
+import { apiAccessChoices, apiAllowed, type ApiAccessChoices } from "~/data/api-access.server";
 import { findApiKey } from "~/data/api-keys.server";
-import { rolesAllow } from "~/data/mcp-servers.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { roleKey } from "~/settings/role-settings";
@@ -13,7 +12,8 @@ import { openAIError } from "./openai-errors.server";
  * No cookie is read: a page on another site cannot ride a visitor's session
  * here. Every refusal of a key says the same (401) and nothing more; a key in
  * the address is refused before it is looked at, since addresses end up in
- * logs and histories.
+ * logs and histories. The role's API access (docs/decisions/100) is read
+ * fresh beside the owner's role, so an admin's switch applies at the next call.
  */
 
 export interface KeyCaller {
@@ -50,13 +50,22 @@ export async function keyCaller(request: Request): Promise<KeyCaller | Response>
     return unavailable();
   }
   if (!holder) return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
-  const who = await accountForKey(holder.uid);
+  const [who, choices] = await Promise.all([accountForKey(holder.uid), readChoices(db)]);
   if (who === "gone") return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
-  if (who === "unavailable") return unavailable();
-  if (!rolesAllow(getConfig().apiRoles, roleKey(who))) {
+  if (who === "unavailable" || !choices) return unavailable();
+  if (!apiAllowed(choices, roleKey(who))) {
     return openAIError(403, "Your plan does not include API access.", { code: "api_access_off" });
   }
   return { who, keyId: holder.keyId, db };
+}
+
+async function readChoices(db: Db): Promise<ApiAccessChoices | undefined> {
+  try {
+    return await apiAccessChoices(db);
+  } catch (error) {
+    logBackendFault("postgres", "reading the roles' API access", error);
+    return undefined;
+  }
 }
 
 export const unavailable = () =>

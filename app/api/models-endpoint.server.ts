@@ -1,11 +1,13 @@
 import { getModelRegistry, modelsForRole } from "~/llm/models.server";
+import { embeddingsModel } from "./embeddings-endpoint.server";
 import { keyCaller } from "./key-auth.server";
 import { openAIJson } from "./openai-errors.server";
 
 /**
  * GET /v1/models (docs/decisions/099): the models the key's owner may use
  * now (their role's), in OpenAI's list shape, each with the readable name the
- * chat shows (`name`, a field OpenAI's own list does not have and clients ignore).
+ * chat shows (`name`, a field OpenAI's own list does not have and clients ignore),
+ * and the embeddings model when one is configured (OpenAI lists its own too).
  */
 
 /** Models have no creation time here; OpenAI's clients read the field, so it is the same for all. */
@@ -15,7 +17,9 @@ export async function modelsResponse(request: Request): Promise<Response> {
   const caller = await keyCaller(request);
   if (caller instanceof Response) return caller;
   const registry = await getModelRegistry();
-  const models = registry.endpoint ? modelsForRole(registry, caller.who) : [];
+  const chat = registry.endpoint ? modelsForRole(registry, caller.who) : [];
+  const embeddings = embeddingsModel();
+  const models = embeddings && !chat.some((model) => model.id === embeddings.id) ? [...chat, embeddings] : chat;
   return openAIJson({
     object: "list",
     data: models.map((model) => ({

@@ -4,16 +4,20 @@ import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { withDeadline } from "~/deadline.server";
 import { adminAuth } from "~/firebase.server";
-import { limitRefusals, modelUsageDaily, stripeEvents, usageDaily } from "~/db/schema";
+import { apiKeys, limitRefusals, modelUsageDaily, stripeEvents, usageDaily } from "~/db/schema";
 
 /**
  * The admin usage page's figures over the last 30 UTC days (docs/decisions/073):
  * per day, per model, per plan, the top users, the refusals at the limits and
  * revenue per plan from the stored Stripe events. Plans are roles: usage is
- * kept with the role of the day's latest reply ("none": no role).
+ * kept with the role of the day's latest reply ("none": no role). The API
+ * keys' figures are each key's own counters since it was made (api_keys),
+ * the busiest TOP_KEYS only.
  */
 
 export const USAGE_DAYS = 30;
+/** How many API keys the page lists: the busiest by cost, then tokens, then calls. */
+export const TOP_KEYS = 50;
 
 export interface DayRow {
   day: string;
@@ -49,6 +53,17 @@ export interface TopUser {
   costMicroUsd: number;
 }
 
+export interface KeyRow {
+  id: string;
+  uid: string;
+  name: string;
+  prefix: string;
+  requests: number;
+  tokens: number;
+  costMicroUsd: number;
+  lastUsedAt: string | null;
+}
+
 export interface RefusalRow {
   limit: string;
   count: number;
@@ -63,6 +78,9 @@ export interface UsageReport {
   plans: PlanRow[];
   top: TopUser[];
   refusals: RefusalRow[];
+  /** The busiest API keys (at most TOP_KEYS), and how many keys were ever used. */
+  keys: KeyRow[];
+  keysUsed: number;
 }
 
 const n = (value: unknown) => Number(value ?? 0);
@@ -72,7 +90,7 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
   const from = days[0];
   const to = days[days.length - 1];
   // Read at once; local mode's pool has one connection and queues them (scripts/local/stack.ts).
-  const [daily, refusedByDay, models, plans, revenue, top, refusals] = await Promise.all([
+  const [daily, refusedByDay, models, plans, revenue, top, refusals, keys, keysUsed] = await Promise.all([
     // One row per (uid, day), the key: counting rows counts users, without sorting them for a distinct count.
     db.execute<{ day: string; users: string; messages: string; tokens: string; cost: string }>(sql`
     select day::text as day, count(*) filter (where messages > 0) as users, sum(messages) as messages,
@@ -111,6 +129,22 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
     select "limit", sum(count) as count, count(distinct uid) as users from ${limitRefusals}
     where day >= ${from}::date group by "limit" order by 2 desc
   `),
+    db.execute<{
+      id: string;
+      uid: string;
+      name: string;
+      prefix: string;
+      requests: number;
+      tokens: string;
+      cost: string;
+      last_used: string | null;
+    }>(sql`
+    select id::text as id, uid, name, prefix, requests, input_tokens + output_tokens as tokens, cost_micro_usd as cost,
+      to_char(last_used_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_used
+    from ${apiKeys} where requests > 0
+    order by cost_micro_usd desc, input_tokens + output_tokens desc, requests desc, id limit ${TOP_KEYS}
+  `),
+    db.execute<{ count: string }>(sql`select count(*) as count from ${apiKeys} where requests > 0`),
   ]);
 
   const byDay = new Map(daily.rows.map((row) => [row.day, row]));
@@ -169,6 +203,17 @@ export async function usageReport(db: Db, now = new Date()): Promise<UsageReport
       costMicroUsd: n(row.cost),
     })),
     refusals: refusals.rows.map((row) => ({ limit: row.limit, count: n(row.count), users: n(row.users) })),
+    keys: keys.rows.map((row) => ({
+      id: row.id,
+      uid: row.uid,
+      name: row.name,
+      prefix: row.prefix,
+      requests: n(row.requests),
+      tokens: n(row.tokens),
+      costMicroUsd: n(row.cost),
+      lastUsedAt: row.last_used,
+    })),
+    keysUsed: n(keysUsed.rows[0]?.count),
   };
 }
 
@@ -202,6 +247,21 @@ export function usageCsv(report: UsageReport, emails: ReadonlyMap<string, string
       ...report.top.map((t) => [t.uid, emails.get(t.uid) ?? "", t.messages, t.tokens, usd(t.costMicroUsd)].map(String)),
     ],
     [["refused_at", "refusals", "users"], ...report.refusals.map((r) => [r.limit, r.count, r.users].map(String))],
+    [
+      ["api_key_prefix", "key_name", "owner_uid", "owner_email", "requests", "tokens", "cost_usd", "last_used"],
+      ...report.keys.map((k) =>
+        [
+          k.prefix,
+          k.name,
+          k.uid,
+          emails.get(k.uid) ?? "",
+          k.requests,
+          k.tokens,
+          usd(k.costMicroUsd),
+          k.lastUsedAt ?? "",
+        ].map(String),
+      ),
+    ],
   ];
   return sections.map((rows) => rows.map((row) => row.map(csvField).join(",")).join("\r\n")).join("\r\n\r\n") + "\r\n";
 }

@@ -15,6 +15,7 @@ import {
   revokeApiKey,
   type ApiKeyView,
 } from "./api-keys.server";
+import { apiAccessChoices, apiAllowed } from "./api-access.server";
 import { API_KEY_EXPIRIES, API_KEY_EXPIRY_CHOICES, type ApiKeyExpiry } from "./api-key-expiry";
 
 /**
@@ -70,14 +71,21 @@ function expiresAt(expiry: ApiKeyExpiry, now: Date): Date | null {
 }
 
 /** The section's figures: the account's keys (null when they cannot be read: the section says so) and how to call the API. */
-export async function apiKeysForDashboard(request: Request, uid: string) {
+/** The section's data; `apiAccess`: whether the user's role may use the API now (null: not known right now). */
+export async function apiKeysForDashboard(request: Request, uid: string, roleKey: string | null) {
   let keys: ApiKeyView[] | null = null;
+  let apiAccess: boolean | null = null;
   try {
-    keys = await database((db) => listApiKeys(db, uid));
+    [keys, apiAccess] = await database(async (db) =>
+      Promise.all([
+        listApiKeys(db, uid),
+        roleKey === null ? null : apiAccessChoices(db).then((choices) => apiAllowed(choices, roleKey)),
+      ]),
+    );
   } catch (error) {
     logBackendFault("postgres", "listing API keys", error);
   }
-  return { keys, baseUrl: `${publicOrigin(request)}/v1`, maxNameChars: MAX_KEY_NAME_CHARS };
+  return { keys, apiAccess, baseUrl: `${publicOrigin(request)}/v1`, maxNameChars: MAX_KEY_NAME_CHARS };
 }
 
 /** intent=create-api-key (name, expiry): a new key, its secret in this answer and nowhere else. */

@@ -20,6 +20,7 @@ export default function AdminLayout() {
         <NavLink to="/admin/users">Users</NavLink>
         <NavLink to="/admin/feedback">Feedback</NavLink>
         <NavLink to="/admin/usage">Usage</NavLink>
+        <NavLink to="/admin/api">API</NavLink>
       </nav>
       <Outlet />
       {root?.user ? <SignedInAs user={root.user} role={root.role} /> : null}

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { requireAdmin } from "~/auth/session.server";
 import { formatMicroUsd } from "~/budgets/budget-text";
 import { planName } from "~/components/dashboard/plan";
+import { LocalTime } from "~/components/time/local-time";
 import { getConfig } from "~/config.server";
 import { emailsOf, usageReport } from "~/data/admin-usage.server";
 import { withDatabase } from "~/http/with-database.server";
@@ -20,12 +21,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Every loader under /admin checks the role freshly, never from the auth caches (ADR 002).
   await requireAdmin(request);
   const report = await withDatabase("reading usage", (db) => usageReport(db));
-  const emails = await emailsOf(report.top.map((user) => user.uid));
+  const emails = await emailsOf([...new Set([...report.top, ...report.keys].map((row) => row.uid))]);
   const plans = new Map(getConfig().plans.map((plan) => [plan.role, plan.name]));
   return json(
     {
       ...report,
       top: report.top.map((user) => ({ ...user, email: emails.get(user.uid) ?? null })),
+      keys: report.keys.map((key) => ({ ...key, email: emails.get(key.uid) ?? null })),
       planNames: Object.fromEntries(report.plans.map((row) => [row.role, plans.get(row.role) ?? planName(row.role)])),
     },
     { headers: NO_STORE },
@@ -37,7 +39,7 @@ const money = (cents: number, currency: string) =>
   new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(cents / 100);
 
 export default function AdminUsagePage() {
-  const { from, to, days, models, plans, top, refusals, planNames } = useLoaderData<typeof loader>();
+  const { from, to, days, models, plans, top, refusals, planNames, keys, keysUsed } = useLoaderData<typeof loader>();
   const totals = days.reduce(
     (sum, day) => ({
       messages: sum.messages + day.messages,
@@ -114,6 +116,33 @@ export default function AdminUsagePage() {
         }))}
       />
 
+      <UsageTable
+        title="API keys"
+        label="Usage per API key"
+        note={
+          keysUsed > keys.length
+            ? `The ${keys.length} busiest of ${number(keysUsed)} keys used, since each was made (the CSV has the same).`
+            : "Every key used, since it was made."
+        }
+        columns={["Key", "Owner", "Requests", "Tokens", "Cost", "Last used"]}
+        empty="No API key has been used yet."
+        rows={keys.map((row) => ({
+          key: row.id,
+          name: (
+            <>
+              {row.name} <code className="muted">{row.prefix}…</code>
+            </>
+          ),
+          cells: [
+            row.email ?? row.uid,
+            number(row.requests),
+            number(row.tokens),
+            formatMicroUsd(row.costMicroUsd),
+            <LocalTime key="last" value={row.lastUsedAt} />,
+          ],
+        }))}
+      />
+
       <h2>Refused at a limit</h2>
       {refusals.length === 0 ? (
         <p>No send was refused at the daily quota or a budget.</p>
@@ -159,12 +188,14 @@ interface UsageRow {
 function UsageTable({
   title,
   label,
+  note,
   columns,
   rows,
   empty,
 }: {
   title: string;
   label: string;
+  note?: string;
   columns: string[];
   rows: UsageRow[];
   empty?: string;
@@ -172,6 +203,7 @@ function UsageTable({
   return (
     <>
       <h2>{title}</h2>
+      {note ? <p className="muted">{note}</p> : null}
       <div className="table-scroll" tabIndex={0} role="region" aria-label={label}>
         <table className="admin-table">
           <thead>

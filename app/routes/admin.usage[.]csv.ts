@@ -7,7 +7,7 @@ import { withDatabase } from "~/http/with-database.server";
 export async function loader({ request }: LoaderFunctionArgs) {
   await requireAdmin(request);
   const report = await withDatabase("reading usage", (db) => usageReport(db));
-  const emails = await emailsOf(report.top.map((user) => user.uid));
+  const emails = await emailsOf([...new Set([...report.top, ...report.keys].map((row) => row.uid))]);
   return new Response(usageCsv(report, emails), {
     headers: {
       "Cache-Control": "no-store",

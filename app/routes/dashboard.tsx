@@ -43,6 +43,7 @@ import { ensureImportWorker, latestImport } from "~/data/import/import-jobs.serv
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { BODY_LIMITS, readForm } from "~/http/body-limit.server";
 import { pageTitle } from "~/meta";
+import { roleKey } from "~/settings/role-settings";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
 import dashboardStylesheet from "~/styles/dashboard.css";
 
@@ -128,7 +129,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
       settled(getAccountDetails(user.uid), "reading the identity record"),
       usageFigures(user.uid, degraded ? null : { role, isAdmin }, now),
       sharesForDashboard(user.uid),
-      apiKeysForDashboard(request, user.uid),
+      apiKeysForDashboard(request, user.uid, degraded ? null : roleKey({ role, isAdmin })),
       settled(
         withDeadline("postgres", config.backendTimeoutMs, (async () => notifySettingsFor(await getDb(), user.uid))()),
         "reading the notification settings",

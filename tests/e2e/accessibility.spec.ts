@@ -58,6 +58,7 @@ const ADMIN: Array<[string, PathOf]> = [
   ["users", () => "/admin/users"],
   ["feedback", () => "/admin/feedback"],
   ["usage", () => "/admin/usage"],
+  ["API access", () => "/admin/api"],
   ["a new tool", () => "/tools/new"],
   ["editing a tool", () => "/tools/summarize/edit"],
 ];

@@ -168,3 +168,72 @@ test("a key made on the dashboard works with the API as the server serves it, an
     await api.dispose();
   }
 });
+
+for (const size of SIZES) {
+  test(`an admin turns API access off for a role: its key is refused and the dashboard says so; on again, it works (${size.name})`, async ({
+    page,
+    browser,
+    playwright,
+    newAccount,
+  }) => {
+    test.setTimeout(90_000);
+    // A role of this test's own, so that switching it touches no other test's keys.
+    const role = `switch${size.name}`;
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await signIn(page, await newAccount({ role }));
+    await page.goto("/dashboard");
+    const keys = page.getByRole("region", { name: "API keys" });
+    await keys.getByRole("textbox", { name: "Name" }).fill("Switched");
+    await keys.getByRole("button", { name: "Create key" }).click();
+    const secret = (await keys
+      .getByRole("region", { name: "Your new key “Switched”" })
+      .getByText(/^nvk_[A-Za-z0-9_-]{43}$/)
+      .textContent())!;
+    await expect(keys.getByText(/Your plan has no API access/)).toHaveCount(0);
+    const api = await playwright.request.newContext({
+      baseURL: env.baseURL,
+      extraHTTPHeaders: { Authorization: `Bearer ${secret}` },
+    });
+
+    const adminContext = await browser.newContext({ baseURL: env.baseURL, viewport: size });
+    const desk = await adminContext.newPage();
+    try {
+      expect((await api.get("/v1/models")).status()).toBe(200);
+      await signIn(desk, await newAccount({ role: "admin" }));
+      await desk.goto("/admin/api");
+      await expect(desk.getByRole("heading", { name: "API access", level: 1 })).toBeVisible();
+      // A role nobody listed: switched by its name.
+      await desk.getByRole("textbox", { name: "Role" }).fill(role);
+      await desk.getByRole("button", { name: "Turn off", exact: true }).click();
+      await expect(desk.getByRole("status")).toHaveText(
+        `API access is off for ${role}: their keys are refused from their next call.`,
+      );
+      const row = desk.getByRole("row", { name: new RegExp(`^${role} \\(${role}\\)`) });
+      await expect(row.getByRole("cell").first()).toHaveText("Off");
+      expect(await desk.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+      await expectAccessibleInBothThemes(desk, `the API switch at ${size.name}`);
+      await reviewShots(desk, `admin-api-off-${size.name}`);
+
+      const refused = await api.get("/v1/models");
+      expect(refused.status()).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: { type: "permission_error", code: "api_access_off" } });
+      await page.reload();
+      await expect(keys.getByText(/Your plan has no API access at the moment/)).toBeVisible();
+      await keys.scrollIntoViewIfNeeded();
+      await expectAccessibleInBothThemes(page, `no API access at ${size.name}`);
+      await reviewShots(page, `api-keys-no-access-${size.name}`);
+
+      await row.getByRole("button", { name: `Turn on API access for ${role}` }).click();
+      await expect(desk.getByRole("status")).toHaveText(
+        `API access is on for ${role}: their keys work from their next call.`,
+      );
+      await expect(row.getByRole("cell").first()).toHaveText("On");
+      expect((await api.get("/v1/models")).status()).toBe(200);
+      await page.reload();
+      await expect(keys.getByText(/Your plan has no API access/)).toHaveCount(0);
+    } finally {
+      await api.dispose();
+      await adminContext.close();
+    }
+  });
+}

@@ -5,6 +5,7 @@ import { loader as indexLoader } from "~/routes/admin._index";
 import { action as messagesAction, loader as messagesLoader } from "~/routes/admin.messages";
 import { action as messageAction, loader as messageLoader } from "~/routes/admin.messages_.$messageId";
 import { action as usersAction, loader as usersLoader } from "~/routes/admin.users";
+import { action as apiAction, loader as apiLoader } from "~/routes/admin.api";
 import { healAll, setFault } from "../support/faults";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
 import { get, postForm, respond } from "./admin-support";
@@ -79,6 +80,19 @@ const endpoints: Endpoint[] = [
     name: "POST /admin/users",
     path: () => "/admin/users",
     call: (c) => respond(usersAction, postForm("/admin/users", { email: target, role: "premium" }, { cookie: c })),
+    adminStatus: 200,
+  },
+  {
+    name: "GET /admin/api",
+    path: () => "/admin/api",
+    call: (c) => respond(apiLoader, get("/admin/api", c)),
+    adminStatus: 200,
+  },
+  {
+    name: "POST /admin/api",
+    path: () => "/admin/api",
+    // Turned on: what API_ROLES gives by default, so the other tests see no change.
+    call: (c) => respond(apiAction, postForm("/admin/api", { roleKey: "none", enabled: "on" }, { cookie: c })),
     adminStatus: 200,
   },
 ];

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csvField } from "~/data/admin-usage.server";
 import { getDb } from "~/db/client.server";
 import { saveExchange } from "~/data/messages.server";
-import { limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
+import { apiKeys, limitRefusals, messages, stripeEvents, usageDaily } from "~/db/schema";
+import { countKeyUsage, createApiKey } from "~/data/api-keys.server";
 import { loader as usageLoader } from "~/routes/admin.usage";
 import { loader as csvLoader } from "~/routes/admin.usage[.]csv";
 import { admin, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
@@ -209,6 +210,56 @@ describe("/admin/usage", () => {
     } finally {
       restorePrices();
     }
+  });
+
+  it("lists the busiest API keys with owner, name and prefix, requests, tokens, cost and last use: at most 50, the CSV the same", async () => {
+    const db = await getDb();
+    const owner = await createAccount(firebase, { role: plan });
+    const made = (await createApiKey(db, { uid: owner.uid, name: "nightly report", expiresAt: null })) as {
+      key: { id: string; prefix: string };
+    };
+    // Far more than any other test's key spends, so it leads the list.
+    await countKeyUsage(db, made.key.id, { inputTokens: 1_000, outputTokens: 234, costMicroUsd: 9_000_000_000 });
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date("2026-12-01T10:00:00Z") })
+      .where(eq(apiKeys.id, made.key.id));
+    // More used keys than the page lists.
+    await db.insert(apiKeys).values(
+      Array.from({ length: 55 }, (_, at) => ({
+        id: randomUUID(),
+        uid: owner.uid,
+        name: `bulk ${at}`,
+        secretHash: randomUUID(),
+        prefix: `nvk_bulk${String(at).padStart(4, "0")}`,
+        requests: 1,
+        costMicroUsd: 8_000_000_000 - at,
+      })),
+    );
+    const boss = await createAccount(firebase, { role: "admin", prefix: "admin" });
+    const adminCookie = await sessionCookieFor(boss);
+    const data = (await (await respond(usageLoader, get("/admin/usage", adminCookie))).json()) as {
+      keys: Array<Record<string, unknown>>;
+      keysUsed: number;
+    };
+    expect(data.keys).toHaveLength(50);
+    expect(data.keysUsed).toBeGreaterThanOrEqual(56);
+    expect(data.keys[0]).toMatchObject({
+      name: "nightly report",
+      prefix: made.key.prefix,
+      email: owner.email.toLowerCase(),
+      requests: 1,
+      tokens: 1_234,
+      costMicroUsd: 9_000_000_000,
+      lastUsedAt: "2026-12-01T10:00:00Z",
+    });
+    expect(data.keys[1]).toMatchObject({ name: "bulk 0" });
+    const csv = await (await respond(csvLoader, get("/admin/usage.csv", adminCookie))).text();
+    expect(csv).toContain("api_key_prefix,key_name,owner_uid,owner_email,requests,tokens,cost_usd,last_used");
+    expect(csv).toContain(
+      `${made.key.prefix},nightly report,${owner.uid},${owner.email.toLowerCase()},1,1234,9000.000000,2026-12-01T10:00:00Z`,
+    );
+    expect(csv.match(/^nvk_bulk/gm)).toHaveLength(49);
   });
 
   it("is for admins only, read fresh", async () => {

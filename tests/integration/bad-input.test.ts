@@ -300,6 +300,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/admin/feedback", signedOut: 302 },
   { route: "/admin/usage", signedOut: 302 },
   { route: "/admin/usage.csv", signedOut: 302 },
+  { route: "/admin/api", signedOut: 302 },
   // The plans are public.
   { route: "/pricing", signedOut: 200 },
   { route: "/api/stripe/webhook", signedOut: 405 },
@@ -325,6 +326,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   // The OpenAI-compatible API reads no cookie: without a key it is a 401 in OpenAI's shape, whatever the cookie.
   { route: "/v1/models", signedOut: 401 },
   { route: "/v1/chat/completions", signedOut: 405 },
+  { route: "/v1/embeddings", signedOut: 405 },
   { route: "/no/such/page", signedOut: 404 },
   { route: "/api/nonexistent", signedOut: 404 },
   { route: "/livez", signedOut: 200 },

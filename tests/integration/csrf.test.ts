@@ -8,6 +8,7 @@ import { createShare, listShares } from "~/data/shares.server";
 import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { listMemories } from "~/data/memories.server";
+import { apiRoleAccess } from "~/db/schema";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler, importRoute, routeManifest } from "../support/remix-app";
@@ -29,7 +30,7 @@ afterAll(() => firebase.close());
 const REFUSAL = "Cross-origin requests are refused.";
 /** Routes authenticated by a signature, not a session (app/http/origin-guard.server.ts signedInstead). */
 /** Routes that read no cookie: the Stripe webhook (a signature) and the OpenAI-compatible API (a bearer key). */
-const SIGNED = ["routes/api.stripe.webhook", "routes/v1.chat.completions", "routes/v1.models"];
+const SIGNED = ["routes/api.stripe.webhook", "routes/v1.chat.completions", "routes/v1.embeddings", "routes/v1.models"];
 
 let handle: (request: Request) => Promise<Response>;
 let adminCookie: string;
@@ -64,6 +65,15 @@ let roleTarget: TestAccount;
 
 const CASES: Record<string, Case> = {
   "routes/$": { path: () => "/no-such-page" },
+  // An admin's API switch posted by another site: refused, and no choice is stored (docs/decisions/100).
+  "routes/admin.api": {
+    path: () => "/admin/api",
+    form: () => ({ roleKey: "none", enabled: "off" }),
+    async unchanged() {
+      const rows = await (await getDb()).select().from(apiRoleAccess);
+      expect(rows.filter((row) => row.roleKey === "none" && !row.enabled)).toEqual([]);
+    },
+  },
   "routes/admin.messages": { path: () => "/admin/messages", form: () => ({ intent: "archive", ids: messageId }) },
   "routes/admin.messages_.$messageId": {
     path: () => `/admin/messages/${messageId}`,

@@ -6,7 +6,7 @@ import { apiKeys, usageDaily } from "~/db/schema";
 import { createApiKey, revokeApiKey } from "~/data/api-keys.server";
 import { API_BODY_MAX_BYTES } from "~/api/chat-completions.server";
 import { startModelServer, type ModelServer } from "../support/model-server";
-import { admin, APP_ORIGIN, createAccount, setAppEnv } from "../support/app-env";
+import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor, setAppEnv } from "../support/app-env";
 import { appHandler } from "../support/remix-app";
 
 /**
@@ -30,7 +30,7 @@ beforeAll(async () => {
     LLM_MODEL_NAMES: "test-model-b=Test Model B",
     LLM_ROLE_MODELS: "limited=test-model",
     QUOTA_DAILY_MESSAGES: "tiny=1",
-    API_ROLES: "none,limited,tiny,admin",
+    API_ROLES: "none,limited,tiny,admin,switched",
   });
   handle = await appHandler();
 });
@@ -283,5 +283,72 @@ describe("refusals, in OpenAI's error shape", () => {
     expect(failed.status).toBe(502);
     expect(failed.message).not.toContain("1234");
     expect((await usageOf(account.uid))?.messages ?? 0).toBe(0);
+  });
+});
+
+describe("the admins' API switch per role (docs/decisions/100)", () => {
+  async function switchApi(cookie: string, roleKey: string, enabled: "on" | "off") {
+    const response = await handle(
+      appRequest("/admin/api?_data=routes/admin.api", {
+        method: "POST",
+        cookie,
+        headers: { Origin: APP_ORIGIN, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ roleKey, enabled }).toString(),
+      }),
+    );
+    return { status: response.status, body: (await response.json()) as { notice?: string; error?: string } };
+  }
+
+  async function dashboardSays(cookie: string) {
+    const response = await handle(appRequest("/dashboard?_data=routes/dashboard", { cookie }));
+    return ((await response.json()) as { apiKeys: { apiAccess: boolean | null } }).apiKeys.apiAccess;
+  }
+
+  it("off for a role: its keys get 403 at their next call and the dashboard says so; on again: they work", async () => {
+    const adminCookie = await sessionCookieFor(await createAccount(firebase, { role: "admin", prefix: "admin" }));
+    const { account, secret } = await keyFor("switched");
+    const userCookie = await sessionCookieFor(account);
+    expect((await client(secret).models.list()).data.length).toBeGreaterThan(0);
+    expect(await dashboardSays(userCookie)).toBe(true);
+
+    const off = await switchApi(adminCookie, "switched", "off");
+    expect(off).toMatchObject({
+      status: 200,
+      body: { notice: expect.stringMatching(/API access is off for switched/) },
+    });
+    const refused = (await client(secret)
+      .models.list()
+      .catch((error: unknown) => error)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(refused.error).toMatchObject({ type: "permission_error", code: "api_access_off" });
+    expect(await dashboardSays(userCookie)).toBe(false);
+
+    expect((await switchApi(adminCookie, "switched", "on")).status).toBe(200);
+    expect((await client(secret).models.list()).data.length).toBeGreaterThan(0);
+    expect(await dashboardSays(userCookie)).toBe(true);
+  });
+
+  it("on for a role API_ROLES leaves out: its keys work; a role that is not a word is refused", async () => {
+    const adminCookie = await sessionCookieFor(await createAccount(firebase, { role: "admin", prefix: "admin" }));
+    const { secret } = await keyFor("premium");
+    expect(
+      (await client(secret)
+        .models.list()
+        .catch((error: unknown) => error)) as Error,
+    ).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect((await switchApi(adminCookie, "premium", "on")).status).toBe(200);
+    expect((await client(secret).models.list()).data.length).toBeGreaterThan(0);
+    expect(await switchApi(adminCookie, "Not A Role!", "on")).toMatchObject({
+      status: 400,
+      body: { error: expect.any(String) },
+    });
+    // Back as API_ROLES has it, for the other tests.
+    expect((await switchApi(adminCookie, "premium", "off")).status).toBe(200);
+  });
+
+  it("a user who is not an admin cannot switch it", async () => {
+    const { account } = await keyFor();
+    const { status } = await switchApi(await sessionCookieFor(account), "none", "off");
+    expect(status).toBe(403);
   });
 });

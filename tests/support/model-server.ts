@@ -157,7 +157,7 @@ export type RequestOutcome = "completed" | "aborted" | "dropped" | "server-close
 /** The fields of an embeddings request; the rest is kept as sent. */
 export interface EmbeddingsRequest {
   model?: string;
-  /** A string or an array of strings; anything else is answered with 400. */
+  /** A string, an array of strings, or token ids (an array, or arrays of them); anything else is answered with 400. */
   input?: unknown;
   encoding_format?: string;
   dimensions?: number;
@@ -821,10 +821,13 @@ function fnv1a(text: string): number {
 
 function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defaultDimensions: number): void {
   const { input, dimensions = defaultDimensions, encoding_format: encoding = "float" } = request;
-  const inputs = typeof input === "string" ? [input] : input;
-  if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((item) => typeof item === "string")) {
+  const inputs = embeddingInputs(input);
+  if (!inputs) {
     return sendJson(res, 400, {
-      error: { message: "input must be a string or a non-empty array of strings", type: "invalid_request_error" },
+      error: {
+        message: "input must be a string, a non-empty array of strings, or token ids",
+        type: "invalid_request_error",
+      },
     });
   }
   if (!isPositiveInteger(dimensions)) {
@@ -837,7 +840,7 @@ function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defau
       error: { message: "encoding_format must be float or base64", type: "invalid_request_error" },
     });
   }
-  const texts = inputs as string[];
+  const texts = inputs;
   const promptTokens = texts.reduce((sum, text) => sum + countWords(text), 0);
   sendJson(res, 200, {
     object: "list",
@@ -851,6 +854,18 @@ function answerEmbeddings(request: EmbeddingsRequest, res: ServerResponse, defau
     model: request.model ?? "scripted",
     usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
   });
+}
+
+/** The inputs as texts: a token id stands for the word `t<id>` (one token, one word), as OpenAI takes token arrays. */
+function embeddingInputs(input: unknown): string[] | undefined {
+  const isTokens = (item: unknown): item is number[] =>
+    Array.isArray(item) && item.length > 0 && item.every((id) => Number.isInteger(id) && (id as number) >= 0);
+  const asText = (item: unknown) =>
+    typeof item === "string" ? item : (item as number[]).map((id) => `t${id}`).join(" ");
+  if (typeof input === "string") return [input];
+  if (isTokens(input)) return [asText(input)];
+  if (!Array.isArray(input) || input.length === 0) return undefined;
+  return input.every((item) => typeof item === "string" || isTokens(item)) ? input.map(asText) : undefined;
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -17,12 +17,15 @@ type CreateResult = Extract<ApiKeyResult, { intent: "create" }>;
  */
 export function ApiKeys({
   keys,
+  apiAccess,
   baseUrl,
   maxNameChars,
   now,
   result,
 }: {
   keys: ApiKeyView[] | null;
+  /** Whether the user's role may use the API now; null when that is not known right now. */
+  apiAccess: boolean | null;
   baseUrl: string;
   maxNameChars: number;
   now: string;
@@ -38,6 +41,12 @@ export function ApiKeys({
         A key lets your own scripts and apps use the assistant through its OpenAI-compatible API, as you: with your
         plan, counted against your daily messages and budgets.
       </p>
+      {apiAccess === false ? (
+        <p className="form-notice" role="status">
+          Your plan has no API access at the moment: calls with your keys are refused until an admin turns it on for
+          your plan. Your keys stay as they are.
+        </p>
+      ) : null}
       <CreateKeyForm maxNameChars={maxNameChars} result={createResult} />
       {shown ? <NewKey key={shown.key.id} created={shown} baseUrl={baseUrl} /> : null}
       <KeyList keys={keys} now={now} />

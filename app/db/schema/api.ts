@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 /**
  * Personal API keys for the app's OpenAI-compatible API (docs/decisions/099):
@@ -37,3 +37,17 @@ export const apiKeys = pgTable(
 );
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/**
+ * The admins' choice of API access per role (docs/decisions/100): a row says
+ * whether keys of that role may call the API; a role without a row falls back
+ * to API_ROLES. Read fresh on every API call, so a change applies at once on
+ * every instance.
+ */
+export const apiRoleAccess = pgTable("api_role_access", {
+  /** The role's settings key (app/settings/role-settings.ts: "none", "admin", a plan's role). */
+  roleKey: text("role_key").primaryKey(),
+  enabled: boolean("enabled").notNull(),
+  changedBy: text("changed_by").notNull(),
+  changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
+});
