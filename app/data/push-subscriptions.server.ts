@@ -114,7 +114,10 @@ export async function dropExpiredSubscription(db: Db, id: string): Promise<void>
 }
 
 export async function markSubscriptionUsed(db: Db, id: string): Promise<void> {
-  await db.update(pushSubscriptions).set({ lastUsedAt: sql`now()` }).where(eq(pushSubscriptions.id, id));
+  await db
+    .update(pushSubscriptions)
+    .set({ lastUsedAt: sql`now()` })
+    .where(eq(pushSubscriptions.id, id));
 }
 
 /** Whether the user is told about replies at all (a device, or email chosen): only then do their tabs report whether they are visible. */

@@ -57,7 +57,8 @@ export async function noticeFacts(
 }
 
 /** What came of a claimed notice: pushed, emailed, or why not. Read by operators and tests. */
-export type NoticeOutcome = "pushed" | "emailed" | "tab visible" | "short reply" | "no verified email" | "not delivered";
+export type NoticeOutcome =
+  "pushed" | "emailed" | "tab visible" | "short reply" | "no verified email" | "not delivered";
 
 export async function recordNoticeOutcome(
   db: Db,

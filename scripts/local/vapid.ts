@@ -21,7 +21,11 @@ export function localVapidKeys(dataDir: string): { env: Record<string, string>; 
     made = true;
   }
   return {
-    env: { VAPID_PUBLIC_KEY: keys.publicKey, VAPID_PRIVATE_KEY: keys.privateKey, VAPID_SUBJECT: "mailto:dev@localhost" },
+    env: {
+      VAPID_PUBLIC_KEY: keys.publicKey,
+      VAPID_PRIVATE_KEY: keys.privateKey,
+      VAPID_SUBJECT: "mailto:dev@localhost",
+    },
     notice: `${made ? "Made" : "Using"} a development VAPID key pair for push notifications (${path.relative(".", file)}); set VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY for your own.`,
   };
 }

@@ -90,10 +90,16 @@ for (const size of SIZES) {
       })
       .toBe(true);
 
-    await devices.nth(0).getByRole("button", { name: /^Remove Chrome on Android/ }).click();
+    await devices
+      .nth(0)
+      .getByRole("button", { name: /^Remove Chrome on Android/ })
+      .click();
     await expect(devices).toHaveCount(1);
     await expect(devices.nth(0)).toContainText("Chrome on Linux");
-    await devices.nth(0).getByRole("button", { name: /^Remove Chrome on Linux/ }).click();
+    await devices
+      .nth(0)
+      .getByRole("button", { name: /^Remove Chrome on Linux/ })
+      .click();
     await expect(section.getByText("No device is notified yet.")).toBeVisible();
     await section.scrollIntoViewIfNeeded();
     await expectAccessibleInBothThemes(page, `no devices, previews on, at ${size.name}`);

@@ -5,11 +5,7 @@ import { getConfig } from "~/config.server";
 import { logBackendFault } from "~/deadline.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { setNotifyPreferences } from "~/data/preferences.server";
-import {
-  removePushSubscription,
-  savePushSubscription,
-  TooManyDevicesError,
-} from "~/data/push-subscriptions.server";
+import { removePushSubscription, savePushSubscription, TooManyDevicesError } from "~/data/push-subscriptions.server";
 import { reportTab } from "~/data/tab-presence.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { readBody } from "~/http/forms.server";
@@ -125,4 +121,7 @@ export async function presenceResponse(request: Request): Promise<Response> {
 }
 
 const unavailable = () =>
-  json({ error: "Your notification settings could not be saved right now. Please try again shortly." }, { status: 503 });
+  json(
+    { error: "Your notification settings could not be saved right now. Please try again shortly." },
+    { status: 503 },
+  );

@@ -14,7 +14,9 @@ import type { NotifySettingsView } from "~/chat/notify/notify-settings.server";
  */
 export function NotificationSettings({ settings }: { settings: NotifySettingsView | null }) {
   if (!settings) {
-    return <p className="form-error">Your notification settings cannot be loaded right now. Please try again shortly.</p>;
+    return (
+      <p className="form-error">Your notification settings cannot be loaded right now. Please try again shortly.</p>
+    );
   }
   const { pushKey, emailAvailable } = settings;
   if (!pushKey && !emailAvailable) {
@@ -23,8 +25,8 @@ export function NotificationSettings({ settings }: { settings: NotifySettingsVie
   return (
     <div className="notification-settings">
       <p>
-        When a reply finishes, fails or waits for your approval while none of your Assistant tabs is in view, you can
-        be told. A notification shows the chat's title, not the reply, unless you choose otherwise below.
+        When a reply finishes, fails or waits for your approval while none of your Assistant tabs is in view, you can be
+        told. A notification shows the chat's title, not the reply, unless you choose otherwise below.
       </p>
       {pushKey ? <PushDevices settings={settings} pushKey={pushKey} /> : null}
       <Choices settings={settings} />

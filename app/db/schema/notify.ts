@@ -56,7 +56,9 @@ export const replyNotices = pgTable(
     kind: text("kind").notNull(),
     /** What came of it, once decided: pushed, emailed, or why not (a tab was visible, a short reply…). */
     outcome: text("outcome"),
-    claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().default(sql`now()`),
+    claimedAt: timestamp("claimed_at", { withTimezone: true })
+      .notNull()
+      .default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.runId, t.kind] })],
 );
