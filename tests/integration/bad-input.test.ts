@@ -323,6 +323,12 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   // The conversation list's event stream is its owner's: a bad cookie is a 401 (JSON), and the browser stops asking.
   { route: "/api/conversations/events", signedOut: 401 },
   { route: "/api/contact", signedOut: 405 },
+  // Telling of replies: posts only (docs/decisions/101).
+  { route: "/api/notifications", signedOut: 405 },
+  { route: "/api/presence", signedOut: 405 },
+  // An import's progress is its owner's: a bad cookie is a 401 (JSON).
+  { route: "/api/imports", signedOut: 401 },
+  { route: "/dashboard/memory", signedOut: 302 },
   // The OpenAI-compatible API reads no cookie: without a key it is a 401 in OpenAI's shape, whatever the cookie.
   { route: "/v1/models", signedOut: 401 },
   { route: "/v1/chat/completions", signedOut: 405 },

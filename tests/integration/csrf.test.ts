@@ -138,6 +138,8 @@ const CASES: Record<string, Case> = {
     path: () => "/api/notifications",
     form: () => ({ action: "preferences", preview: "true" }),
   },
+  // An export imported into the user's chats by another site: refused like the rest (docs/decisions/104).
+  "routes/api.imports": { path: () => "/api/imports" },
   "routes/api.presence": { path: () => "/api/presence", form: () => ({ tab: randomUUID(), visible: "true" }) },
   // A file planted in the user's storage, or one of theirs removed, by another site: refused like the rest.
   "routes/api.attachments": { path: () => "/api/attachments" },
