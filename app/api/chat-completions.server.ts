@@ -26,6 +26,7 @@ import { costMicroUsd, hasBudget } from "~/settings/budget-settings";
 import { parseCompletionRequest, type CompletionRequest } from "./completion-request.server";
 import { keyCaller, unavailable, type KeyCaller } from "./key-auth.server";
 import { openAIError, openAIJson } from "./openai-errors.server";
+import { providerFetch } from "~/llm/provider.server";
 
 /**
  * POST /v1/chat/completions (docs/decisions/099): an OpenAI client's call,
@@ -280,7 +281,7 @@ async function callProvider(request: CompletionRequest, { model, maxTokens, endp
   const late = new AbortController();
   const timer = setTimeout(() => late.abort(new Error("the model did not answer in time")), getConfig().llm.timeoutMs);
   try {
-    return await fetch(`${baseURL}/chat/completions`, {
+    return await providerFetch(`${baseURL}/chat/completions`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify(body),

@@ -10,6 +10,7 @@ import { admit, countRefused, readJson, type Admitted } from "./chat-completions
 import { parseEmbeddingsRequest, type EmbeddingsRequest } from "./embeddings-request.server";
 import { keyCaller, type KeyCaller } from "./key-auth.server";
 import { openAIError, openAIJson } from "./openai-errors.server";
+import { providerFetch } from "~/llm/provider.server";
 
 /**
  * POST /v1/embeddings (docs/decisions/099, docs/api.md): the embeddings model
@@ -94,7 +95,7 @@ async function askProvider(
   signal: AbortSignal,
 ): Promise<EmbeddingsAnswer | Response> {
   const { baseURL, apiKey, timeoutMs } = getConfig().llm;
-  const upstream = await fetch(`${baseURL}/embeddings`, {
+  const upstream = await providerFetch(`${baseURL}/embeddings`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}) },
     body: JSON.stringify({ ...request.passOn, model: model.id }),

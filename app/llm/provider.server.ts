@@ -9,8 +9,12 @@ import type { EmbeddingModel, LanguageModel } from "ai";
 // Node's own fetch, taken when the server build is imported: remix-serve then
 // replaces the global with @remix-run/web-fetch, whose abort handler throws an
 // uncaught TypeError ("Cannot cancel a stream that already has a reader") when
-// a request is aborted while its body is being read — Stop would crash the server.
+// a request is aborted while its body is being read — Stop would crash the server —
+// and which, after a streamed answer read to its end, sends the next request on the
+// same kept-alive connection in a shape the model server refuses with an empty 400.
+// Every call to a model provider goes through this one.
 const nativeFetch = globalThis.fetch;
+export const providerFetch: typeof fetch = nativeFetch;
 
 export interface ChatModelSettings {
   /** e.g. "http://127.0.0.1:11434/v1" or "https://api.openai.com/v1". */

@@ -162,15 +162,18 @@ for (const [index, target] of databaseTargets().entries()) {
       model.reset();
       const { secret } = await keyFor("quota20");
       const [one, other] = [client(apps[0], secret), client(apps[1], secret)];
-      model.enqueue({ type: "text", text: "Streamed through the server", usage: REPORTED });
-      const stream = await one.chat.completions.create({
-        model: "test-model",
-        messages: [{ role: "user", content: "Stream" }],
-        stream: true,
-      });
-      let text = "";
-      for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
-      expect(text).toBe("Streamed through the server");
+      // Two in a row: the second goes over the connection to the provider that the first left open.
+      for (const said of ["Streamed through the server", "And again on the same connection"]) {
+        model.enqueue({ type: "text", text: said, usage: REPORTED });
+        const stream = await one.chat.completions.create({
+          model: "test-model",
+          messages: [{ role: "user", content: "Stream" }],
+          stream: true,
+        });
+        let text = "";
+        for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
+        expect(text).toBe(said);
+      }
       const embedded = await other.embeddings.create({ model: "embed-model", input: ["a b", "c"] });
       expect(embedded.data).toHaveLength(2);
       expect(embedded.usage.prompt_tokens).toBe(3);

@@ -240,7 +240,8 @@ describe("POST /v1/embeddings", () => {
 
   it("refuses bad input with 400", async () => {
     expect((await postEmbeddings({ input: [] })).status).toBe(400);
-    expect((await postEmbeddings({ input: [1, 2, 3] })).status).toBe(400);
+    expect((await postEmbeddings({ input: [true, {}] })).status).toBe(400);
+    expect((await postEmbeddings({ input: ["text", 3] })).status).toBe(400);
     expect((await postEmbeddings({})).status).toBe(400);
     expect((await postEmbeddings({ input: "x", dimensions: 0 })).status).toBe(400);
   });
