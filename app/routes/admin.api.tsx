@@ -6,20 +6,17 @@ import {
   type MetaFunction,
 } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { z } from "zod";
 import { requireAdmin } from "~/auth/session.server";
 import { roleName } from "~/components/admin/roles";
 import { FormOutcome } from "~/components/form-outcome";
 import { LocalTime } from "~/components/time/local-time";
 import { apiAccessRows, setApiAccess, type ApiAccessRow } from "~/data/api-access.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { fieldErrors, readBody } from "~/http/forms.server";
+import { readBody } from "~/http/forms.server";
+import { readRoleSwitch } from "~/data/role-switch-input.server";
 import { withDatabase } from "~/http/with-database.server";
 import { pageTitle } from "~/meta";
 import { NO_ROLE_KEY } from "~/settings/role-settings";
-
-/** A role's settings key, as plans name roles (app/settings/plan-settings.ts); "none" and "admin" are such words too. */
-const ROLE_KEY = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 export const meta: MetaFunction = () => pageTitle("Admin API access");
 
@@ -35,29 +32,19 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return json({ rows }, { headers: NO_STORE });
 }
 
-const switchSchema = z.object({
-  roleKey: z
-    .string()
-    .trim()
-    .regex(ROLE_KEY, "A role is a word such as pro: lowercase letters, digits, - and _, at most 32."),
-  enabled: z.enum(["on", "off"], { message: "Choose on or off." }),
-});
-
 export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
   const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) throw body.refusal;
-  const parsed = switchSchema.safeParse(body.fields);
-  if (!parsed.success)
-    return json({ error: Object.values(fieldErrors(parsed.error))[0] }, { status: 400, headers: NO_STORE });
-  const { roleKey, enabled } = parsed.data;
+  const choice = readRoleSwitch(body.fields);
+  if ("error" in choice) return json({ error: choice.error }, { status: 400, headers: NO_STORE });
+  const { roleKey, enabled } = choice;
   await withDatabase("switching a role's API access", (db) =>
-    setApiAccess(db, { roleKey, enabled: enabled === "on", by: user.email ?? user.uid }),
+    setApiAccess(db, { roleKey, enabled, by: user.email ?? user.uid }),
   );
-  const notice =
-    enabled === "on"
-      ? `API access is on for ${accessRoleName(roleKey)}: their keys work from their next call.`
-      : `API access is off for ${accessRoleName(roleKey)}: their keys are refused from their next call.`;
+  const notice = enabled
+    ? `API access is on for ${accessRoleName(roleKey)}: their keys work from their next call.`
+    : `API access is off for ${accessRoleName(roleKey)}: their keys are refused from their next call.`;
   return json({ notice }, { headers: NO_STORE });
 }
 

@@ -42,7 +42,7 @@ export function ApiKeys({
         plan, counted against your daily messages and budgets.
       </p>
       {apiAccess === false ? (
-        <p className="form-notice" role="status">
+        <p className="page-notice" role="status">
           Your plan has no API access at the moment: calls with your keys are refused until an admin turns it on for
           your plan. Your keys stay as they are.
         </p>

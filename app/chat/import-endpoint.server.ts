@@ -5,17 +5,17 @@ import { formatBytes } from "~/conversation/attachment-types";
 import { logBackendFault } from "~/deadline.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
 import { discardBody, readCapped } from "~/http/body-limit.server";
-import { isAccountDeleted } from "../account-lock.server";
-import { hitRateLimit } from "../rate-limits.server";
+import { isAccountDeleted } from "~/data/account-lock.server";
+import { hitRateLimit } from "~/data/rate-limits.server";
 import {
   createImportJob,
   ensureImportWorker,
   hasUnfinishedImport,
   kickImportWorker,
   latestImport,
-} from "./import-jobs.server";
-import { IMPORT_LIMITS } from "./normalized.server";
-import { ImportFileError, readExport } from "./read-export.server";
+} from "~/data/import/import-jobs.server";
+import { IMPORT_LIMITS } from "~/data/import/normalized.server";
+import { ImportFileError, readExport } from "~/data/import/read-export.server";
 
 /**
  * POST /api/imports: an export's bytes as the body, its name in X-File-Name
