@@ -297,6 +297,18 @@ function signedInAs(user: SessionUser, role: string, authTime: number): SignedIn
   };
 }
 
+/** The address each key owner last had, as a hint only (checked against the user read with it). */
+const keyOwnerEmails = new Map<string, string>();
+const KEY_OWNERS_REMEMBERED = 10_000;
+
+function rememberKeyOwnerEmail(uid: string, email: string | undefined) {
+  keyOwnerEmails.delete(uid);
+  if (!email) return;
+  keyOwnerEmails.set(uid, email);
+  // A Map iterates in insertion order: the first key is the owner seen longest ago.
+  if (keyOwnerEmails.size > KEY_OWNERS_REMEMBERED) keyOwnerEmails.delete(keyOwnerEmails.keys().next().value!);
+}
+
 /**
  * The account a personal API key acts for (docs/decisions/099), read fresh
  * like an action's: the key acts with its owner's role as it is now, and a
@@ -304,18 +316,25 @@ function signedInAs(user: SessionUser, role: string, authTime: number): SignedIn
  * cannot be read is "unavailable", never a guessed role.
  */
 export async function accountForKey(uid: string): Promise<SignedIn | "gone" | "unavailable"> {
-  let record: IdentityState;
-  try {
-    record = await loadIdentity(uid, true);
-  } catch (error) {
-    if (isInvalidSession(error)) return "gone";
-    logBackendFault("identity", `loading user ${uid} for an API key`, error);
+  // Both read fresh, side by side: the role under the address this instance last saw for the
+  // account. An address changed since then is read again under the new one, after the user.
+  const seenEmail = keyOwnerEmails.get(uid);
+  const [identity, roleUnderSeen] = await Promise.allSettled([
+    loadIdentity(uid, true),
+    seenEmail ? loadRole(seenEmail, true) : Promise.resolve(""),
+  ]);
+  if (identity.status === "rejected") {
+    if (isInvalidSession(identity.reason)) return "gone";
+    logBackendFault("identity", `loading user ${uid} for an API key`, identity.reason);
     return "unavailable";
   }
+  const record = identity.value;
   if (record.disabled) return "gone";
+  rememberKeyOwnerEmail(uid, record.email);
   let role = "";
   try {
-    if (record.email) role = await loadRole(record.email, true);
+    if (record.email && record.email === seenEmail) role = settledValue(roleUnderSeen);
+    else if (record.email) role = await loadRole(record.email, true);
   } catch (error) {
     logBackendFault("firestore", "reading a role (users/{email}) for an API key", error);
     return "unavailable";
@@ -544,4 +563,10 @@ export async function destroySession(request: Request): Promise<string> {
   }
   await publishInvalidation({ uid: decoded.uid, email: decoded.email, session: tokenHash, reason: "logout" });
   return clearSessionCookie();
+}
+
+/** A settled promise's value, or its reason thrown again. */
+function settledValue<T>(settled: PromiseSettledResult<T>): T {
+  if (settled.status === "rejected") throw settled.reason;
+  return settled.value;
 }

@@ -276,6 +276,22 @@ describe("refusals, in OpenAI's error shape", () => {
     expect(await statusOf(client(secret).models.list())).toMatchObject({ status: 403, type: "permission_error" });
   });
 
+  it("the key acts with its owner's role as it is now: a new role, or a new address with another role, applies at the next call", async () => {
+    const { account, secret } = await keyFor("limited");
+    const models = async () => (await client(secret).models.list()).data.map((entry) => entry.id);
+    expect(await models()).toEqual(["test-model"]);
+
+    await firebase.firestore.collection("users").doc(account.email).set({ stripeRole: "premium" });
+    expect(await statusOf(client(secret).models.list())).toMatchObject({ status: 403, type: "permission_error" });
+
+    await firebase.firestore.collection("users").doc(account.email).set({ stripeRole: "limited" });
+    expect(await models()).toEqual(["test-model"]);
+
+    // The account's address changes to one whose record gives no role (every model, API access as "none").
+    await firebase.auth.updateUser(account.uid, { email: `moved-${account.email}` });
+    expect(await models()).toEqual(["test-model", "test-model-b"]);
+  });
+
   it("the model provider's failure is the caller's 502, and the quota's claim is given back", async () => {
     const { account, secret } = await keyFor();
     model.enqueue({ type: "http-error", status: 500, message: "provider account 1234 is out of credit" });
