@@ -232,13 +232,13 @@ async function refuseOverRateLimit(db: Db, uid: string, limits: AttachmentLimits
 }
 
 /** An answer given before the file was read: the file is read and dropped meanwhile, so a client still sending it gets the answer, not a reset. */
-function unread(request: Request, answer: Response): Response {
+export function unread(request: Request, answer: Response): Response {
   discardBody(request);
   return answer;
 }
 
 /** X-File-Name, percent-encoded UTF-8 (header values are bytes; the name may be any text); as sent when it isn't valid percent-encoding. */
-function headerFileName(request: Request): string | null {
+export function headerFileName(request: Request): string | null {
   const raw = request.headers.get("X-File-Name");
   if (raw === null) return null;
   try {

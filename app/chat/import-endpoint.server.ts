@@ -1,10 +1,10 @@
 import { json } from "@remix-run/node";
 import { attachmentLimitsFor } from "~/attachments/limits.server";
-import { fileName } from "~/attachments/upload.server";
+import { fileName, headerFileName, unread } from "~/attachments/upload.server";
 import { formatBytes } from "~/conversation/attachment-types";
 import { logBackendFault } from "~/deadline.server";
 import { apiDatabase, apiSignedIn } from "~/http/api-session.server";
-import { discardBody, readCapped } from "~/http/body-limit.server";
+import { readCapped } from "~/http/body-limit.server";
 import { isAccountDeleted } from "~/data/account-lock.server";
 import { hitRateLimit } from "~/data/rate-limits.server";
 import {
@@ -115,20 +115,5 @@ export async function importStatus(request: Request): Promise<Response> {
   } catch (error) {
     logBackendFault("postgres", "reading an import", error);
     return unavailable();
-  }
-}
-
-function unread(request: Request, answer: Response): Response {
-  discardBody(request);
-  return answer;
-}
-
-function headerFileName(request: Request): string | null {
-  const raw = request.headers.get("X-File-Name");
-  if (raw === null) return null;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
   }
 }
