@@ -42,7 +42,7 @@ import { budgetLimitsFor, fallbackModelFor } from "~/data/budgets.server";
 import { applyBudget, type BudgetRefusal } from "./reply-budget.server";
 import { recordRefusal } from "~/data/refusals.server";
 import { roleKey } from "~/settings/role-settings";
-import { memoryAllowedFor } from "~/data/memories.server";
+import { memoryAllowedBy } from "~/data/memory-access.server";
 
 /**
  * POST /api/chat: one message in, one streamed reply out (AI SDK UI message
@@ -388,7 +388,8 @@ async function begin(
   // The role is stored with the usage: the admin usage page reads spend per plan.
   const role = roleKey(who);
   const email = who.user.email ?? undefined;
-  const memory = { memoryAllowed: memoryAllowedFor(role) };
+  // The admins' memory switch as the context read it for this message (docs/decisions/105).
+  const memory = { memoryAllowed: memoryAllowedBy(context.memoryRoleChoices, role) };
   const plan = planReply(who.user.uid, context, input, model, registry, chatTool, files, memory);
   if ("error" in plan) return { refusal: plan };
   const budgeted = await applyBudget(db, { ...plan, role, email }, who, registry, (fallback) => {

@@ -8,11 +8,11 @@ import {
   getMemoryEnabled,
   listMemories,
   MEMORY_GONE,
-  memoryAllowedFor,
   setMemoryEnabled,
   updateMemory,
   type MemoryView,
 } from "~/data/memories.server";
+import { memoryAccessFor, memoryAllowedFor, type MemoryAccess } from "~/data/memory-access.server";
 import { MAX_MEMORIES, MAX_MEMORY_LENGTH } from "~/data/memory-rules";
 import { logBackendFault, withDeadline } from "~/deadline.server";
 import { readBody } from "~/http/forms.server";
@@ -43,18 +43,24 @@ export interface MemoryPage {
   /** null: they could not be read (the page says so). */
   memories: MemoryView[] | null;
   enabled: boolean;
-  /** The role has memory (MEMORY_ROLES): otherwise the page only lists and deletes. */
+  /** The role has memory (the admins' switch, else MEMORY_ROLES): otherwise the page only lists and deletes. */
   allowed: boolean;
+  /** An admin switched memory off for the role (docs/decisions/105): the page says so. */
+  switchedOff: boolean;
   maxMemories: number;
   maxLength: number;
 }
 
 export async function memoryPage(uid: string, roleKey: string): Promise<MemoryPage> {
-  let read: { memories: MemoryView[]; enabled: boolean } | null = null;
+  let read: { memories: MemoryView[]; enabled: boolean; access: MemoryAccess } | null = null;
   try {
     read = await database(async (db) => {
-      const [memories, enabled] = await Promise.all([listMemories(db, uid), getMemoryEnabled(db, uid)]);
-      return { memories, enabled };
+      const [memories, enabled, access] = await Promise.all([
+        listMemories(db, uid),
+        getMemoryEnabled(db, uid),
+        memoryAccessFor(db, roleKey),
+      ]);
+      return { memories, enabled, access };
     });
   } catch (error) {
     logBackendFault("postgres", "reading memories", error);
@@ -62,7 +68,9 @@ export async function memoryPage(uid: string, roleKey: string): Promise<MemoryPa
   return {
     memories: read?.memories ?? null,
     enabled: read?.enabled ?? true,
-    allowed: memoryAllowedFor(roleKey),
+    // Unread, the page offers no adding: the action checks again anyway.
+    allowed: read?.access.allowed ?? false,
+    switchedOff: read?.access.switchedOff ?? false,
     maxMemories: MAX_MEMORIES,
     maxLength: MAX_MEMORY_LENGTH,
   };
@@ -83,7 +91,8 @@ export async function memoryAction(request: Request, uid: string, roleKey: strin
   try {
     switch (intent) {
       case "add":
-        if (!memoryAllowedFor(roleKey)) return answer({ intent, ok: false, error: NOT_IN_PLAN }, 403);
+        if (!(await database((db) => memoryAllowedFor(db, roleKey))))
+          return answer({ intent, ok: false, error: NOT_IN_PLAN }, 403);
         return written(
           intent,
           undefined,

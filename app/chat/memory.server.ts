@@ -10,8 +10,9 @@ import { logBackendFault } from "~/deadline.server";
 /**
  * Memory in a reply (docs/decisions/103): which memories its system prompt
  * is given, and the `remember` and `forget` tools the model may call. A reply
- * gets neither when the role has no memory (MEMORY_ROLES), the user turned
- * it off, or the chat is temporary (docs/decisions/085).
+ * gets neither when the role has no memory (the admins' switch, else
+ * MEMORY_ROLES: docs/decisions/105), the user turned it off, or the chat is
+ * temporary (docs/decisions/085).
  */
 
 export interface ReplyMemory {

@@ -44,7 +44,7 @@ export function planReply(
   registry: ModelRegistry,
   tool?: ChatTool,
   attachments: AttachmentRef[] = [],
-  /** The sender's role has memory (app/data/memories.server.ts memoryAllowedFor). */
+  /** The sender's role has memory (app/data/memory-access.server.ts: the admins' switch, else MEMORY_ROLES). */
   { memoryAllowed = false }: { memoryAllowed?: boolean } = {},
 ): ReplyPlan | Refusal {
   const { conversation } = context;

@@ -5,6 +5,8 @@ import type { ConversationRow } from "./conversations.server";
 import type { MessageRow } from "./messages.server";
 import { enabledToolIds } from "./preferences.server";
 import { memoryEnabledSql, recalledMemoriesSql, type RecalledMemory } from "./memories.server";
+import { memoryRoleChoices, memoryRoleChoicesSql } from "./memory-access.server";
+import type { RoleChoices } from "./role-switches.server";
 
 /** What the chat endpoint plans a reply from (app/chat/reply-plan.server.ts). */
 export interface ChatContext {
@@ -27,6 +29,12 @@ export interface ChatContext {
   memoryEnabled: boolean;
   /** Their memories, the most relevant to the message first; none when memory is off or the chat is temporary. */
   memories: RecalledMemory[];
+  /**
+   * The admins' memory switch per role (docs/decisions/105), read with the
+   * rest so the check is fresh on every message at no extra round trip; the
+   * endpoint applies it once the sender's role is confirmed.
+   */
+  memoryRoleChoices: RoleChoices;
 }
 
 /** The message being answered, for the memories it recalls. */
@@ -40,7 +48,8 @@ export interface ChatContextMessage {
 /**
  * Everything a reply is planned from, in one query (one round trip): the
  * user's conversation with its messages (ownership checked in SQL), the
- * tools they switched off, their custom instructions, and their memories.
+ * tools they switched off, their custom instructions, their memories, and
+ * the admins' memory switch per role.
  */
 export async function loadChatContext(
   db: Db,
@@ -64,6 +73,7 @@ export async function loadChatContext(
         where other.id = ${conversationId}::uuid and other.uid <> ${uid})`,
       memoryEnabled: memoryEnabledSql(uid),
       memories: recalledMemoriesSql(uid, message.text, conversationId, message.temporary === true),
+      memoryRoles: memoryRoleChoicesSql(),
     })
     // One row even when the conversation doesn't exist (yet), for the preferences.
     .from(sql`(select 1) as here`)
@@ -80,5 +90,6 @@ export async function loadChatContext(
     conversationTaken: rows[0]?.conversationTaken === true,
     memoryEnabled: rows[0]?.memoryEnabled !== false,
     memories: rows[0]?.memories ?? [],
+    memoryRoleChoices: memoryRoleChoices(rows[0]?.memoryRoles),
   };
 }

@@ -1,9 +1,7 @@
 import { and, desc, eq, sql } from "drizzle-orm";
-import { getConfig } from "~/config.server";
 import type { Db } from "~/db/client.server";
 import { conversations, memories, userPreferences } from "~/db/schema";
 import { writeForAccount, type Tx } from "./account-lock.server";
-import { rolesAllow } from "./mcp-servers.server";
 import { MAX_MEMORIES, MEMORY_FULL, memoryTextProblem } from "./memory-rules";
 
 /**
@@ -11,14 +9,6 @@ import { MAX_MEMORIES, MEMORY_FULL, memoryTextProblem } from "./memory-rules";
  * about a user, saved by the model's `remember` tool or by the user on their
  * memory page, and the user's switch for it (user_preferences.memory_enabled).
  */
-
-/**
- * Whether this role's users have memory at all. MEMORY_ROLES for now; the one
- * place the admins' per-role switch will be read from once it covers memory.
- */
-export function memoryAllowedFor(roleKey: string): boolean {
-  return rolesAllow(getConfig().memoryRoles, roleKey);
-}
 
 export interface MemoryView {
   id: string;

@@ -5,18 +5,15 @@ import {
   type LoaderFunctionArgs,
   type MetaFunction,
 } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { requireAdmin } from "~/auth/session.server";
-import { roleName } from "~/components/admin/roles";
-import { FormOutcome } from "~/components/form-outcome";
-import { LocalTime } from "~/components/time/local-time";
-import { apiAccessRows, setApiAccess, type ApiAccessRow } from "~/data/api-access.server";
+import { RoleSwitchTable, switchedRoleName, type RoleSwitchFeature } from "~/components/admin/role-switch-table";
+import { apiAccessRows, setApiAccess } from "~/data/api-access.server";
+import { roleSwitchInput } from "~/data/role-switches.server";
 import { BODY_LIMITS } from "~/http/body-limit.server";
-import { readBody } from "~/http/forms.server";
-import { readRoleSwitch } from "~/data/role-switch-input.server";
+import { fieldErrors, readBody } from "~/http/forms.server";
 import { withDatabase } from "~/http/with-database.server";
 import { pageTitle } from "~/meta";
-import { NO_ROLE_KEY } from "~/settings/role-settings";
 
 export const meta: MetaFunction = () => pageTitle("Admin API access");
 
@@ -36,21 +33,21 @@ export async function action({ request }: ActionFunctionArgs) {
   const { user } = await requireAdmin(request);
   const body = await readBody(request, BODY_LIMITS.small);
   if ("refusal" in body) throw body.refusal;
-  const choice = readRoleSwitch(body.fields);
-  if ("error" in choice) return json({ error: choice.error }, { status: 400, headers: NO_STORE });
-  const { roleKey, enabled } = choice;
+  const parsed = roleSwitchInput.safeParse(body.fields);
+  if (!parsed.success)
+    return json({ error: Object.values(fieldErrors(parsed.error))[0] }, { status: 400, headers: NO_STORE });
+  const { roleKey, enabled } = parsed.data;
   await withDatabase("switching a role's API access", (db) =>
-    setApiAccess(db, { roleKey, enabled, by: user.email ?? user.uid }),
+    setApiAccess(db, { roleKey, enabled: enabled === "on", by: user.email ?? user.uid }),
   );
-  const notice = enabled
-    ? `API access is on for ${accessRoleName(roleKey)}: their keys work from their next call.`
-    : `API access is off for ${accessRoleName(roleKey)}: their keys are refused from their next call.`;
+  const notice =
+    enabled === "on"
+      ? `API access is on for ${switchedRoleName(roleKey)}: their keys work from their next call.`
+      : `API access is off for ${switchedRoleName(roleKey)}: their keys are refused from their next call.`;
   return json({ notice }, { headers: NO_STORE });
 }
 
-function accessRoleName(roleKey: string): string {
-  return roleKey === NO_ROLE_KEY ? "users without a role" : roleName(roleKey);
-}
+const API_ACCESS: RoleSwitchFeature = { label: "API access", inText: "API access", variable: "API_ROLES" };
 
 export default function AdminApiAccess() {
   const { rows } = useLoaderData<typeof loader>();
@@ -63,84 +60,7 @@ export default function AdminApiAccess() {
         role at its next call. A role you have not switched follows the server&apos;s API_ROLES setting. What each key
         used is under Usage.
       </p>
-      <FormOutcome
-        notice={result && "notice" in result ? result.notice : undefined}
-        error={result && "error" in result ? result.error : undefined}
-      />
-      <div className="table-scroll" tabIndex={0} role="region" aria-label="API access per role">
-        <table className="admin-table">
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col">API access</th>
-              <th scope="col">Set by</th>
-              <th scope="col">Change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <AccessRow key={row.roleKey} row={row} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <OtherRoleForm />
+      <RoleSwitchTable feature={API_ACCESS} rows={rows} result={result} />
     </section>
-  );
-}
-
-function AccessRow({ row }: { row: ApiAccessRow }) {
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting" && navigation.formData?.get("roleKey") === row.roleKey;
-  const name = accessRoleName(row.roleKey);
-  return (
-    <tr>
-      <th scope="row">
-        {name} <span className="muted">({row.roleKey})</span>
-      </th>
-      <td>{row.enabled ? "On" : "Off"}</td>
-      <td>
-        {row.chosen ? (
-          <>
-            {row.chosen.by}, <LocalTime value={row.chosen.at} />
-          </>
-        ) : (
-          <>API_ROLES (default: {row.byDefault ? "on" : "off"})</>
-        )}
-      </td>
-      <td>
-        <Form method="post">
-          <input type="hidden" name="roleKey" value={row.roleKey} />
-          <input type="hidden" name="enabled" value={row.enabled ? "off" : "on"} />
-          <button
-            type="submit"
-            className="button"
-            disabled={busy}
-            aria-label={`${row.enabled ? "Turn off" : "Turn on"} API access for ${name}`}
-          >
-            {row.enabled ? "Turn off" : "Turn on"}
-          </button>
-        </Form>
-      </td>
-    </tr>
-  );
-}
-
-/** A role the table does not list (one set by hand on some users, say): switched by its name. */
-function OtherRoleForm() {
-  return (
-    <Form method="post" className="admin-api-other">
-      <h2>Another role</h2>
-      <p className="muted">For a role not listed above, as it is written on the users who have it.</p>
-      <label>
-        Role <input name="roleKey" required pattern="[a-z0-9][a-z0-9_\-]{0,31}" autoComplete="off" />
-      </label>{" "}
-      <button type="submit" className="button" name="enabled" value="on">
-        Turn on
-      </button>{" "}
-      <button type="submit" className="button" name="enabled" value="off">
-        Turn off
-      </button>
-    </Form>
   );
 }

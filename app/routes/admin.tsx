@@ -21,6 +21,7 @@ export default function AdminLayout() {
         <NavLink to="/admin/feedback">Feedback</NavLink>
         <NavLink to="/admin/usage">Usage</NavLink>
         <NavLink to="/admin/api">API</NavLink>
+        <NavLink to="/admin/memory">Memory</NavLink>
       </nav>
       <Outlet />
       {root?.user ? <SignedInAs user={root.user} role={root.role} /> : null}

@@ -59,6 +59,7 @@ const ADMIN: Array<[string, PathOf]> = [
   ["feedback", () => "/admin/feedback"],
   ["usage", () => "/admin/usage"],
   ["API access", () => "/admin/api"],
+  ["memory per role", () => "/admin/memory"],
   ["a new tool", () => "/tools/new"],
   ["editing a tool", () => "/tools/summarize/edit"],
 ];

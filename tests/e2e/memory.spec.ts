@@ -1,12 +1,13 @@
 import { expectNoAxeViolations } from "./a11y";
-import { expect, signIn, test } from "./fixtures";
+import { env, expect, signIn, test } from "./fixtures";
 import { reviewShots } from "./shots";
 import { expectConversationUrl, modelRequestFor, replies, scriptedModel, sendMessage } from "./assistant-support";
 
 /**
  * Memory across chats (docs/decisions/103), as a user meets it: a reply
  * saves a fact and says so, a later chat's reply says it used it, and the
- * memory page lists it, edits it, deletes it and turns memory off.
+ * memory page lists it, edits it, deletes it and turns memory off; an admin
+ * switches memory off for a role (docs/decisions/105) and its users' page says so.
  */
 
 const FACT = "Prefers metric units.";
@@ -117,5 +118,78 @@ for (const { name, viewport } of [
         .last()
         .getByText(/Used \d+ memor/),
     ).toHaveCount(0);
+  });
+}
+
+for (const { name, viewport } of [
+  { name: "1280", viewport: { width: 1280, height: 800 } },
+  { name: "390", viewport: { width: 390, height: 844 } },
+]) {
+  test(`an admin turns memory off for a role: the user's memory page says so and keeps their memories, chats get none; on again, it is back (${name})`, async ({
+    page,
+    browser,
+    newAccount,
+  }) => {
+    test.setTimeout(90_000);
+    // A role of this test's own, so that switching it touches no other test's memory.
+    const role = `memoff${name}`;
+    await page.setViewportSize(viewport);
+    await signIn(page, await newAccount({ role }));
+    await page.goto("/dashboard/memory");
+    await page.getByRole("textbox", { name: "Add a memory" }).fill(FACT);
+    await page.getByRole("button", { name: "Save memory" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Memory saved." })).toBeVisible();
+
+    const adminContext = await browser.newContext({ baseURL: env.baseURL, viewport });
+    const desk = await adminContext.newPage();
+    try {
+      await signIn(desk, await newAccount({ role: "admin" }));
+      await desk.goto("/admin/memory");
+      await expect(desk.getByRole("heading", { name: "Memory", level: 1 })).toBeVisible();
+      await expect(
+        desk.getByRole("navigation", { name: "Admin sections" }).getByRole("link", { name: "Memory" }),
+      ).toHaveAttribute("aria-current", "page");
+      // A role nobody listed: switched by its name.
+      await desk.getByRole("textbox", { name: "Role" }).fill(role);
+      await desk.getByRole("button", { name: "Turn off", exact: true }).click();
+      await expect(desk.getByRole("status")).toHaveText(
+        `Memory is off for ${role}: from their next message the assistant neither reads nor saves memories. Their memories are kept.`,
+      );
+      const row = desk.getByRole("row", { name: new RegExp(`^${role} \\(${role}\\)`) });
+      await expect(row.getByRole("cell").first()).toHaveText("Off");
+      expect(await desk.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      await expectNoAxeViolations(desk, `the admins' memory switch (${name})`);
+      await reviewShots(desk, `admin-memory-off-${name}`);
+
+      // The user's page says an administrator switched it off; their memory is still there.
+      await page.reload();
+      await expect(page.getByRole("note")).toHaveText(/Memory is switched off for your plan by an administrator/);
+      await expect(page.getByRole("list", { name: /Your memories/ }).getByRole("listitem")).toContainText(FACT);
+      await expect(page.getByRole("button", { name: "Save memory" })).toHaveCount(0);
+      await expectNoAxeViolations(page, `the memory page, switched off by an admin (${name})`);
+      await reviewShots(page, `memory-switched-off-${name}`);
+
+      // Their next chat is given no memory and offered no memory tool.
+      await page.goto("/nuvara");
+      const question = `How far is 10 km in miles? (${name})`;
+      await scriptedModel.enqueue({ type: "text", text: "About 6.2 miles." });
+      await sendMessage(page, question);
+      await expect(replies(page).last()).toContainText("About 6.2 miles.");
+      const off = await modelRequestFor(question);
+      expect(systemOf(off)).not.toContain(FACT);
+      expect((off.tools ?? []).map((tool) => tool.function.name)).not.toContain("remember");
+
+      // On again from the role's row: the page offers memory again.
+      await row.getByRole("button", { name: `Turn on memory for ${role}` }).click();
+      await expect(desk.getByRole("status")).toHaveText(
+        `Memory is on for ${role}: the assistant reads and saves their memories from their next message.`,
+      );
+      await expect(row.getByRole("cell").first()).toHaveText("On");
+      await page.goto("/dashboard/memory");
+      await expect(page.getByRole("button", { name: "Turn memory off" })).toBeVisible();
+      await expect(page.getByText(/switched off for your plan/)).toHaveCount(0);
+    } finally {
+      await adminContext.close();
+    }
   });
 }

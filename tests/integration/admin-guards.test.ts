@@ -6,6 +6,7 @@ import { action as messagesAction, loader as messagesLoader } from "~/routes/adm
 import { action as messageAction, loader as messageLoader } from "~/routes/admin.messages_.$messageId";
 import { action as usersAction, loader as usersLoader } from "~/routes/admin.users";
 import { action as apiAction, loader as apiLoader } from "~/routes/admin.api";
+import { action as memoryAction, loader as memoryLoader } from "~/routes/admin.memory";
 import { healAll, setFault } from "../support/faults";
 import { admin, createAccount, sessionCookieFor } from "../support/app-env";
 import { get, postForm, respond } from "./admin-support";
@@ -93,6 +94,20 @@ const endpoints: Endpoint[] = [
     path: () => "/admin/api",
     // Turned on: what API_ROLES gives by default, so the other tests see no change.
     call: (c) => respond(apiAction, postForm("/admin/api", { roleKey: "none", enabled: "on" }, { cookie: c })),
+    adminStatus: 200,
+  },
+  {
+    name: "GET /admin/memory",
+    path: () => "/admin/memory",
+    call: (c) => respond(memoryLoader, get("/admin/memory", c)),
+    adminStatus: 200,
+  },
+  {
+    name: "POST /admin/memory",
+    path: () => "/admin/memory",
+    // A role no other test uses, so the other tests see no change.
+    call: (c) =>
+      respond(memoryAction, postForm("/admin/memory", { roleKey: "guard-check", enabled: "on" }, { cookie: c })),
     adminStatus: 200,
   },
 ];

@@ -301,6 +301,7 @@ const GET_ROUTES: Array<{ route: string; signedOut: number }> = [
   { route: "/admin/usage", signedOut: 302 },
   { route: "/admin/usage.csv", signedOut: 302 },
   { route: "/admin/api", signedOut: 302 },
+  { route: "/admin/memory", signedOut: 302 },
   // The plans are public.
   { route: "/pricing", signedOut: 200 },
   { route: "/api/stripe/webhook", signedOut: 405 },

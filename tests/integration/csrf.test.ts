@@ -8,7 +8,7 @@ import { createShare, listShares } from "~/data/shares.server";
 import { readRole } from "~/auth/roles.server";
 import { getDb } from "~/db/client.server";
 import { listMemories } from "~/data/memories.server";
-import { apiRoleAccess } from "~/db/schema";
+import { apiRoleAccess, memoryRoleAccess } from "~/db/schema";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import type { TestAccount } from "../support/identity";
 import { appHandler, importRoute, routeManifest } from "../support/remix-app";
@@ -71,6 +71,15 @@ const CASES: Record<string, Case> = {
     form: () => ({ roleKey: "none", enabled: "off" }),
     async unchanged() {
       const rows = await (await getDb()).select().from(apiRoleAccess);
+      expect(rows.filter((row) => row.roleKey === "none" && !row.enabled)).toEqual([]);
+    },
+  },
+  // An admin's memory switch posted by another site: refused, and no choice is stored (docs/decisions/105).
+  "routes/admin.memory": {
+    path: () => "/admin/memory",
+    form: () => ({ roleKey: "none", enabled: "off" }),
+    async unchanged() {
+      const rows = await (await getDb()).select().from(memoryRoleAccess);
       expect(rows.filter((row) => row.roleKey === "none" && !row.enabled)).toEqual([]);
     },
   },

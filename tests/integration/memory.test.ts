@@ -8,6 +8,8 @@ import { exportAccountData, deleteUserRows } from "~/data/account.server";
 import { getDb } from "~/db/client.server";
 import { memories } from "~/db/schema";
 import { action as memoryAction, loader as memoryLoader } from "~/routes/dashboard_.memory";
+import { action as adminMemoryAction, loader as adminMemoryLoader } from "~/routes/admin.memory";
+import { get, postForm, respond } from "./admin-support";
 import { startModelServer, type ModelServer } from "../support/model-server";
 import { admin, APP_ORIGIN, appRequest, createAccount, sessionCookieFor } from "../support/app-env";
 import {
@@ -27,7 +29,8 @@ import {
  * saves in one chat is in the next chat's system prompt, and only then.
  */
 
-const ENV = { LLM_MODELS: "test-model", LLM_TIMEOUT_MS: "2000", MEMORY_ROLES: "none,premium,admin" };
+// "switchable" is a role only the admins' switch tests use, so their choices touch no other test.
+const ENV = { LLM_MODELS: "test-model", LLM_TIMEOUT_MS: "2000", MEMORY_ROLES: "none,premium,admin,switchable" };
 
 const firebase = admin();
 let model: ModelServer;
@@ -92,7 +95,12 @@ async function memoryPage(cookie: string) {
     params: {},
     context: {},
   });
-  return (await response.json()) as { memories: Array<{ id: string; text: string; source: string }>; enabled: boolean };
+  return (await response.json()) as {
+    memories: Array<{ id: string; text: string; source: string }>;
+    enabled: boolean;
+    allowed: boolean;
+    switchedOff: boolean;
+  };
 }
 
 const FACT = "Prefers answers in metric units.";
@@ -305,5 +313,90 @@ describe("memory across chats", () => {
     await waitUntil("the replies to be stored", nothingUnderWay);
     await deleteUserRows(db, account.uid);
     expect(await db.select().from(memories).where(eq(memories.uid, account.uid))).toEqual([]);
+  });
+});
+
+describe("the admins' memory switch per role (docs/decisions/105)", () => {
+  /** Posts /admin/memory's form as the page does. */
+  async function switchMemory(cookie: string, roleKey: string, enabled: "on" | "off") {
+    const response = await respond(adminMemoryAction, postForm("/admin/memory", { roleKey, enabled }, { cookie }));
+    return { status: response.status, body: (await response.json()) as { notice?: string; error?: string } };
+  }
+
+  async function adminCookie() {
+    return sessionCookieFor(await createAccount(firebase, { role: "admin", prefix: "admin" }));
+  }
+
+  it("switched off for a role, the next message offers no memory tool and recalls nothing; the page says so and keeps the memories; on again restores", async () => {
+    const admin = await adminCookie();
+    const { account, cookie } = await signedIn("switchable");
+    await addMemory(await getDb(), account.uid, { text: FACT, source: "user" });
+    // MEMORY_ROLES names the role: memory works before any switch.
+    model.enqueue({ type: "text", text: "Metric." });
+    await chat(cookie, "Which metric units do I like?");
+    expect(toolsOffered()).toEqual(expect.arrayContaining(["remember", "forget"]));
+    expect(systemPromptSent()).toContain(`- ${FACT}`);
+
+    expect(await switchMemory(admin, "switchable", "off")).toEqual({
+      status: 200,
+      body: {
+        notice:
+          "Memory is off for switchable: from their next message the assistant neither reads nor saves memories. Their memories are kept.",
+      },
+    });
+    model.enqueue({ type: "text", text: "I don't know." });
+    await chat(cookie, "Which metric units do I like?");
+    expect(toolsOffered()).not.toContain("remember");
+    expect(toolsOffered()).not.toContain("forget");
+    expect(systemPromptSent()).not.toContain(FACT);
+    const page = await memoryPage(cookie);
+    expect(page).toMatchObject({ allowed: false, switchedOff: true });
+    expect(page.memories.map((memory) => memory.text)).toEqual([FACT]);
+    expect(await memoryForm(cookie, { intent: "add", text: "Likes tea." })).toMatchObject({ status: 403 });
+    // The admins' table shows the choice and who made it.
+    const rows = (await (await respond(adminMemoryLoader, get("/admin/memory", admin))).json()) as {
+      rows: Array<{ roleKey: string; enabled: boolean; byDefault: boolean; chosen: { by: string } | null }>;
+    };
+    expect(rows.rows.find((row) => row.roleKey === "switchable")).toMatchObject({
+      enabled: false,
+      byDefault: true,
+      chosen: { by: expect.stringMatching(/^admin/) },
+    });
+
+    expect((await switchMemory(admin, "switchable", "on")).status).toBe(200);
+    model.enqueue({ type: "text", text: "Metric." });
+    await chat(cookie, "Which metric units do I like?");
+    expect(toolsOffered()).toEqual(expect.arrayContaining(["remember", "forget"]));
+    expect(systemPromptSent()).toContain(`- ${FACT}`);
+    expect(await memoryPage(cookie)).toMatchObject({ allowed: true, switchedOff: false });
+  });
+
+  it("the admins' choice wins over MEMORY_ROLES: a role it leaves out gets memory once switched on; a role never switched follows it", async () => {
+    const admin = await adminCookie();
+    const { account, cookie } = await signedIn("leftout");
+    await addMemory(await getDb(), account.uid, { text: FACT, source: "user" });
+    model.enqueue({ type: "text", text: "Hello." });
+    await chat(cookie, "Which metric units do I like?");
+    expect(toolsOffered()).not.toContain("remember");
+    // Left out by the variable, not switched off by an admin: the page says it is not in the plan.
+    expect(await memoryPage(cookie)).toMatchObject({ allowed: false, switchedOff: false });
+
+    expect((await switchMemory(admin, "leftout", "on")).status).toBe(200);
+    model.enqueue({ type: "text", text: "Metric." });
+    await chat(cookie, "Which metric units do I like?");
+    expect(toolsOffered()).toEqual(expect.arrayContaining(["remember", "forget"]));
+    expect(systemPromptSent()).toContain(`- ${FACT}`);
+    expect(await memoryPage(cookie)).toMatchObject({ allowed: true });
+  });
+
+  it("only admins switch it, and a bad role gets a clear message; nothing is stored", async () => {
+    const { cookie } = await signedIn("premium");
+    const refused = await switchMemory(cookie, "premium", "off");
+    expect(refused).toEqual({ status: 403, body: { error: "This page is for admins only." } });
+    expect(await memoryPage(cookie)).toMatchObject({ allowed: true, switchedOff: false });
+    expect(await switchMemory(await adminCookie(), "Not A Role!", "off")).toEqual({
+      status: 400,
+      body: { error: "A role is a word such as pro: lowercase letters, digits, - and _, at most 32." },
+    });
   });
 });

@@ -13,7 +13,7 @@ type Answer = { memory?: MemoryResult; error?: string };
  * own fetcher, so a refused text stays in its field with the reason under it.
  */
 export function MemorySettings({ page }: { page: MemoryPage }) {
-  const { memories, enabled, allowed, maxMemories, maxLength } = page;
+  const { memories, enabled, allowed, switchedOff, maxMemories, maxLength } = page;
   return (
     <>
       <p>
@@ -23,6 +23,11 @@ export function MemorySettings({ page }: { page: MemoryPage }) {
       </p>
       {allowed ? (
         <MemorySwitch enabled={enabled} />
+      ) : switchedOff ? (
+        <p className="notice" role="note">
+          Memory is switched off for your plan by an administrator: the assistant neither reads nor saves memories. Your
+          memories are kept, and you can still read and delete them.
+        </p>
       ) : (
         <p className="notice" role="note">
           Memory is not part of your plan: the assistant neither reads nor saves memories. You can still read and delete

@@ -44,10 +44,20 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
  * to API_ROLES. Read fresh on every API call, so a change applies at once on
  * every instance.
  */
-export const apiRoleAccess = pgTable("api_role_access", {
-  /** The role's settings key (app/settings/role-settings.ts: "none", "admin", a plan's role). */
-  roleKey: text("role_key").primaryKey(),
-  enabled: boolean("enabled").notNull(),
-  changedBy: text("changed_by").notNull(),
-  changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const apiRoleAccess = roleSwitchTable("api_role_access");
+
+/**
+ * A feature the admins switch per role (API access here, memory in
+ * schema/memory.ts): one row per role an admin switched, who and when. The
+ * name is typed as any string so every such table has one type, and
+ * app/data/role-switches.server.ts reads and writes any of them.
+ */
+export function roleSwitchTable(name: string) {
+  return pgTable(name, {
+    /** The role's settings key (app/settings/role-settings.ts: "none", "admin", a plan's role). */
+    roleKey: text("role_key").primaryKey(),
+    enabled: boolean("enabled").notNull(),
+    changedBy: text("changed_by").notNull(),
+    changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
+  });
+}

@@ -1,4 +1,5 @@
 import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { roleSwitchTable } from "./api";
 
 /**
  * What the assistant remembers about a user across chats (docs/decisions/103):
@@ -29,3 +30,11 @@ export const memories = pgTable(
 );
 
 export type MemoryRow = typeof memories.$inferSelect;
+
+/**
+ * The admins' choice of memory per role (docs/decisions/105): a row says
+ * whether users of that role have memory; a role without a row falls back to
+ * MEMORY_ROLES. Read fresh on every check, so a change applies at once on
+ * every instance.
+ */
+export const memoryRoleAccess = roleSwitchTable("memory_role_access");
