@@ -447,12 +447,15 @@ async function relayChunks({ call, send, ending }: Relay) {
     readUIMessageStream<ChatMessage>({ stream: copy.readable, onError: () => undefined }),
   ).catch(() => undefined);
 
-  let received = 0;
-  let thrown = false;
-  call.relaySideChunks((chunk) => {
+  // Every part goes to the copy that is stored and to the readers alike.
+  const sendPart = (chunk: UIMessageChunk) => {
     void copyWriter.write(chunk).catch(() => undefined);
     send(chunk);
-  });
+  };
+
+  let received = 0;
+  let thrown = false;
+  call.relaySideChunks(sendPart);
   let started = false;
   let sentSources = call.sourcesVersion();
   try {
@@ -461,8 +464,7 @@ async function relayChunks({ call, send, ending }: Relay) {
       call.armWatchdog();
       // After our own timeout the readers get an error, not the SDK's plain abort.
       if (chunk.type === "abort" && call.abort.signal.reason instanceof ModelTimeoutError) continue;
-      void copyWriter.write(chunk).catch(() => undefined);
-      send(chunk);
+      sendPart(chunk);
       // Right after the reply's first chunk (stored with it, even if it is interrupted), and again
       // whenever a tool finds pages: one part, replaced each time (it has an id). The tool may have
       // run before this loop has read its call (the model's stream runs ahead of a loaded relay):
@@ -470,19 +472,11 @@ async function relayChunks({ call, send, ending }: Relay) {
       const sourcesChanged = call.sourcesVersion() !== sentSources && !chunk.type.startsWith("tool-input");
       if ((chunk.type === "start" && call.sources.length > 0) || (started && sourcesChanged)) {
         sentSources = call.sourcesVersion();
-        const listed: UIMessageChunk = { type: "data-sources", id: SOURCES_PART_ID, data: call.listedSources() };
-        void copyWriter.write(listed).catch(() => undefined);
-        send(listed);
+        sendPart({ type: "data-sources", id: SOURCES_PART_ID, data: call.listedSources() });
       }
       // Right after the first chunk: which memories the reply was given ("Used N memories"), stored with it.
       if (chunk.type === "start" && call.recalledMemories().length > 0) {
-        const used: UIMessageChunk = {
-          type: "data-memories",
-          id: MEMORIES_PART_ID,
-          data: { memories: call.recalledMemories() },
-        };
-        void copyWriter.write(used).catch(() => undefined);
-        send(used);
+        sendPart({ type: "data-memories", id: MEMORIES_PART_ID, data: { memories: call.recalledMemories() } });
       }
       started ||= chunk.type === "start";
       // Whether the readers were sent any of the reply (text, a tool step), not only its frame.
