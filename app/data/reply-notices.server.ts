@@ -49,11 +49,21 @@ export async function noticeFacts(
     .where(and(eq(messages.id, run.id), eq(messages.conversationId, run.conversationId)))
     .limit(1);
   const [started] = await db
-    .select({ startedAt: replyRuns.startedAt })
+    .select({
+      startedAt: replyRuns.startedAt,
+      // A new chat's conversation is stored with its first exchange: while a call waits for approval,
+      // the title it will get is in the run (never a temporary chat's: it is titled by nobody yet).
+      pendingTitle: sql<string | null>`case when ${replyRuns.exchange}->'create'->>'temporary' = 'true' then null
+        else ${replyRuns.exchange}->>'title' end`,
+    })
     .from(replyRuns)
     .where(eq(replyRuns.id, run.id))
     .limit(1);
-  return { title: conversation?.title ?? null, replyText: reply?.content ?? "", startedAt: started?.startedAt ?? null };
+  return {
+    title: conversation?.title ?? started?.pendingTitle ?? null,
+    replyText: reply?.content ?? "",
+    startedAt: started?.startedAt ?? null,
+  };
 }
 
 /** What came of a claimed notice: pushed, emailed, or why not. Read by operators and tests. */

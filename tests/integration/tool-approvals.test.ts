@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { UIMessageChunk } from "ai";
 import { eq } from "drizzle-orm";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import webPush from "web-push";
 import { resetConfig } from "~/config.server";
 import { getDb } from "~/db/client.server";
 import { messages, toolCalls } from "~/db/schema";
@@ -10,6 +11,7 @@ import { decideToolCall } from "~/data/tool-calls.server";
 import type { ToolApprovalView, ToolProgressView } from "~/conversation/tool-approval";
 import { closeServerSessions } from "~/tools/server-connection.server";
 import { APP_ORIGIN, appRequest } from "../support/app-env";
+import { startPushService, type PushService } from "../support/push-service";
 import { toolServerSuite } from "../support/tool-server-suite";
 import {
   firstMessage,
@@ -30,11 +32,16 @@ import {
  * in time or a Stop denies it. Every call is recorded.
  */
 
+const vapid = webPush.generateVAPIDKeys();
 const ENV = {
   LLM_MODELS: "test-model",
   OUTBOUND_ALLOW: "127.0.0.1",
   LLM_TIMEOUT_MS: "1000",
   TOOL_APPROVAL_TIMEOUT_SECONDS: "60",
+  // A user with a device and no tab in view is told a call waits (docs/decisions/101).
+  VAPID_PUBLIC_KEY: vapid.publicKey,
+  VAPID_PRIVATE_KEY: vapid.privateKey,
+  VAPID_SUBJECT: "mailto:ops@nuvara.test",
 };
 const suite = toolServerSuite(ENV);
 const { signedIn, toolResultsSent } = suite;
@@ -46,6 +53,25 @@ beforeEach(async () => {
   // Echo only reads (its hints say so) and would run without asking: the admin wants to be asked.
   serverId = await suite.addEverything({ echo: "ask" });
 });
+
+let push: PushService;
+beforeAll(async () => {
+  push = await startPushService();
+});
+afterAll(() => push.close());
+
+/** What the dashboard's "Notify me on this device" posts once the browser has subscribed. */
+async function subscribe(cookie: string, device: string) {
+  const { action } = await import("~/routes/api.notifications");
+  const request = appRequest("/api/notifications", {
+    method: "POST",
+    cookie,
+    headers: { Origin: APP_ORIGIN, "Content-Type": "application/json" },
+    body: JSON.stringify({ action: "subscribe", subscription: push.device(device).subscription }),
+  });
+  const response = await action({ request, params: {}, context: {} });
+  expect(response.status).toBe(200);
+}
 
 async function decide(cookie: string, approvalId: string, decision: string) {
   const { action } = await import("~/routes/api.tool-approvals");
@@ -98,6 +124,25 @@ describe("approving a server's tool", () => {
     });
     // A second answer is refused: the first one decided.
     expect((await decide(cookie, card.approvalId, "deny")).status).toBe(409);
+  });
+
+  it("a user away from every tab is told on their device that a call waits, with the chat's title and where to decide", async () => {
+    const { cookie } = await signedIn();
+    await subscribe(cookie, "away-phone");
+    suite.model.enqueue(echoCall("later"), { type: "text", text: "Echoed later." });
+    const body = firstMessage("Echo it when I approve");
+    const stream = await readUntil(await postChat(body, { cookie }), (chunks) => pending(chunks) !== undefined);
+    await expect.poll(() => push.messages("away-phone")).toHaveLength(1);
+    expect(push.messages("away-phone")).toEqual([
+      {
+        title: "Echo it when I approve",
+        body: "A tool is waiting for your approval.",
+        url: `/nuvara/${body.conversationId}`,
+        tag: expect.stringMatching(/^reply-/),
+      },
+    ]);
+    await decide(cookie, pending(stream.chunks)!.approvalId, "approve");
+    expect(replyText(await stream.rest())).toBe("Echoed later.");
   });
 
   it("denied, the call does not run: the model is told and answers without it", async () => {
