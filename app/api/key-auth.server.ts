@@ -1,6 +1,6 @@
 import { accountForKey, type SignedIn } from "~/auth/session.server";
 import { apiAccessChoices, apiAllowed, type ApiAccessChoices } from "~/data/api-access.server";
-import { findApiKey } from "~/data/api-keys.server";
+import { findApiKey, hashOf } from "~/data/api-keys.server";
 import { getDb, type Db } from "~/db/client.server";
 import { logBackendFault } from "~/deadline.server";
 import { roleKey } from "~/settings/role-settings";
@@ -40,23 +40,43 @@ export async function keyCaller(request: Request): Promise<KeyCaller | Response>
   if (!secret) {
     return openAIError(401, "You didn't provide an API key: send it as Authorization: Bearer <key>.");
   }
+  const hash = hashOf(secret);
+  // A key's owner never changes: the owner seen with it before is read beside the key's check.
+  const seenOwner = keyOwners.get(hash);
   let db: Db;
   let holder: Awaited<ReturnType<typeof findApiKey>>;
+  let early: Promise<Account> | undefined;
   try {
     db = await getDb();
+    early = seenOwner ? accountForKey(seenOwner) : undefined;
     holder = await findApiKey(db, secret);
   } catch (error) {
     logBackendFault("postgres", "checking an API key", error);
     return unavailable();
   }
   if (!holder) return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
-  const [who, choices] = await Promise.all([accountForKey(holder.uid), readChoices(db)]);
+  rememberKeyOwner(hash, holder.uid);
+  const account = holder.uid === seenOwner && early ? early : accountForKey(holder.uid);
+  const [who, choices] = await Promise.all([account, readChoices(db)]);
   if (who === "gone") return openAIError(401, INVALID_KEY, { code: "invalid_api_key" });
   if (who === "unavailable" || !choices) return unavailable();
   if (!apiAllowed(choices, roleKey(who))) {
     return openAIError(403, "Your plan does not include API access.", { code: "api_access_off" });
   }
   return { who, keyId: holder.keyId, db };
+}
+
+type Account = Awaited<ReturnType<typeof accountForKey>>;
+
+/** Key (by its hash) → its owner's uid, for the keys used lately on this instance. */
+const keyOwners = new Map<string, string>();
+const KEYS_REMEMBERED = 10_000;
+
+function rememberKeyOwner(hash: string, uid: string) {
+  keyOwners.delete(hash);
+  keyOwners.set(hash, uid);
+  // A Map iterates in insertion order: the first is the key used longest ago.
+  if (keyOwners.size > KEYS_REMEMBERED) keyOwners.delete(keyOwners.keys().next().value!);
 }
 
 async function readChoices(db: Db): Promise<ApiAccessChoices | undefined> {
