@@ -28,8 +28,7 @@ const suite = toolServerSuite({
 });
 const { signedIn, offeredTools } = suite;
 /** The offered tools a chat can switch off: memory's own tools are offered whenever memory is on. */
-const switchableOffered = () =>
-  offeredTools().filter((name) => !(MEMORY_TOOL_IDS as readonly string[]).includes(name));
+const switchableOffered = () => offeredTools().filter((name) => !(MEMORY_TOOL_IDS as readonly string[]).includes(name));
 
 type Handler = (args: LoaderFunctionArgs & ActionFunctionArgs) => Promise<Response>;
 

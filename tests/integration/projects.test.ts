@@ -241,6 +241,36 @@ describe("projects: the /nuvara routes", () => {
     expect(await projectOf(strangerChat)).toBeNull();
   });
 
+  it("another site cannot make a project or move a chat in the user's name (403, nothing changed)", async () => {
+    const { cookie } = await signedIn();
+    const project = await newProject(cookie, "Mine");
+    const chat = await newChat(cookie, "A chat of mine");
+    const crossSite = (path: string, fields: Record<string, string>) =>
+      appRequest(path, {
+        method: "POST",
+        cookie,
+        headers: { Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields),
+      });
+    expect(
+      (
+        await respond(
+          layoutAction,
+          crossSite("/nuvara", { intent: "project-create", name: "Planted", instructions: "" }),
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await respond(conversationAction, crossSite(`/nuvara/${chat}`, { intent: "project", project }), {
+          conversationId: chat,
+        })
+      ).status,
+    ).toBe(403);
+    expect((await page(cookie)).projects.map((row) => row.name)).toEqual(["Mine"]);
+    expect(await projectOf(chat)).toBeNull();
+  });
+
   it("moves a chat in and out; a temporary chat cannot be put in a project", async () => {
     const { cookie } = await signedIn();
     const project = await newProject(cookie, "Work");

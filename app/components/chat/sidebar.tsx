@@ -15,6 +15,7 @@ import {
   ProjectMoveDialog,
 } from "./sidebar-dialogs";
 import { newChatInProject } from "./project-link";
+import { useSidebar } from "./sidebar-state";
 import { trapFocus } from "./focus-trap";
 import { useHydrated } from "./use-hydrated";
 import { PHONE_QUERY, useMedia } from "./use-media";
@@ -498,6 +499,12 @@ function ProjectSection({
 }) {
   const [expanded, toggleExpanded] = useFolderExpanded(project.id);
   const navigate = useNavigate();
+  const sidebar = useSidebar();
+  const newChat = () => {
+    navigate(newChatInProject(project.id));
+    // Only the query changes (/nuvara?project=…): the drawer closes here, as for any chat chosen in it.
+    sidebar?.closeDrawer({ returnFocus: false });
+  };
   return (
     <section aria-label={`Project ${project.name}`} className="folder project">
       <div className="folder-head">
@@ -513,7 +520,7 @@ function ProjectSection({
           <MenuButton
             label={`Actions for project “${project.name}”`}
             items={[
-              { label: "New chat in project", onSelect: () => navigate(newChatInProject(project.id)) },
+              { label: "New chat in project", onSelect: newChat },
               { label: "Edit project", onSelect: () => onProject({ kind: "edit-project", project }) },
               { label: "Delete project", onSelect: () => onProject({ kind: "delete-project", project }), danger: true },
             ]}
