@@ -1,15 +1,8 @@
-import { MAX_CUSTOM_INSTRUCTIONS_LENGTH } from "~/settings/instruction-limits";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "~/text/storable-text";
+import { MAX_PROJECT_INSTRUCTIONS_LENGTH, MAX_PROJECT_NAME_LENGTH, MAX_PROJECTS } from "./project-limits";
 
-/**
- * The bounds of projects (docs/decisions/106), shared by the project dialog
- * and the server: how many one user keeps, how long a name and the
- * instructions may be (the instructions as long as the user's own custom
- * instructions).
- */
-export const MAX_PROJECTS = 100;
-export const MAX_PROJECT_NAME_LENGTH = 100;
-export const MAX_PROJECT_INSTRUCTIONS_LENGTH = MAX_CUSTOM_INSTRUCTIONS_LENGTH;
+/** The checks of projects' fields (docs/decisions/106), with messages fit to show; the bounds are in ./project-limits. */
+export { MAX_PROJECT_INSTRUCTIONS_LENGTH, MAX_PROJECT_NAME_LENGTH, MAX_PROJECTS };
 
 export const PROJECTS_FULL = `You have ${MAX_PROJECTS} projects, the most allowed. Delete one you no longer need to make a new one.`;
 export const PROJECT_NOT_FOUND = "That project doesn't exist any more. Reload the page to see your projects.";

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "react";
 import { forgetChat } from "./chat-sessions";
 import { Dialog } from "./dialog";
 import type { ConversationItem, FolderItem, ProjectItem } from "./conversation-item";
-import { MAX_PROJECT_INSTRUCTIONS_LENGTH, MAX_PROJECT_NAME_LENGTH } from "~/data/project-rules";
+import { MAX_PROJECT_INSTRUCTIONS_LENGTH, MAX_PROJECT_NAME_LENGTH } from "~/data/project-limits";
 
 /**
  * The list's dialogs: delete one chat or the selected ones, move a chat to a
