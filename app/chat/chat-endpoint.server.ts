@@ -201,6 +201,7 @@ class ChatSend {
         id: this.messageId,
         text: input.message.parts[0].text,
         temporary: input.create === true && input.temporary === true,
+        projectId: input.create ? input.projectId : undefined,
       }),
     );
     this.attachmentIds = [...new Set(input.attachments ?? [])];

@@ -19,6 +19,7 @@ import { feedbackIntent, ratingsFor } from "~/data/feedback.server";
 import { verifyEmailPrompt } from "~/data/verify-email-prompt.server";
 import { getConversationWithMessages, showBranch, shownBranch, toChatMessage } from "~/data/messages.server";
 import { getCustomInstructions, setCustomInstructions } from "~/data/preferences.server";
+import { listProjects } from "~/data/projects.server";
 import { getQuotaStatus, messageMaxCharsFor } from "~/data/quotas.server";
 import { fallbackModelFor, getBudgetStatus } from "~/data/budgets.server";
 import { toBudgetView } from "~/budgets/budget-text";
@@ -37,6 +38,7 @@ import { ensureTemporarySweeper } from "./temporary-chats.server";
 import { ensureImportWorker } from "~/data/import/import-jobs.server";
 import { changeChatTool, chatToolMenu } from "./chat-tools.server";
 import { organiseIntent } from "./organise-actions.server";
+import { isProjectIntent, moveChatToProject, projectIntent } from "./projects-page.server";
 import { publishConversationEvent } from "./live/conversation-events.server";
 import { attachmentHeader, conversationToMarkdown, exportFileName } from "./markdown-export";
 import { isUuid } from "~/ids/uuid";
@@ -93,7 +95,7 @@ function viewOf(url: URL): ConversationView {
   return url.searchParams.get("view") === "archived" ? "archived" : "active";
 }
 
-/** The layout: conversation list (searched, or the archived view), folders, quota, models, instructions. */
+/** The layout: conversation list (searched, or the archived view), folders, projects, quota, models, instructions. */
 export async function loadAssistant(request: Request) {
   const session = await requireUser(request);
   const url = new URL(request.url);
@@ -105,12 +107,13 @@ export async function loadAssistant(request: Request) {
   const uid = session.user.uid;
   ensureTemporarySweeper(db); // any instance serving the assistant deletes temporary chats left behind
   ensureImportWorker(db); // and takes up an import whose instance stopped (docs/decisions/104)
-  const [conversations, folders, quota, budget, customInstructions, registry, running, chatTools, notices] =
+  const [conversations, folders, projects, quota, budget, customInstructions, registry, running, chatTools, notices] =
     await fromDatabase(
       search ? "searching the conversations" : "listing the conversations",
       Promise.all([
         listConversations(db, uid, { search, view }),
         listFolders(db, uid),
+        listProjects(db, uid),
         getQuotaStatus(db, uid, session),
         getBudgetStatus(db, uid, session),
         getCustomInstructions(db, uid),
@@ -137,6 +140,7 @@ export async function loadAssistant(request: Request) {
             writing: true,
             runId: run.id,
             pending: true,
+            projectId: run.exchange.create?.projectId ?? null,
           }));
   return {
     user: session.user,
@@ -144,6 +148,7 @@ export async function loadAssistant(request: Request) {
     search,
     view,
     folders,
+    projects,
     conversations: [
       ...pending,
       ...conversations.map((item) => ({
@@ -153,6 +158,7 @@ export async function loadAssistant(request: Request) {
         pinned: item.pinned,
         archived: item.archived,
         folderId: item.folderId,
+        projectId: item.projectId,
         ...(writing.has(item.id) ? { writing: true, runId: writing.get(item.id) } : {}),
       })),
     ],
@@ -177,12 +183,13 @@ export async function loadAssistant(request: Request) {
   };
 }
 
-/** POST /nuvara: the custom instructions, or organising the list (folders, several chats at once). */
+/** POST /nuvara: the custom instructions, projects (docs/decisions/106), or organising the list (folders, several chats at once). */
 export async function changeChats(request: Request) {
   requireSameOrigin(request);
   const session = await requireUser(request);
   const form = await readForm(request, BODY_LIMITS.message);
   if (form.get("intent") === "instructions") return updateInstructions(session, form);
+  if (isProjectIntent(form.get("intent"))) return projectIntent(await database(), session.user.uid, form);
   return organiseIntent(await database(), session.user.uid, form);
 }
 
@@ -287,7 +294,7 @@ export async function loadConversation(request: Request, conversationId: string 
   };
 }
 
-/** Rename, delete, pin, archive, file, or change the model or the tools of a conversation; another user's is a 404. */
+/** Rename, delete, pin, archive, file, put in a project, or change the model or the tools of a conversation; another user's is a 404. */
 export async function changeConversation(request: Request, conversationId: string | undefined) {
   requireSameOrigin(request);
   const { session, db, id } = await ownConversation(request, conversationId);
@@ -296,7 +303,8 @@ export async function changeConversation(request: Request, conversationId: strin
   const intent = form.get("intent");
   // A temporary chat's page was left (docs/decisions/085): one not stored yet, or already gone, is no error.
   if (intent === "leave") return json({ ok: true, deleted: await deleteTemporaryConversation(db, uid, id) });
-  if (!(await getConversation(db, uid, id))) throw notFound();
+  const conversation = await getConversation(db, uid, id);
+  if (!conversation) throw notFound();
 
   if (intent === "rename") {
     const title = String(form.get("title") ?? "")
@@ -330,6 +338,7 @@ export async function changeConversation(request: Request, conversationId: strin
     if (!(await moveToFolder(db, uid, id, folder || null))) return json({ error: FOLDER_GONE }, { status: 400 });
     return json({ ok: true });
   }
+  if (intent === "project") return moveChatToProject(db, uid, conversation, form);
   if (intent === "model") {
     const model = String(form.get("model") ?? "");
     const allowed = modelsForRole(await getModelRegistry(), session);

@@ -1,5 +1,7 @@
 /** Custom instructions: a personal note applied to every new chat. Shared by the form and the server. */
-export const MAX_CUSTOM_INSTRUCTIONS_LENGTH = 2_000;
+import { MAX_CUSTOM_INSTRUCTIONS_LENGTH } from "~/settings/instruction-limits";
+
+export { MAX_CUSTOM_INSTRUCTIONS_LENGTH };
 
 export function checkCustomInstructions(text: string): string | null {
   return text.length > MAX_CUSTOM_INSTRUCTIONS_LENGTH

@@ -1,6 +1,7 @@
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import type { ChatContext } from "~/data/chat-context.server";
 import { toChatMessage } from "~/data/messages.server";
+import { PROJECT_NOT_FOUND, TEMPORARY_IN_PROJECT } from "~/data/project-rules";
 import { getConfig } from "~/config.server";
 import type { ModelOption, ModelRegistry } from "~/llm/models.server";
 import { buildTools } from "~/llm/tools.server";
@@ -51,6 +52,8 @@ export function planReply(
   // Another user's id looks like one that does not exist.
   if (!conversation && (!input.create || context.conversationTaken))
     return { status: 404, error: "This conversation doesn't exist." };
+  const refusal = projectRefusal(context, input);
+  if (refusal) return refusal;
   // Refused before the model is asked: such a message could never be stored (messages.id is global),
   // and a save failing on purpose must not yield a reply (docs/decisions/044).
   if (context.messageIdTaken) return { status: 409, error: MESSAGE_ID_TAKEN };
@@ -91,6 +94,7 @@ export function planReply(
     // A conversation about to be created starts with the user's custom instructions.
     system: systemPrompt({
       conversationPrompt: conversation ? conversation.systemPrompt : (tool?.systemPrompt ?? null),
+      projectInstructions: context.projectInstructions,
       customInstructions: conversation ? conversation.customInstructions : context.customInstructions,
       memories: memory.recalled.map((recalled) => recalled.text),
     }),
@@ -111,6 +115,19 @@ export function planReply(
           customInstructions: context.customInstructions,
           title: tool?.name ?? null,
           ...(input.temporary ? { temporary: true } : {}),
+          ...(input.projectId ? { projectId: input.projectId } : {}),
         },
   };
+}
+
+/**
+ * A new chat names a project: it must be the user's (another user's looks
+ * like none: 404), and a temporary chat is never in one (docs/decisions/106).
+ * An existing conversation keeps its own project; the field is ignored.
+ */
+function projectRefusal(context: ChatContext, input: ChatRequest): Refusal | null {
+  if (context.conversation || !input.projectId) return null;
+  if (input.temporary) return { status: 400, error: TEMPORARY_IN_PROJECT };
+  if (context.projectInstructions === null) return { status: 404, error: PROJECT_NOT_FOUND };
+  return null;
 }

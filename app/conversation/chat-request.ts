@@ -47,6 +47,12 @@ export const chatRequestSchema = z
        * once its page is left. Read only with `create`.
        */
       temporary: z.boolean({ error: "temporary must be true or false." }).optional(),
+      /**
+       * A new chat started in one of the user's projects (docs/decisions/106):
+       * it follows the project's instructions. Read only with `create`; never
+       * with `temporary`.
+       */
+      projectId: z.uuid({ error: "The project id must be a UUID." }).optional(),
       /** A new chat opened from a prompt tool: the tool's instructions become the conversation's. */
       toolId: z
         .string({ error: "The tool id must be text." })

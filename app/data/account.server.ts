@@ -17,6 +17,7 @@ import {
   mcpOauthTokens,
   mcpServers,
   conversationFolders,
+  projects,
   conversations,
   inboxMessages,
   messages,
@@ -173,6 +174,8 @@ export const USER_TABLES: ReadonlyArray<{ table: PgTable; owner: PgColumn }> = [
   { table: conversations, owner: conversations.uid },
   // The folders they filed chats in (a chat's folder is cleared with it: on delete set null).
   { table: conversationFolders, owner: conversationFolders.uid },
+  // Their projects (a chat's project is cleared with it: on delete set null; docs/decisions/106).
+  { table: projects, owner: projects.uid },
   { table: usageDaily, owner: usageDaily.uid },
   { table: quotaReservations, owner: quotaReservations.uid },
   { table: userPreferences, owner: userPreferences.uid },

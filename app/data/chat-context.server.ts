@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "~/db/client.server";
-import { conversations, messages, userPreferences, userToolSettings } from "~/db/schema";
+import { conversations, messages, projects, userPreferences, userToolSettings } from "~/db/schema";
 import type { ConversationRow } from "./conversations.server";
 import type { MessageRow } from "./messages.server";
 import { enabledToolIds } from "./preferences.server";
@@ -25,6 +25,12 @@ export interface ChatContext {
   messageIdTaken: boolean;
   /** The conversation id is another user's: a new chat cannot take it. */
   conversationTaken: boolean;
+  /**
+   * The instructions of the project the chat is in (a new chat: the project
+   * it is started in), read at every reply; null when it is in none, or the
+   * project named is not the user's (docs/decisions/106).
+   */
+  projectInstructions: string | null;
   /** The user has memory on (docs/decisions/103). */
   memoryEnabled: boolean;
   /** Their memories, the most relevant to the message first; none when memory is off or the chat is temporary. */
@@ -43,13 +49,15 @@ export interface ChatContextMessage {
   text: string;
   /** A new temporary chat: it recalls nothing (docs/decisions/085). */
   temporary?: boolean;
+  /** The project a new chat is started in (ignored once the conversation exists). */
+  projectId?: string;
 }
 
 /**
  * Everything a reply is planned from, in one query (one round trip): the
  * user's conversation with its messages (ownership checked in SQL), the
- * tools they switched off, their custom instructions, their memories, and
- * the admins' memory switch per role.
+ * tools they switched off, their custom instructions, the instructions of the
+ * chat's project, their memories, and the admins' memory switch per role.
  */
 export async function loadChatContext(
   db: Db,
@@ -71,6 +79,10 @@ export async function loadChatContext(
         where taken.id = ${messageId}::uuid and taken.conversation_id <> ${conversationId}::uuid)`,
       conversationTaken: sql<boolean>`exists (select 1 from ${conversations} other
         where other.id = ${conversationId}::uuid and other.uid <> ${uid})`,
+      // The stored chat's project, or the one a new chat names; the user's own only.
+      projectInstructions: sql<string | null>`(select ${projects.instructions} from ${projects}
+        where ${projects.uid} = ${uid} and ${projects.id} = case when ${conversations.id} is null
+          then ${message.projectId ?? null}::uuid else ${conversations.projectId} end)`,
       memoryEnabled: memoryEnabledSql(uid),
       memories: recalledMemoriesSql(uid, message.text, conversationId, message.temporary === true),
       memoryRoles: memoryRoleChoicesSql(),
@@ -88,6 +100,7 @@ export async function loadChatContext(
     customInstructions: rows[0]?.customInstructions ?? "",
     messageIdTaken: rows[0]?.messageIdTaken === true,
     conversationTaken: rows[0]?.conversationTaken === true,
+    projectInstructions: rows[0]?.projectInstructions ?? null,
     memoryEnabled: rows[0]?.memoryEnabled !== false,
     memories: rows[0]?.memories ?? [],
     memoryRoleChoices: memoryRoleChoices(rows[0]?.memoryRoles),

@@ -18,6 +18,8 @@ export interface ConversationSummary {
   pinned: boolean;
   archived: boolean;
   folderId: string | null;
+  /** The project it belongs to (docs/decisions/106). */
+  projectId: string | null;
 }
 
 /** Which of the user's chats a list shows: the ones in use, or the archived ones (docs/decisions/085). */
@@ -124,6 +126,7 @@ export async function listConversations(
       pinnedAt: conversations.pinnedAt,
       archivedAt: conversations.archivedAt,
       folderId: conversations.folderId,
+      projectId: conversations.projectId,
     })
     .from(conversations)
     .where(and(eq(conversations.uid, uid), eq(conversations.temporary, false), inView, matches))

@@ -4,7 +4,15 @@ import { userParts, type ExchangeKind } from "~/conversation/history";
 import type { AttachmentRef } from "~/conversation/attachment-types";
 import type { ChatMessage, ReplyStatus } from "~/conversation/message-types";
 import type { Db } from "~/db/client.server";
-import { attachments, conversations, messages, modelUsageDaily, quotaReservations, usageDaily } from "~/db/schema";
+import {
+  attachments,
+  conversations,
+  messages,
+  modelUsageDaily,
+  projects,
+  quotaReservations,
+  usageDaily,
+} from "~/db/schema";
 import { writeForAccount } from "./account-lock.server";
 
 /**
@@ -92,6 +100,8 @@ export interface Exchange {
     title: string | null;
     /** A temporary chat (docs/decisions/085): never listed, titled by a model, exported or shared. */
     temporary?: boolean;
+    /** The user's project it is started in (docs/decisions/106). */
+    projectId?: string;
   };
   /**
    * The tools switched off for this chat, as the request chose them (the
@@ -135,6 +145,10 @@ export async function saveExchange(db: Db, exchange: Exchange): Promise<{ title:
           customInstructions: emptyToNull(exchange.create.customInstructions),
           model: reply.model,
           temporary: exchange.create.temporary ?? false,
+          // Checked again as it is stored: only the user's own project, and none if it was deleted meanwhile.
+          projectId: exchange.create.projectId
+            ? sql`(select id from ${projects} where id = ${exchange.create.projectId}::uuid and uid = ${exchange.uid})`
+            : null,
           toolsOff: exchange.toolsOff?.length ? exchange.toolsOff : null,
         })
         .onConflictDoNothing({ target: conversations.id });

@@ -22,6 +22,8 @@ export default function ConversationPage() {
   const { conversation, messages, feedback, isNew, running } = useLoaderData<typeof loader>();
   const data = useAssistantData();
   const title = useLiveTitle(conversation.id, conversation.title);
+  const projectId = data.conversations.find((item) => item.id === conversation.id)?.projectId;
+  const project = projectId ? (data.projects.find((item) => item.id === projectId) ?? null) : null;
   return (
     <ChatView
       key={conversation.id}
@@ -39,6 +41,7 @@ export default function ConversationPage() {
       customInstructions={conversation.customInstructions}
       toolInstructions={conversation.hasToolInstructions}
       toolNames={data.toolNames}
+      project={project}
       toolsOff={conversation.toolsOff}
       feedback={feedback}
       running={running}

@@ -8,6 +8,7 @@ import { ChatView } from "~/components/chat/chat-view";
 import { useLiveTitle } from "~/components/chat/live-titles";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
 import { isTemporaryUrl } from "~/components/chat/use-temporary-chat";
+import { PROJECT_PARAM } from "~/components/chat/project-link";
 import { getPromptTool } from "~/data/prompt-tools/prompt-tools.server";
 import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
 
@@ -15,6 +16,7 @@ import { toolStore } from "~/data/prompt-tools/prompt-tool-responses.server";
  * /nuvara: a new chat. Its id is chosen here; the first message creates the
  * conversation with it. /nuvara?tool=<id>: a prompt tool's chat — the first
  * send carries the tool, whose instructions the conversation starts with.
+ * /nuvara?project=<id>: a chat started in that project (docs/decisions/106).
  * /nuvara?temporary=1: a temporary chat, which keeps this address while open
  * and is deleted when left (docs/decisions/085).
  */
@@ -39,7 +41,10 @@ export default function NewChat() {
   // The first page load uses the server's id (same in both renders); every later visit to /nuvara, a new one.
   const chatId = useMemo(() => (location.key === "default" ? newId : uuid()), [location.key, newId]);
   const data = useAssistantData();
-  const temporary = isTemporaryUrl(location.search);
+  const projectId = new URLSearchParams(location.search).get(PROJECT_PARAM);
+  // A chat started in a project (docs/decisions/106) is never temporary: no switch for it.
+  const project = projectId ? (data.projects.find((item) => item.id === projectId) ?? null) : null;
+  const temporary = !projectId && isTemporaryUrl(location.search);
   // Once sent, the chat is listed: its title (the first line, then the generated one) heads it here too.
   const title = useLiveTitle(chatId, null);
   return (
@@ -48,7 +53,8 @@ export default function NewChat() {
       chatId={chatId}
       isNew
       temporary={temporary}
-      temporarySwitch
+      temporarySwitch={!projectId}
+      project={project}
       draftKey="new"
       title={title}
       initialMessages={[]}

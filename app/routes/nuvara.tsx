@@ -74,6 +74,7 @@ export default function AssistantLayout() {
         <ConversationSidebar
           conversations={live.conversations}
           folders={data.folders}
+          projects={data.projects}
           view={data.view}
           search={data.search}
           activeId={live.activeId}

@@ -256,6 +256,18 @@ for (const size of SIZES) {
       await close();
     });
 
+    // Opened and left unsaved: the shared world keeps no project (docs/decisions/106).
+    test("a user: the new project dialog", async ({ browser }) => {
+      const { page, close } = await asUser(browser);
+      await page.goto((await world!).conversationPath);
+      const list = await openList(page);
+      await list.getByRole("button", { name: "New project" }).click();
+      const dialog = page.getByRole("dialog", { name: "New project" });
+      await dialog.getByRole("textbox", { name: "Project name" }).fill("Trip to Lisbon");
+      await expectAccessible(page, `user, new project dialog, ${state}`, { focus: false });
+      await close();
+    });
+
     test("a user: a temporary chat with a reply", async ({ browser }) => {
       const { page, close } = await asUser(browser);
       await page.goto("/nuvara?temporary=1");

@@ -73,7 +73,14 @@ for (const size of SIZES) {
       await trigger.focus();
       await page.keyboard.press("Enter");
       const menu = list.getByRole("menu", { name: "Actions for “Keyboard chat”" });
-      await expect(menu.getByRole("menuitem")).toHaveText(["Rename", "Pin", "Move to folder…", "Archive", "Delete"]);
+      await expect(menu.getByRole("menuitem")).toHaveText([
+        "Rename",
+        "Pin",
+        "Move to folder…",
+        "Move to project…",
+        "Archive",
+        "Delete",
+      ]);
       await expect(menu.getByRole("menuitem", { name: "Rename" })).toBeFocused();
       await expect(trigger).toHaveAttribute("aria-expanded", "true");
       await page.keyboard.press("ArrowDown");

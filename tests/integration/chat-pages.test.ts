@@ -93,6 +93,7 @@ describe("/nuvara (layout)", () => {
         pinned: false,
         archived: false,
         folderId: null,
+        projectId: null,
       },
     ]);
     expect(data.models).toEqual([

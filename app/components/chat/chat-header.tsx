@@ -7,7 +7,7 @@ import { useBrowserLayoutEffect } from "./use-browser-layout-effect";
 
 /**
  * The conversation's header: its title, the instructions in effect, the model
- * menu, Export and Share; on the new-chat page, the Temporary switch. A
+ * menu, Export and Share; the project it is in; on the new-chat page, the Temporary switch. A
  * temporary chat is never exported or shared (docs/decisions/085).
  */
 export function ChatHeader({
@@ -19,6 +19,7 @@ export function ChatHeader({
   customInstructions,
   toolInstructions,
   tool,
+  project,
   picker,
 }: {
   chatId: string;
@@ -29,6 +30,7 @@ export function ChatHeader({
   customInstructions: string | null;
   toolInstructions: boolean;
   tool: { id: string; name: string } | null;
+  project: { id: string; name: string } | null;
   picker: ModelPickerProps;
 }) {
   return (
@@ -39,6 +41,7 @@ export function ChatHeader({
       </h2>
       <div className="chat-tools">
         {temporarySwitch ? <TemporarySwitch on={temporary} /> : null}
+        {project ? <span className="badge project-badge">In project “{project.name}”</span> : null}
         {customInstructions ? (
           <details className="instructions-badge">
             <summary>Custom instructions on</summary>

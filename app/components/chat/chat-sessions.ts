@@ -4,6 +4,7 @@ import type { ChatDataParts, ChatMessage, SavedExchange } from "~/conversation/m
 import { messageText } from "~/conversation/message-types";
 import { uuid } from "~/ids/uuid";
 import { TOOL_PARAM } from "~/components/tools/chat-handoff";
+import { PROJECT_PARAM } from "./project-link";
 import { titleFromExchange } from "~/chat/title";
 import { announceNewChat } from "./live-list";
 import { StreamChat } from "./stream-chat";
@@ -60,6 +61,8 @@ export function chatRequestBody(
     ...(settings.create && settings.temporary ? { temporary: true } : {}),
     // A new chat opened from a prompt tool (/nuvara?tool=<id>): the server starts it with the tool's instructions.
     toolId: settings.create ? (newChatTool() ?? undefined) : undefined,
+    // A new chat started in a project (/nuvara?project=<id>, docs/decisions/106); never a temporary one.
+    ...(settings.create && !settings.temporary && newChatProject() ? { projectId: newChatProject()! } : {}),
     message: { id: last.id, role: "user", parts: [{ type: "text", text: messageText(last) }] },
     ...attachmentIds(last),
     model: settings.model,
@@ -78,6 +81,12 @@ export function chatRequestBody(
 function parentOf(previous: ChatMessage | undefined): string | null | undefined {
   if (!previous) return null;
   return previous.role === "assistant" && previous.metadata?.createdAt ? previous.id : undefined;
+}
+
+/** The project a new chat is started in: the new-chat page's ?project=<id>. */
+export function newChatProject(): string | null {
+  if (typeof window === "undefined" || window.location.pathname !== "/nuvara") return null;
+  return new URLSearchParams(window.location.search).get(PROJECT_PARAM);
 }
 
 function newChatTool(): string | null {
@@ -106,7 +115,12 @@ function createSession(id: string, messages: ChatMessage[], settings: ChatSessio
       const body = chatRequestBody(chatId, current, session.settings, browserTimeZone());
       // Listed at once, before the server answers (docs/decisions/086); a temporary chat never is (ADR 085).
       if (body.create && !body.temporary)
-        announceNewChat({ id: chatId, title: titleFromExchange(messageText(body.message)), at: now() });
+        announceNewChat({
+          id: chatId,
+          title: titleFromExchange(messageText(body.message)),
+          at: now(),
+          projectId: body.projectId ?? null,
+        });
       return body;
     },
     onData: (part) => {

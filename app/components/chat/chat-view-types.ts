@@ -39,6 +39,8 @@ export interface ChatViewProps {
   /** A new chat opened from a prompt tool (/nuvara?tool=<id>): named in the header, with the way out; no starters. */
   tool?: { id: string; name: string } | null;
   toolNames: Record<string, string>;
+  /** The project the chat is in, or a new chat is started in (docs/decisions/106): named in the header. */
+  project?: { id: string; name: string } | null;
   /** The tools switched off for this chat only (the composer's tools menu); none for a new chat. */
   toolsOff?: string[];
   /** The owner's 👍/👎 by reply id. */

@@ -36,6 +36,7 @@ export function ChatView(props: ChatViewProps) {
         customInstructions={props.customInstructions}
         toolInstructions={props.toolInstructions}
         tool={props.tool ?? null}
+        project={props.project ?? null}
         picker={{ models, model, onChoose: chooseModel, busy }}
       />
       {props.temporary ? <TemporaryBanner /> : null}

@@ -4,14 +4,15 @@ import { MenuButton, type MenuItem } from "./menu-button";
 import type { ConversationItem } from "./conversation-item";
 
 /** What a row asks the list to do: open a dialog (delete, move). */
-export type RowRequest = { kind: "delete" | "move"; item: ConversationItem };
+export type RowRequest = { kind: "delete" | "move" | "project"; item: ConversationItem };
 
 /** The MIME type a dragged row carries (its id): dropped on a folder, it is filed there. */
 export const DRAGGED_CHAT = "application/x-nuvara-chat";
 
 /**
  * One conversation in the list: its link, and its actions behind "⋯"
- * (rename, pin, move to a folder, archive or restore, delete). In select
+ * (rename, pin, move to a folder, move to or out of a project, archive or
+ * restore, delete). In select
  * mode, a checkbox. Renaming happens in place; Escape or Cancel gives up.
  */
 export function ConversationEntry({
@@ -95,6 +96,16 @@ export function ConversationEntry({
         { label: "Rename", onSelect: () => setRenaming(true) },
         { label: item.pinned ? "Unpin" : "Pin", onSelect: () => post(item.pinned ? "unpin" : "pin") },
         { label: "Move to folder…", onSelect: () => onRequest({ kind: "move", item }) },
+        { label: "Move to project…", onSelect: () => onRequest({ kind: "project", item }) },
+        ...(item.projectId
+          ? [
+              {
+                label: "Remove from project",
+                onSelect: () =>
+                  change.submit({ intent: "project", project: "" }, { method: "post", action: `/nuvara/${item.id}` }),
+              },
+            ]
+          : []),
         { label: "Archive", onSelect: () => post("archive") },
         { label: "Delete", onSelect: () => onRequest({ kind: "delete", item }), danger: true },
       ];

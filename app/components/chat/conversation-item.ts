@@ -1,4 +1,4 @@
-/** A row of the conversation list and a folder, as the list, its dialogs and the live list share them. */
+/** A row of the conversation list, a folder and a project, as the list, its dialogs and the live list share them. */
 
 export interface ConversationItem {
   id: string;
@@ -16,6 +16,15 @@ export interface ConversationItem {
   archived?: boolean;
   /** The folder it is filed in. */
   folderId?: string | null;
+  /** The project it belongs to (docs/decisions/106). */
+  projectId?: string | null;
+}
+
+/** A project of the list: its chats are listed under it (docs/decisions/106). */
+export interface ProjectItem {
+  id: string;
+  name: string;
+  instructions: string;
 }
 
 export interface FolderItem {

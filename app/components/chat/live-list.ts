@@ -13,6 +13,8 @@ export interface LocalNewChat {
   title: string;
   /** ISO time it was sent. */
   at: string;
+  /** The project it was started in (docs/decisions/106): listed under it at once. */
+  projectId?: string | null;
   /** Its send ended in this tab: `stored` says whether the server kept the chat. */
   ended?: { stored: boolean };
 }
@@ -107,7 +109,10 @@ export function mergeLive(rows: readonly ConversationItem[], state: LiveState, {
     }
     for (const chat of state.local.values()) {
       if (listed.has(chat.id) || state.deleted.has(chat.id) || chat.ended?.stored === false) continue;
-      merged.push(newChatRow(chat.id, state.titles.get(chat.id) ?? chat.title, chat.at, !chat.ended));
+      merged.push({
+        ...newChatRow(chat.id, state.titles.get(chat.id) ?? chat.title, chat.at, !chat.ended),
+        projectId: chat.projectId ?? null,
+      });
     }
   }
   return merged.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt));

@@ -2,11 +2,13 @@ import { useFetcher, useNavigate } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { forgetChat } from "./chat-sessions";
 import { Dialog } from "./dialog";
-import type { ConversationItem, FolderItem } from "./conversation-item";
+import type { ConversationItem, FolderItem, ProjectItem } from "./conversation-item";
+import { MAX_PROJECT_INSTRUCTIONS_LENGTH, MAX_PROJECT_NAME_LENGTH } from "~/data/project-limits";
 
 /**
  * The list's dialogs: delete one chat or the selected ones, move a chat to a
- * folder, name a folder, delete a folder. Each posts one form and closes once
+ * folder or a project, name a folder, delete a folder, make or edit a
+ * project, delete a project (with its chats, or moving them out). Each posts one form and closes once
  * the server said yes; a refusal is shown in the dialog, whose inputs keep
  * what was typed.
  */
@@ -227,6 +229,195 @@ export function DeleteFolderDialog({
         onCancel={onClose}
         onConfirm={() => folder && submit({ intent: "folder-delete", folder: folder.id }, "/nuvara")}
       />
+    </Dialog>
+  );
+}
+
+/** Makes a project (`project` null) or edits its name and instructions (docs/decisions/106). */
+export function ProjectDialog({
+  open,
+  project,
+  onClose,
+}: {
+  open: boolean;
+  project: ProjectItem | null;
+  onClose: () => void;
+}) {
+  const { fetcher, submit, busy } = useSubmitThen(onClose);
+  return (
+    <Dialog open={open} onClose={onClose} title={project ? "Edit project" : "New project"}>
+      <form
+        className="dialog-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const form = new FormData(event.currentTarget);
+          const name = String(form.get("name") ?? "");
+          const instructions = String(form.get("instructions") ?? "");
+          submit(
+            project
+              ? { intent: "project-edit", project: project.id, name, instructions }
+              : { intent: "project-create", name, instructions },
+            "/nuvara",
+          );
+        }}
+      >
+        <label>
+          Project name
+          <input
+            name="name"
+            defaultValue={project?.name ?? ""}
+            maxLength={MAX_PROJECT_NAME_LENGTH}
+            required
+            autoFocus
+          />
+        </label>
+        <label>
+          Instructions for every chat in this project
+          <textarea
+            name="instructions"
+            defaultValue={project?.instructions ?? ""}
+            maxLength={MAX_PROJECT_INSTRUCTIONS_LENGTH}
+            rows={6}
+            aria-describedby="project-instructions-hint"
+          />
+        </label>
+        <p id="project-instructions-hint" className="fine-print">
+          The assistant follows them in this project's chats, with your own custom instructions. At most{" "}
+          {MAX_PROJECT_INSTRUCTIONS_LENGTH.toLocaleString("en-US")} characters; leave empty for none.
+        </p>
+        <ErrorLine error={fetcher.data?.error} />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            {project ? "Save" : "Create project"}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Deletes a project, asking what becomes of its chats: kept (moved out, the default) or deleted too. */
+export function DeleteProjectDialog({
+  project,
+  chatIds,
+  activeId,
+  onClose,
+}: {
+  project: ProjectItem | null;
+  /** The project's chats in the list. */
+  chatIds: string[];
+  activeId: string | null;
+  onClose: () => void;
+}) {
+  const navigate = useNavigate();
+  const [chats, setChats] = useState<"move-out" | "delete">("move-out");
+  useEffect(() => setChats("move-out"), [project]);
+  const { fetcher, submit, busy } = useSubmitThen(() => {
+    if (chats === "delete") {
+      chatIds.forEach(forgetChat);
+      if (activeId && chatIds.includes(activeId)) navigate("/nuvara", { replace: true });
+    }
+    onClose();
+  });
+  return (
+    <Dialog open={project !== null} onClose={onClose} title="Delete this project?">
+      <form
+        className="dialog-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (project) submit({ intent: "project-delete", project: project.id, chats }, "/nuvara");
+        }}
+      >
+        <p>The project “{project?.name}” and its instructions will be deleted.</p>
+        <fieldset>
+          <legend>Its chats</legend>
+          <label className="radio">
+            <input
+              type="radio"
+              name="chats"
+              value="move-out"
+              checked={chats === "move-out"}
+              onChange={() => setChats("move-out")}
+            />
+            Keep them: move them out of the project
+          </label>
+          <label className="radio">
+            <input
+              type="radio"
+              name="chats"
+              value="delete"
+              checked={chats === "delete"}
+              onChange={() => setChats("delete")}
+            />
+            Delete them too (this can't be undone)
+          </label>
+        </fieldset>
+        <ErrorLine error={fetcher.data?.error} />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button danger" disabled={busy}>
+            Delete project
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+/** Puts a chat in one of the user's projects, or out of any. */
+export function ProjectMoveDialog({
+  target,
+  projects,
+  onNewProject,
+  onClose,
+}: {
+  target: ConversationItem | null;
+  projects: ProjectItem[];
+  onNewProject: () => void;
+  onClose: () => void;
+}) {
+  const { fetcher, submit, busy } = useSubmitThen(onClose);
+  const [choice, setChoice] = useState("");
+  useEffect(() => setChoice(target?.projectId ?? ""), [target]);
+  return (
+    <Dialog open={target !== null} onClose={onClose} title="Move to project">
+      <form
+        className="dialog-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (target) submit({ intent: "project", project: choice }, `/nuvara/${target.id}`);
+        }}
+      >
+        <label className="field">
+          <span>Project for “{target?.title ?? "New chat"}”</span>
+          <select value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
+            <option value="">No project</option>
+            {projects.map((project) => (
+              <option key={project.id} value={project.id}>
+                {project.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {projects.length === 0 ? <p className="fine-print">You have no projects yet.</p> : null}
+        <ErrorLine error={fetcher.data?.error} />
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={onNewProject}>
+            New project
+          </button>
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="button primary" disabled={busy}>
+            Move
+          </button>
+        </div>
+      </form>
     </Dialog>
   );
 }

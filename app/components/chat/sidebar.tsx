@@ -1,16 +1,27 @@
-import { Form, Link, useFetcher, useLocation, useSubmit } from "@remix-run/react";
+import { Form, Link, useFetcher, useLocation, useNavigate, useSubmit } from "@remix-run/react";
 import { useCallback, useEffect, useRef, useState, type DragEvent, type ReactNode } from "react";
 import { arrangeConversations, groupByDay } from "~/chat/grouping";
 import { ConversationEntry, DRAGGED_CHAT, type RowRequest } from "./conversation-entry";
 import { useFolderExpanded } from "./folder-expanded";
 import { MenuButton } from "./menu-button";
-import { BulkDeleteDialog, DeleteDialog, DeleteFolderDialog, FolderNameDialog, MoveDialog } from "./sidebar-dialogs";
+import {
+  BulkDeleteDialog,
+  DeleteDialog,
+  DeleteFolderDialog,
+  DeleteProjectDialog,
+  FolderNameDialog,
+  MoveDialog,
+  ProjectDialog,
+  ProjectMoveDialog,
+} from "./sidebar-dialogs";
+import { newChatInProject } from "./project-link";
+import { useSidebar } from "./sidebar-state";
 import { trapFocus } from "./focus-trap";
 import { useHydrated } from "./use-hydrated";
 import { PHONE_QUERY, useMedia } from "./use-media";
 
-export type { ConversationItem, FolderItem } from "./conversation-item";
-import type { ConversationItem, FolderItem } from "./conversation-item";
+export type { ConversationItem, FolderItem, ProjectItem } from "./conversation-item";
+import type { ConversationItem, FolderItem, ProjectItem } from "./conversation-item";
 
 export type ListView = "active" | "archived";
 
@@ -21,12 +32,16 @@ type Dialogs =
   | { kind: "new-folder" }
   | { kind: "rename-folder"; folder: FolderItem }
   | { kind: "delete-folder"; folder: FolderItem }
+  | { kind: "new-project" }
+  | { kind: "edit-project"; project: ProjectItem }
+  | { kind: "delete-project"; project: ProjectItem }
   | { kind: "bulk-delete" }
   | null;
 
 /**
  * The conversation list: New chat, search over titles and messages, then
- * pinned chats, folders and the loose chats by day, each with its actions
+ * pinned chats, projects (each with its chats; docs/decisions/106), folders
+ * and the loose chats by day, each with its actions
  * behind "⋯"; a Select mode for several chats at once; the Archived view.
  * On narrow screens a drawer over the chat: while open, focus stays inside;
  * Escape or Close closes it.
@@ -34,6 +49,7 @@ type Dialogs =
 export function ConversationSidebar({
   conversations,
   folders = [],
+  projects = [],
   view = "active",
   search,
   activeId,
@@ -43,6 +59,7 @@ export function ConversationSidebar({
 }: {
   conversations: ConversationItem[];
   folders?: FolderItem[];
+  projects?: ProjectItem[];
   view?: ListView;
   search: string;
   activeId: string | null;
@@ -108,6 +125,7 @@ export function ConversationSidebar({
           <OrganisedList
             conversations={conversations}
             folders={search ? [] : folders}
+            projects={search ? [] : projects}
             search={search}
             onFolder={setDialog}
             {...rowProps}
@@ -121,6 +139,28 @@ export function ConversationSidebar({
         target={dialog?.kind === "move" ? dialog.item : null}
         folders={folders}
         onNewFolder={() => setDialog({ kind: "new-folder" })}
+        onClose={closeDialog}
+      />
+      <ProjectMoveDialog
+        target={dialog?.kind === "project" ? dialog.item : null}
+        projects={projects}
+        onNewProject={() => setDialog({ kind: "new-project" })}
+        onClose={closeDialog}
+      />
+      <ProjectDialog
+        key={dialog?.kind === "edit-project" ? dialog.project.id : "new-project"}
+        open={dialog?.kind === "new-project" || dialog?.kind === "edit-project"}
+        project={dialog?.kind === "edit-project" ? dialog.project : null}
+        onClose={closeDialog}
+      />
+      <DeleteProjectDialog
+        project={dialog?.kind === "delete-project" ? dialog.project : null}
+        chatIds={
+          dialog?.kind === "delete-project"
+            ? conversations.filter((item) => item.projectId === dialog.project.id).map((item) => item.id)
+            : []
+        }
+        activeId={activeId}
         onClose={closeDialog}
       />
       <FolderNameDialog
@@ -284,19 +324,26 @@ function Rows({ items, draggable = false, ...row }: RowProps & { items: Conversa
   );
 }
 
-/** Pinned, then folders, then the loose chats by day (app/chat/grouping.ts). */
+/** Pinned, then projects, then folders, then the loose chats by day (app/chat/grouping.ts). */
 function OrganisedList({
-  conversations,
+  conversations: all,
   folders,
+  projects,
   search,
   onFolder,
   ...row
 }: RowProps & {
   conversations: ConversationItem[];
   folders: FolderItem[];
+  projects: ProjectItem[];
   search: string;
   onFolder: (dialog: Dialogs) => void;
 }) {
+  // A project's chats are listed under it (a pinned one among the pinned); one whose project is not known is loose.
+  const known = new Set(projects.map((project) => project.id));
+  const inProject = (item: ConversationItem) => !item.pinned && Boolean(item.projectId && known.has(item.projectId));
+  const conversations = all.filter((item) => !inProject(item));
+  const projectChats = all.filter(inProject);
   // Grouped by the reader's own calendar once in the browser; by UTC in the server's render.
   const hydrated = useHydrated();
   // Dragging a chat onto a folder is a shortcut on desktop; the row's menu does the same everywhere.
@@ -304,8 +351,20 @@ function OrganisedList({
   const draggable = hydrated && !phone;
   const arranged = arrangeConversations(conversations, folders, new Date(), hydrated ? undefined : "UTC");
   const drop = useDropToFolder();
-  if (conversations.length === 0 && folders.length === 0) {
-    return <p className="fine-print">{search ? `No conversations match “${search}”.` : "No conversations yet."}</p>;
+  const projectGroup = search ? null : (
+    <ProjectsGroup projects={projects} onProject={onFolder}>
+      {(project) => (
+        <Rows items={projectChats.filter((item) => item.projectId === project.id)} draggable={draggable} {...row} />
+      )}
+    </ProjectsGroup>
+  );
+  if (all.length === 0 && folders.length === 0) {
+    return (
+      <>
+        {projectGroup}
+        <p className="fine-print">{search ? `No conversations match “${search}”.` : "No conversations yet."}</p>
+      </>
+    );
   }
   return (
     <>
@@ -315,6 +374,7 @@ function OrganisedList({
           <Rows items={arranged.pinned} draggable={draggable} {...row} />
         </section>
       ) : null}
+      {projectGroup}
       {arranged.folders.map(({ folder, items }) => (
         <FolderSection key={folder.id} folder={folder} drop={drop} onFolder={onFolder}>
           <Rows items={items} draggable={draggable} {...row} />
@@ -390,6 +450,79 @@ function FolderSection({
             items={[
               { label: "Rename folder", onSelect: () => onFolder({ kind: "rename-folder", folder }) },
               { label: "Delete folder", onSelect: () => onFolder({ kind: "delete-folder", folder }), danger: true },
+            ]}
+          />
+        </span>
+      </div>
+      {expanded ? children : null}
+    </section>
+  );
+}
+
+/** The Projects group: its heading with New project, then each project, open or closed, with its chats. */
+function ProjectsGroup({
+  projects,
+  onProject,
+  children,
+}: {
+  projects: ProjectItem[];
+  onProject: (dialog: Dialogs) => void;
+  children: (project: ProjectItem) => ReactNode;
+}) {
+  return (
+    <section aria-labelledby="projects-label" className="projects">
+      <div className="folder-head">
+        <h2 id="projects-label" className="group-label">
+          Projects
+        </h2>
+        <button type="button" className="chip-button" onClick={() => onProject({ kind: "new-project" })}>
+          New project
+        </button>
+      </div>
+      {projects.map((project) => (
+        <ProjectSection key={project.id} project={project} onProject={onProject}>
+          {children(project)}
+        </ProjectSection>
+      ))}
+    </section>
+  );
+}
+
+function ProjectSection({
+  project,
+  onProject,
+  children,
+}: {
+  project: ProjectItem;
+  onProject: (dialog: Dialogs) => void;
+  children: ReactNode;
+}) {
+  const [expanded, toggleExpanded] = useFolderExpanded(project.id);
+  const navigate = useNavigate();
+  const sidebar = useSidebar();
+  const newChat = () => {
+    navigate(newChatInProject(project.id));
+    // Only the query changes (/nuvara?project=…): the drawer closes here, as for any chat chosen in it.
+    sidebar?.closeDrawer({ returnFocus: false });
+  };
+  return (
+    <section aria-label={`Project ${project.name}`} className="folder project">
+      <div className="folder-head">
+        <h3 className="group-label folder-label">
+          <button type="button" className="folder-toggle" aria-expanded={expanded} onClick={toggleExpanded}>
+            <span className="folder-caret" aria-hidden="true">
+              {expanded ? "▾" : "▸"}
+            </span>
+            {project.name}
+          </button>
+        </h3>
+        <span className="item-actions">
+          <MenuButton
+            label={`Actions for project “${project.name}”`}
+            items={[
+              { label: "New chat in project", onSelect: newChat },
+              { label: "Edit project", onSelect: () => onProject({ kind: "edit-project", project }) },
+              { label: "Delete project", onSelect: () => onProject({ kind: "delete-project", project }), danger: true },
             ]}
           />
         </span>

@@ -59,16 +59,42 @@ export const conversations = pgTable(
      * allow (app/chat/chat-tools.server.ts).
      */
     toolsOff: text("tools_off").array(),
+    /**
+     * The project it belongs to (docs/decisions/106): the project's instructions
+     * join every reply's system prompt. Deleting a project either deletes its
+     * chats first or leaves them here, cleared (app/data/projects.server.ts).
+     */
+    projectId: uuid("project_id").references((): AnyPgColumn => projects.id, { onDelete: "set null" }),
   },
   (t) => [
     // The list, most recently active first, read in this order up to its limit; NULLS FIRST as in
     // inbox_messages_created_idx (app/db/schema/inbox.ts).
     index("conversations_uid_updated_idx").on(t.uid, t.updatedAt.desc().nullsFirst()),
+    // A project's chats, deleted or let out with it (and the key's set null looks them up by it).
+    index("conversations_project_idx").on(t.projectId),
     // The sweep of abandoned temporary chats reads only these.
     index("conversations_temporary_created_idx")
       .on(t.createdAt)
       .where(sql`${t.temporary}`),
   ],
+);
+
+/**
+ * A user's projects (docs/decisions/106): a name, instructions that every chat
+ * in it follows, and its chats (conversations.project_id).
+ */
+export const projects = pgTable(
+  "projects",
+  {
+    id: uuid("id").primaryKey(),
+    uid: text("uid").notNull(),
+    name: text("name").notNull(),
+    /** Given to the model with every reply in the project's chats; empty: none. */
+    instructions: text("instructions").notNull().default(""),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("projects_uid_idx").on(t.uid)],
 );
 
 /** A user's folders of conversations (docs/decisions/085). */
