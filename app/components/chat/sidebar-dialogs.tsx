@@ -121,34 +121,72 @@ export function MoveDialog({
   onNewFolder: () => void;
   onClose: () => void;
 }) {
+  return (
+    <MoveToPlaceDialog
+      place={{ noun: "folder", Noun: "Folder", intent: "move", field: "folder" }}
+      target={target}
+      current={target?.folderId ?? ""}
+      places={folders}
+      onNewPlace={onNewFolder}
+      onClose={onClose}
+    />
+  );
+}
+
+/** Where a chat can be put: a folder or a project, and the chat's intent and field that put it there. */
+interface PlaceKind {
+  noun: string;
+  Noun: string;
+  intent: string;
+  field: string;
+}
+
+/** Puts a chat in one of the user's folders or projects, or out of any. */
+function MoveToPlaceDialog({
+  place,
+  target,
+  current,
+  places,
+  onNewPlace,
+  onClose,
+}: {
+  place: PlaceKind;
+  target: ConversationItem | null;
+  current: string;
+  places: Array<{ id: string; name: string }>;
+  onNewPlace: () => void;
+  onClose: () => void;
+}) {
   const { fetcher, submit, busy } = useSubmitThen(onClose);
   const [choice, setChoice] = useState("");
-  useEffect(() => setChoice(target?.folderId ?? ""), [target]);
+  useEffect(() => setChoice(current), [target, current]);
   return (
-    <Dialog open={target !== null} onClose={onClose} title="Move to folder">
+    <Dialog open={target !== null} onClose={onClose} title={`Move to ${place.noun}`}>
       <form
         className="dialog-form"
         onSubmit={(event) => {
           event.preventDefault();
-          if (target) submit({ intent: "move", folder: choice }, `/nuvara/${target.id}`);
+          if (target) submit({ intent: place.intent, [place.field]: choice }, `/nuvara/${target.id}`);
         }}
       >
         <label className="field">
-          <span>Folder for “{target?.title ?? "New chat"}”</span>
+          <span>
+            {place.Noun} for “{target?.title ?? "New chat"}”
+          </span>
           <select value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
-            <option value="">No folder</option>
-            {folders.map((folder) => (
-              <option key={folder.id} value={folder.id}>
-                {folder.name}
+            <option value="">No {place.noun}</option>
+            {places.map((option) => (
+              <option key={option.id} value={option.id}>
+                {option.name}
               </option>
             ))}
           </select>
         </label>
-        {folders.length === 0 ? <p className="fine-print">You have no folders yet.</p> : null}
+        {places.length === 0 ? <p className="fine-print">You have no {place.noun}s yet.</p> : null}
         <ErrorLine error={fetcher.data?.error} />
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={onNewFolder}>
-            New folder
+          <button type="button" className="button" onClick={onNewPlace}>
+            New {place.noun}
           </button>
           <button type="button" className="button" onClick={onClose}>
             Cancel
@@ -381,44 +419,15 @@ export function ProjectMoveDialog({
   onNewProject: () => void;
   onClose: () => void;
 }) {
-  const { fetcher, submit, busy } = useSubmitThen(onClose);
-  const [choice, setChoice] = useState("");
-  useEffect(() => setChoice(target?.projectId ?? ""), [target]);
   return (
-    <Dialog open={target !== null} onClose={onClose} title="Move to project">
-      <form
-        className="dialog-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (target) submit({ intent: "project", project: choice }, `/nuvara/${target.id}`);
-        }}
-      >
-        <label className="field">
-          <span>Project for “{target?.title ?? "New chat"}”</span>
-          <select value={choice} onChange={(event) => setChoice(event.currentTarget.value)}>
-            <option value="">No project</option>
-            {projects.map((project) => (
-              <option key={project.id} value={project.id}>
-                {project.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {projects.length === 0 ? <p className="fine-print">You have no projects yet.</p> : null}
-        <ErrorLine error={fetcher.data?.error} />
-        <div className="dialog-actions">
-          <button type="button" className="button" onClick={onNewProject}>
-            New project
-          </button>
-          <button type="button" className="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="button primary" disabled={busy}>
-            Move
-          </button>
-        </div>
-      </form>
-    </Dialog>
+    <MoveToPlaceDialog
+      place={{ noun: "project", Noun: "Project", intent: "project", field: "project" }}
+      target={target}
+      current={target?.projectId ?? ""}
+      places={projects}
+      onNewPlace={onNewProject}
+      onClose={onClose}
+    />
   );
 }
 
