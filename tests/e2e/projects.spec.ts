@@ -11,6 +11,7 @@ import {
   sendMessage,
 } from "./assistant-support";
 import { env, expect, signIn, test } from "./fixtures";
+import { reviewShots } from "./shots";
 
 /**
  * Projects (docs/decisions/106) as a person meets them at 1280×800 and
@@ -63,6 +64,7 @@ async function inBothThemes(page: Page, state: string) {
     await expectNoAxeViolations(page, `${state}, ${scheme}`);
   }
   await page.emulateMedia({ colorScheme: "light" });
+  await reviewShots(page, `projects-${state.replace(/[^a-z0-9]+/gi, "-")}`);
 }
 
 for (const size of SIZES) {
